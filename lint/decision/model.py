@@ -1,0 +1,253 @@
+"""The value types that cross module boundaries inside the decision engine.
+
+Each type names the SEMANTICS.md section that defines it. They are frozen so
+that results can be shared and memoised safely.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Literal, TypeAlias
+
+from lint.decision.values import JSON, Absent
+
+
+class Tri(Enum):
+    """A three-way answer: selector matches (§6.2), rule verdicts (§10, §13)."""
+
+    YES = "yes"
+    NO = "no"
+    UNKNOWN = "unknown"
+
+
+# --- Ports (§7) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PortRange:
+    """One port range (§7.1). ``protocol`` None means every protocol; ``start``
+    None means every port on that protocol; ``end`` None means ``start`` only."""
+
+    protocol: str | None
+    start: int | float | None = None
+    end: int | float | None = None
+
+
+AllPorts: TypeAlias = Literal["all"]
+ALL_PORTS: AllPorts = "all"
+PortSet: TypeAlias = AllPorts | tuple[PortRange, ...]
+"""``"all"`` (every protocol, every port) or a tuple of ranges."""
+
+
+# --- CIDRs (§8) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Cidr:
+    """A parsed CIDR (§8.1), its base already masked to the prefix."""
+
+    family: Literal[4, 6]
+    base: int
+    prefix: int
+
+
+# --- Peers (§9) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Everything:
+    """The allowance-side peer that reaches every address (§9)."""
+
+    text: str = "every destination"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CidrPeer:
+    """An ipBlock-like peer (§9.1). ``text`` is how details name it."""
+
+    cidr: Cidr
+    excepts: tuple[Cidr, ...]
+    text: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SelectorPeer:
+    """A selector peer that keeps the raw selector objects (§9.1, §9.5).
+    A selector that is not there is ``ABSENT``."""
+
+    namespace_selector: JSON | Absent
+    pod_selector: JSON | Absent
+    text: str
+
+
+Peer: TypeAlias = Everything | CidrPeer | SelectorPeer
+
+
+# --- The allowance (§4) -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Destination:
+    peer: Peer
+    ports: PortSet
+
+
+@dataclass(frozen=True, slots=True)
+class FqdnGrant:
+    host: str
+    ports: PortSet
+
+
+DnsNames: TypeAlias = Literal["all"] | tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NamedRef:
+    """The translation's ``{kind, name}`` (§4)."""
+
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    """What the translated manifest lets out (§4)."""
+
+    destinations: tuple[Destination, ...]
+    fqdns: tuple[FqdnGrant, ...]
+    dns_narrowed_to: DnsNames
+    permits_everything: bool
+    permits_nothing: bool
+    policy_kind: str
+    named_object: NamedRef
+
+
+# --- Translation (§3) ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """The one manifest the operator is expected to apply (§3)."""
+
+    kind: str
+    policy_kind: str
+    namespace: str
+    name: str
+    manifest: dict[str, JSON]
+
+
+class ConfigRefusal(Exception):
+    """A refused declaration (§2). ``field`` is the path under
+    ``config.egress`` (for example ``policy.exceptCidrs``), ``error_class``
+    the reference's error class, ``message`` our own wording."""
+
+    def __init__(self, field: str, error_class: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.error_class = error_class
+        self.message = message
+
+
+# --- Policy documents and verdicts (§5, §10, §13) -----------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RuleVerdict:
+    """A rule verdict (§10, §13.3). ``outcome`` YES means the rule lets out
+    something beyond the translation (egress) or opens the agent port
+    (ingress); NO means it stays inside / closed; UNKNOWN cannot be decided.
+    ``index`` is the rule's position in its list, for locating it."""
+
+    outcome: Tri
+    detail: str | None = None
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyDocument:
+    """One judged policy document (§5.2).
+
+    ``spec_index`` is None for a core policy or a Cilium ``spec`` document,
+    and ``i`` for ``specs[i]``. ``enforces`` is enforcesEgress for egress
+    documents and enforcesIngress for ingress documents.
+    """
+
+    kind: str
+    name: str
+    selects: Tri
+    enforces: bool
+    rules: tuple[RuleVerdict, ...] = ()
+    unreadable: str | None = None
+    named_object: bool = False
+    spec_index: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A policy object offered to a decision (§5.1, §17.3).
+
+    ``raw`` is the object as loaded (possibly not a dict: an unreadable list
+    entry). ``position`` is its index in its own kind's (name-sorted) list,
+    used for the ``(unnamed #i)`` name. ``clusterwide`` marks a
+    CiliumClusterwideNetworkPolicy.
+    """
+
+    kind: str
+    raw: JSON
+    position: int
+    clusterwide: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """The pod a decision is about: its namespace and labels (§5.4, §14)."""
+
+    namespace: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+# Verdict vocabularies (the table at the top of SEMANTICS.md).
+EgressVerdict: TypeAlias = Literal[
+    "within", "widens-egress", "does-not-select", "not-egress-scoped", "not-evaluable"
+]
+EgressRefusal: TypeAlias = Literal["policy-widens-egress", "no-enforcing-policy", "not-evaluable"]
+IngressVerdict: TypeAlias = Literal[
+    "covers", "opens-agent-port", "does-not-select", "not-ingress-scoped", "not-evaluable"
+]
+IngressRefusal: TypeAlias = Literal["port-open", "no-covering-policy", "not-evaluable"]
+
+
+@dataclass(frozen=True, slots=True)
+class Examined:
+    """One examined entry ``{kind, name, verdict, detail?}`` (§11.1, §13.4),
+    with the document it came from so reports can locate it."""
+
+    kind: str
+    name: str
+    verdict: str
+    detail: str | None
+    document: PolicyDocument
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The result of the union (§11.3) or ingress (§13.4) decision.
+    ``refusal`` is None when the decision passes. ``examined`` is always
+    complete, in document order."""
+
+    refusal: str | None
+    summary: str | None
+    examined: tuple[Examined, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NamedResult:
+    """The named-object comparison (§12). ``result`` is ``match``,
+    ``missing`` or ``mismatch``; ``field`` is one of ``specs``, ``selector``,
+    ``policyTypes``, ``egress``, ``ownerReferences`` for a mismatch."""
+
+    result: Literal["match", "missing", "mismatch"]
+    field: str | None = None
+    detail: str | None = None
