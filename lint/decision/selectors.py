@@ -2,35 +2,171 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Final
 
 from lint.decision.model import Tri
-from lint.decision.values import JSON, Absent
+from lint.decision.values import (
+    ABSENT,
+    JSON,
+    UNREADABLE,
+    Absent,
+    deep_equal,
+    is_number,
+    is_object,
+    js_items,
+    read_list,
+)
+
+CILIUM_MAPPED_SOURCES: Final = ("k8s", "any")
+KeyMapper = Callable[[str], str | None]
 
 
 def selector_readable(selector: JSON | Absent) -> bool:
     """§6.1: absent is readable; a non-object (null included) is not; a
     present matchLabels must be an object of strings; a present
     matchExpressions must be a list."""
-    raise NotImplementedError
+    if selector is ABSENT:
+        return True
+    if not is_object(selector):
+        return False
+    match_labels = selector.get("matchLabels", ABSENT)
+    if match_labels is not ABSENT and not _is_string_map(match_labels):
+        return False
+    expressions = selector.get("matchExpressions", ABSENT)
+    return expressions is ABSENT or isinstance(expressions, list)
+
+
+def _is_string_map(value: JSON) -> bool:
+    return is_object(value) and all(isinstance(item, str) for item in value.values())
 
 
 def map_cilium_key(key: str) -> str | None:
-    """§6.3: strip a ``k8s:``/``any:`` source prefix; None for any other source."""
-    raise NotImplementedError
+    """§6.3: a key with no ``:`` is unchanged; otherwise split at the first
+    ``:`` and strip a ``k8s``/``any`` source. None for any other source."""
+    if ":" not in key:
+        return key
+    source, rest = key.split(":", 1)
+    return rest if source in CILIUM_MAPPED_SOURCES else None
+
+
+def _identity_key(key: str) -> str | None:
+    return key
 
 
 def match_selector(selector: JSON | Absent, labels: Mapping[str, str], *, cilium: bool) -> Tri:
-    """§6.2 (with the §6.3 key mapping when ``cilium``)."""
-    raise NotImplementedError
+    """§6.2 (with the §6.3 key mapping when ``cilium``).
+
+    The first decisive outcome wins. ``matchLabels`` is walked in JavaScript
+    key order (quirk Q10), so an integer-like key is judged first and can
+    decide ``no`` before a later key would have given ``unknown``.
+    """
+    if not selector_readable(selector):
+        return Tri.UNKNOWN
+    if selector is ABSENT or is_empty_for_matching(selector):
+        return Tri.YES
+    mapper: KeyMapper = map_cilium_key if cilium else _identity_key
+    for key, wanted in js_items(selector.get("matchLabels") or {}):
+        mapped = mapper(key)
+        if mapped is None:
+            return Tri.UNKNOWN
+        if labels.get(mapped) != wanted:
+            return Tri.NO
+    for expression in selector.get("matchExpressions") or []:
+        outcome = _match_expression(expression, labels, mapper)
+        if outcome is not Tri.YES:
+            return outcome
+    return Tri.YES
+
+
+def _match_expression(expression: JSON, labels: Mapping[str, str], mapper: KeyMapper) -> Tri:
+    """§6.2 step 4 for one expression: YES when it is satisfied."""
+    if not is_object(expression):
+        return Tri.UNKNOWN
+    key = expression.get("key")
+    if not isinstance(key, str) or key == "":
+        return Tri.UNKNOWN
+    mapped = mapper(key)
+    if mapped is None:
+        return Tri.UNKNOWN
+    present = mapped in labels
+    operator = expression.get("operator")
+    if operator == "Exists":
+        return Tri.YES if present else Tri.NO
+    if operator == "DoesNotExist":
+        return Tri.NO if present else Tri.YES
+    if operator not in ("In", "NotIn"):
+        return Tri.UNKNOWN
+    values = read_list(expression, "values")
+    if values is None or values is UNREADABLE:
+        return Tri.UNKNOWN
+    listed = present and any(isinstance(v, str) and v == labels[mapped] for v in values)
+    if operator == "In":
+        return Tri.YES if listed else Tri.NO
+    return Tri.NO if listed else Tri.YES
 
 
 def is_empty_for_matching(selector: JSON | Absent) -> bool:
     """§6.4 first sense: absent, or no non-empty matchLabels and no
-    non-empty matchExpressions. Only meaningful for a readable selector."""
-    raise NotImplementedError
+    non-empty matchExpressions. Only meaningful for a readable selector.
+    ``{"matchLabels": {}}`` is empty here (quirk Q6)."""
+    if selector is ABSENT:
+        return True
+    if not is_object(selector):
+        return False
+    match_labels = selector.get("matchLabels")
+    expressions = selector.get("matchExpressions")
+    has_labels = is_object(match_labels) and len(match_labels) > 0
+    has_expressions = isinstance(expressions, list) and len(expressions) > 0
+    return not has_labels and not has_expressions
 
 
 def narrower_than(outer: JSON | Absent, inner: JSON | Absent) -> bool:
-    """§9.2: does ``inner`` select a subset of ``outer``."""
-    raise NotImplementedError
+    """§9.2: does ``inner`` select a subset of ``outer``.
+
+    Only a selector with no ``matchLabels`` key and no expressions is empty
+    here; ``{"matchLabels": {}}`` is not (§6.4, quirk Q6), so it demands that
+    ``inner`` carry a ``matchLabels`` object.
+    """
+    if outer is ABSENT:
+        return True
+    if not is_object(outer):
+        return False
+    outer_expressions = read_list(outer, "matchExpressions")
+    if outer_expressions is UNREADABLE:
+        return False
+    if "matchLabels" not in outer and not outer_expressions:
+        return True
+    if inner is ABSENT or not is_object(inner):
+        return False
+    if "matchLabels" in outer and not _labels_within(outer["matchLabels"], inner):
+        return False
+    inner_expressions = read_list(inner, "matchExpressions")
+    if inner_expressions is UNREADABLE:
+        return False
+    return all(
+        any(deep_equal(wanted, candidate) for candidate in inner_expressions or [])
+        for wanted in outer_expressions or []
+    )
+
+
+def _labels_within(outer_labels: JSON, inner: Mapping[str, JSON]) -> bool:
+    """§9.2 step 6: every outer label is an own key of inner's matchLabels
+    with an identical value."""
+    inner_labels = inner.get("matchLabels", ABSENT)
+    if not is_object(outer_labels) or not is_object(inner_labels):
+        return False
+    return all(
+        key in inner_labels and _identical(value, inner_labels[key])
+        for key, value in outer_labels.items()
+    )
+
+
+def _identical(left: JSON, right: JSON) -> bool:
+    """JavaScript ``===``: scalars compare by type and value; two objects or
+    lists are never identical unless they are the same one."""
+    if isinstance(left, dict | list) or isinstance(right, dict | list):
+        return left is right
+    if is_number(left) and is_number(right):
+        return bool(left == right)
+    return deep_equal(left, right)
