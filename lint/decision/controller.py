@@ -1,0 +1,152 @@
+"""What the agent-sandbox controller does that no rendered manifest shows
+(AGENT-SANDBOX.md §4, §5, §6.1; SEMANTICS.md §17.3).
+
+The controller writes one NetworkPolicy per SandboxTemplate and labels pooled
+pods with a hash of the template name. The linter synthesizes that policy as
+a core NetworkPolicy candidate and derives pod labels the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Final
+
+from lint.decision.constants import CORE_API_VERSION, CORE_KIND
+from lint.decision.values import ABSENT, JSON
+
+TEMPLATE_HASH_LABEL: Final = "agents.x-k8s.io/sandbox-template-ref-hash"
+"""The pod label the controller's policy selects on (AGENT-SANDBOX §4.1)."""
+
+RESERVED_LABEL_PREFIXES: Final = ("agents.x-k8s.io/", "extensions.agents.x-k8s.io/")
+"""Pod-template label keys with these prefixes never reach a pod (§6.1)."""
+
+CONTROLLER_POLICY_SUFFIX: Final = "-network-policy"
+UNMANAGED: Final = "Unmanaged"
+ROUTER_NAMESPACE: Final = "agent-sandbox-system"
+
+_FNV_OFFSET: Final = 0x811C9DC5
+_FNV_PRIME: Final = 0x01000193
+_MASK32: Final = 0xFFFFFFFF
+
+# The default policy's egress exceptions (v0.5.0+). 100.64.0.0/10 has never
+# been in the controller's list, unlike namzu's public-internet exclusions.
+DEFAULT_IPV4_EXCEPT: Final = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16")
+DEFAULT_IPV6_EXCEPT: Final = ("fc00::/7", "fe80::/10")
+
+
+def name_hash(text: str) -> str:
+    """``NameHash`` (AGENT-SANDBOX §5): 32-bit FNV-1a over the UTF-8 bytes,
+    as 8 lowercase hex digits, zero-padded."""
+    value = _FNV_OFFSET
+    for byte in text.encode("utf-8"):
+        value = ((value ^ byte) * _FNV_PRIME) & _MASK32
+    return f"{value:08x}"
+
+
+def is_reserved_label(key: JSON) -> bool:
+    """A reserved pod-template label key (AGENT-SANDBOX §6.1 rule 1)."""
+    return isinstance(key, str) and key.startswith(RESERVED_LABEL_PREFIXES)
+
+
+def strip_reserved_labels(labels: Mapping[str, JSON]) -> dict[str, JSON]:
+    """The pod-template labels the controller copies to the pod: every key
+    except the reserved ``agents.x-k8s.io/`` and ``extensions.agents.x-k8s.io/``
+    ones (AGENT-SANDBOX §6.1 rule 1, v0.5.0+). Order is kept."""
+    return {key: value for key, value in labels.items() if not is_reserved_label(key)}
+
+
+def controller_policy_name(template_name: str) -> str:
+    """``<template>-network-policy`` (AGENT-SANDBOX §4.1)."""
+    return template_name + CONTROLLER_POLICY_SUFFIX
+
+
+def controller_policy(template: Mapping[str, JSON], namespace: str) -> dict[str, JSON] | None:
+    """The NetworkPolicy the controller writes for a SandboxTemplate object
+    (AGENT-SANDBOX §4.1-§4.3, SEMANTICS §17.3), or None when it writes none.
+
+    ``Unmanaged`` gives none. Absent, null, ``""`` and ``Managed`` are
+    Managed: a ``networkPolicy`` block gives the custom policy (§4.2), an
+    absent or null block the default policy (§4.3). ``namespace`` is the
+    template's (defaulted) namespace. A template with no usable name gives
+    none, because the controller cannot hash it (the loader reports it).
+    """
+    name = _template_name(template)
+    if name is None:
+        return None
+    spec = template.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
+    if spec.get("networkPolicyManagement") == UNMANAGED:
+        return None
+    block = spec.get("networkPolicy")
+    if block is None:
+        return _skeleton(name, namespace, _default_spec(name))
+    return _skeleton(name, namespace, _custom_spec(name, block))
+
+
+def _template_name(template: Mapping[str, JSON]) -> str | None:
+    metadata = template.get("metadata")
+    if not isinstance(metadata, dict):
+        return None
+    name = metadata.get("name")
+    return name if isinstance(name, str) and name != "" else None
+
+
+def _skeleton(name: str, namespace: str, spec: JSON) -> dict[str, JSON]:
+    return {
+        "apiVersion": CORE_API_VERSION,
+        "kind": CORE_KIND,
+        "metadata": {"name": controller_policy_name(name), "namespace": namespace},
+        "spec": spec,
+    }
+
+
+def _selector_and_types(name: str) -> dict[str, JSON]:
+    return {
+        "podSelector": {"matchLabels": {TEMPLATE_HASH_LABEL: name_hash(name)}},
+        "policyTypes": ["Ingress", "Egress"],
+    }
+
+
+def _custom_spec(name: str, block: JSON) -> JSON:
+    """§4.2: the block's lists copied verbatim; policyTypes always both."""
+    if not isinstance(block, dict):
+        # Outside the CRD schema (the API server would refuse the template).
+        # No faithful policy exists, so hand the readers a spec they cannot
+        # read: every decision on this namespace then fails closed.
+        return copy.deepcopy(block)
+    spec = _selector_and_types(name)
+    for key in ("ingress", "egress"):
+        value = block.get(key, ABSENT)
+        # omitempty: an absent, null or empty list is never written.
+        if value is ABSENT or value is None or value == []:
+            continue
+        spec[key] = copy.deepcopy(value)
+    return spec
+
+
+def _default_spec(name: str) -> dict[str, JSON]:
+    """§4.3: router ingress (namespace AND pod selector in one peer) and one
+    egress rule to everything outside the private ranges, on every port."""
+    spec = _selector_and_types(name)
+    spec["ingress"] = [
+        {
+            "from": [
+                {
+                    "namespaceSelector": {
+                        "matchLabels": {"kubernetes.io/metadata.name": ROUTER_NAMESPACE}
+                    },
+                    "podSelector": {"matchLabels": {"app": "sandbox-router"}},
+                }
+            ]
+        }
+    ]
+    spec["egress"] = [
+        {
+            "to": [
+                {"ipBlock": {"cidr": "0.0.0.0/0", "except": list(DEFAULT_IPV4_EXCEPT)}},
+                {"ipBlock": {"cidr": "::/0", "except": list(DEFAULT_IPV6_EXCEPT)}},
+            ]
+        }
+    ]
+    return spec
