@@ -1,0 +1,357 @@
+"""Translation of a declared egress into its exact reference manifest
+(SEMANTICS.md §1.6, §3, §14, §15.1).
+
+Manifests are plain dicts whose key order, array order and value types are
+the bytes of §3: the named comparison (§12) and ``generate`` both rely on
+them, so every dict below is built literally in the order §3 gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final, Literal
+
+from lint.decision.cidr import is_ipv6_text
+from lint.decision.constants import (
+    CILIUM_API_VERSION,
+    CILIUM_KIND,
+    CILIUM_POLICY_KINDS,
+    CORE_API_VERSION,
+    CORE_KIND,
+    CORE_POLICY_KINDS,
+    DEFAULT_CLUSTER_DOMAIN,
+    DEFAULT_TLS_PORTS,
+    IPV4_EXCLUSIONS,
+    IPV6_EXCLUSIONS,
+    PER_SANDBOX_PREFIX,
+    TEMPLATE_LABEL,
+    cluster_dns_rule,
+    dns_visibility_rule,
+    kube_dns_endpoints,
+    kube_dns_rule,
+)
+from lint.decision.hosts import (
+    check_hosts,
+    check_tls_domains,
+    expand_host,
+    judged_form,
+    strip_leading_dot,
+)
+from lint.decision.model import ConfigRefusal, Translation
+from lint.decision.validation import (
+    POLICY_CONFIG,
+    default_policy_name,
+    narrowing_active,
+    policy_object,
+    profile_label_key,
+    unknown_kind_refusal,
+    validate_egress,
+    validate_narrowing,
+)
+from lint.decision.values import ABSENT, JSON, compact_json, format_number, is_object
+
+__all__ = [
+    "OWNER_API_VERSIONS",
+    "default_policy_name",
+    "profile_label_key",
+    "selector_labels",
+    "translate",
+    "translate_per_sandbox",
+]
+
+OwnerKind = Literal["SandboxClaim", "Sandbox"]
+
+OWNER_API_VERSIONS: Final[Mapping[str, str]] = {
+    "SandboxClaim": "extensions.agents.x-k8s.io/v1beta1",
+    "Sandbox": "agents.x-k8s.io/v1beta1",
+}
+
+PER_SANDBOX_NARROWING: Final = "perSandbox.narrowing"
+
+
+def selector_labels(template: str, profile: str | None, profile_key: str) -> dict[str, JSON]:
+    """The selector labels (§3.1, §14): the template label first, then the
+    profile label when a profile is set."""
+    labels: dict[str, JSON] = {TEMPLATE_LABEL: template}
+    if profile is not None:
+        labels[profile_key] = profile
+    return labels
+
+
+def translate(egress: Mapping[str, JSON], template: str, namespace: str) -> Translation:
+    """Validate the declaration in the §2.1 order and translate it (§3).
+
+    ``egress`` is the camelCase ``config.egress`` object; for ``resolver``
+    the resolved hosts are in ``policy.allowedHosts``. Raises
+    :class:`ConfigRefusal` for the first refusal.
+    """
+    validate_egress(egress, template)
+    policy = policy_object(egress)
+    kind = policy.get("kind", ABSENT)
+    profile = egress.get("profile", None)
+    name = _policy_name(egress, template, profile)
+    selector = selector_labels(template, profile, profile_label_key(egress))
+    if kind in CORE_POLICY_KINDS:
+        metadata = {"name": name, "namespace": namespace}
+        manifest = _core_manifest(_core_egress(kind, policy), metadata, selector)
+        return Translation(CORE_KIND, kind, namespace, name, manifest)
+    if kind in CILIUM_POLICY_KINDS:
+        hosts = _allowed_hosts(policy)
+        narrowing = egress.get("ciliumNarrowing", None)
+        manifest = _cilium_manifest(
+            [judged_form(entry) for entry in hosts],
+            hosts,
+            narrowing if narrowing_active(narrowing) else None,
+            namespace=namespace,
+            metadata={"name": name, "namespace": namespace},
+            selector=selector,
+            fields=("policy.allowedHosts", "ciliumNarrowing.tlsServerNames"),
+        )
+        return Translation(CILIUM_KIND, kind, namespace, name, manifest)
+    raise unknown_kind_refusal(policy)
+
+
+def translate_per_sandbox(
+    hosts: Sequence[JSON],
+    *,
+    namespace: str,
+    label_key: str,
+    object_name: str,
+    owner_kind: OwnerKind,
+    owner_uid: str,
+    narrowing: Mapping[str, JSON] | None,
+    hosts_field: str = "perSandbox.hosts",
+) -> Translation:
+    """The per-sandbox CiliumNetworkPolicy (§15.1): named
+    ``namzu-sbx-<owner uid>``, selecting ``{label_key: object_name}``, owned
+    by the claim or Sandbox, with ``perSandbox.narrowing`` applied.
+
+    Hosts are lowercased first, judged and emitted lowercase (§2.7). The
+    narrowing, when given, is validated first (§2.5 S5). ``hosts_field``
+    names the host list in refusals. An empty list still gives a manifest;
+    the host deletes its policy instead of writing one (§15.1).
+    """
+    if narrowing is not None:
+        if not is_object(narrowing):
+            raise ConfigRefusal(
+                PER_SANDBOX_NARROWING,
+                POLICY_CONFIG,
+                f"config.egress.{PER_SANDBOX_NARROWING} is {compact_json(narrowing)}, "
+                "but it must be an object.",
+            )
+        validate_narrowing(narrowing, PER_SANDBOX_NARROWING)
+    if isinstance(hosts, str) or not isinstance(hosts, Sequence):
+        raise ConfigRefusal(
+            hosts_field,
+            POLICY_CONFIG,
+            f"the per-sandbox host list {compact_json(hosts)} is not a list.",
+        )
+    lowered = [judged_form(entry) for entry in hosts]
+    name = f"{PER_SANDBOX_PREFIX}{owner_uid}"
+    owner = {
+        "apiVersion": OWNER_API_VERSIONS[owner_kind],
+        "kind": owner_kind,
+        "name": object_name,
+        "uid": owner_uid,
+    }
+    manifest = _cilium_manifest(
+        lowered,
+        lowered,
+        narrowing,
+        namespace=namespace,
+        metadata={"name": name, "namespace": namespace, "ownerReferences": [owner]},
+        selector={label_key: object_name},
+        fields=(hosts_field, f"{PER_SANDBOX_NARROWING}.tlsServerNames"),
+    )
+    return Translation(CILIUM_KIND, "static", namespace, name, manifest)
+
+
+def _policy_name(egress: Mapping[str, JSON], template: str, profile: str | None) -> str:
+    """§1.6: a configured ``networkPolicyName`` is used verbatim (even an
+    empty one); otherwise the default name."""
+    configured = egress.get("networkPolicyName", None)
+    if isinstance(configured, str):
+        return configured
+    return default_policy_name(template, profile)
+
+
+# --- Core NetworkPolicy (§3.2) ------------------------------------------------
+
+
+def _core_manifest(
+    egress: list[JSON], metadata: dict[str, JSON], selector: dict[str, JSON]
+) -> dict[str, JSON]:
+    return {
+        "apiVersion": CORE_API_VERSION,
+        "kind": CORE_KIND,
+        "metadata": metadata,
+        "spec": {
+            "podSelector": {"matchLabels": selector},
+            "policyTypes": ["Egress"],
+            "egress": egress,
+        },
+    }
+
+
+def _core_egress(kind: str, policy: Mapping[str, JSON]) -> list[JSON]:
+    match kind:
+        case "deny-all":
+            return [cluster_dns_rule()]
+        case "allow-all":
+            return [{}]
+        case "no-network":
+            return []
+        case _:
+            return [kube_dns_rule(), _public_block(policy.get("exceptCidrs", None) or [])]
+
+
+def _public_block(extras: list[str]) -> dict[str, JSON]:
+    """``PUBLIC_BLOCK`` (§3.2): each extra is appended, as written, to the
+    list of its own family. The rule has no ``ports`` key."""
+    ipv4: list[JSON] = list(IPV4_EXCLUSIONS)
+    ipv6: list[JSON] = list(IPV6_EXCLUSIONS)
+    for entry in extras:
+        (ipv6 if is_ipv6_text(entry) else ipv4).append(entry)
+    return {
+        "to": [
+            {"ipBlock": {"cidr": "0.0.0.0/0", "except": ipv4}},
+            {"ipBlock": {"cidr": "::/0", "except": ipv6}},
+        ]
+    }
+
+
+# --- CiliumNetworkPolicy (§3.3-§3.7) ------------------------------------------
+
+
+def _allowed_hosts(policy: Mapping[str, JSON]) -> list[JSON]:
+    hosts = policy.get("allowedHosts", ABSENT)
+    if not isinstance(hosts, list):
+        shown = "absent" if hosts is ABSENT else compact_json(hosts)
+        raise ConfigRefusal(
+            "policy.allowedHosts",
+            POLICY_CONFIG,
+            f"config.egress.policy.allowedHosts is {shown}, but a {policy.get('kind')} "
+            "policy needs a list of allowlist entries (it may be empty).",
+        )
+    return hosts
+
+
+def _cilium_manifest(
+    judged: list[JSON],
+    emitted: list[JSON],
+    narrowing: Mapping[str, JSON] | None,
+    *,
+    namespace: str,
+    metadata: dict[str, JSON],
+    selector: dict[str, JSON],
+    fields: tuple[str, str],
+) -> dict[str, JSON]:
+    """The one builder of §3.3, for both paths. ``judged`` and ``emitted``
+    are the same entries as judged and as written (§2.7); ``fields`` are the
+    host list's and the ``tlsServerNames`` flag's field paths for refusals."""
+    hosts_field, tls_field = fields
+    check_hosts(judged, hosts_field)
+    entries = [entry for entry in emitted if isinstance(entry, str)]
+    if narrowing is not None and narrowing.get("tlsServerNames") is True:
+        check_tls_domains(entries, tls_field)
+    active = narrowing if narrowing_active(narrowing) else None
+    return {
+        "apiVersion": CILIUM_API_VERSION,
+        "kind": CILIUM_KIND,
+        "metadata": metadata,
+        "spec": {
+            "endpointSelector": {"matchLabels": selector},
+            "egress": [_dns_rule(entries, active, namespace), *_host_rules(entries, active)],
+        },
+    }
+
+
+def _dns_rule(
+    entries: list[str], narrowing: Mapping[str, JSON] | None, namespace: str
+) -> dict[str, JSON]:
+    """§3.3 step 4: the narrowed DNS rule (§3.6) when ``dnsNames`` is in use,
+    ``DNS_VISIBILITY`` otherwise."""
+    dns_names = narrowing.get("dnsNames", None) if narrowing is not None else None
+    if dns_names is not True and not is_object(dns_names):
+        return dns_visibility_rule()
+    options: Mapping[str, JSON] = dns_names if isinstance(dns_names, dict) else {}
+    suffixes = _dns_suffixes(options, namespace)
+    names: list[JSON] = []
+    for entry in entries:
+        names.extend(_dns_names_for(entry, suffixes))
+    return {
+        "toEndpoints": kube_dns_endpoints(),
+        "toPorts": [{"ports": [{"port": "53", "protocol": "ANY"}], "rules": {"dns": names}}],
+    }
+
+
+def _dns_suffixes(options: Mapping[str, JSON], namespace: str) -> list[str]:
+    """§3.6: the three built-in suffixes, then ``searchSuffixes`` as written."""
+    own_namespace = options.get("namespace", namespace)
+    domain = options.get("clusterDomain", DEFAULT_CLUSTER_DOMAIN)
+    extra = options.get("searchSuffixes", None) or []
+    return [f"{own_namespace}.svc.{domain}", f"svc.{domain}", f"{domain}", *extra]
+
+
+def _dns_names_for(entry: str, suffixes: list[str]) -> list[JSON]:
+    wild = entry.startswith(".")
+    host = strip_leading_dot(entry)
+    names: list[JSON] = [{"matchName": host}]
+    if wild:
+        names.append({"matchPattern": f"*.{host}"})
+    for suffix in suffixes:
+        names.append({"matchName": f"{host}.{suffix}"})
+        if wild:
+            names.append({"matchPattern": f"*.{host}.{suffix}"})
+    return names
+
+
+def _host_rules(entries: list[str], narrowing: Mapping[str, JSON] | None) -> list[JSON]:
+    """§3.3 step 5: one shared ``toFQDNs`` rule unnarrowed (quirk Q26), one
+    rule per entry when the narrowing is active."""
+    if narrowing is None:
+        return [{"toFQDNs": [fqdn for entry in entries for fqdn in expand_host(entry)]}]
+    return [_narrowed_host_rule(entry, narrowing) for entry in entries]
+
+
+def _narrowed_host_rule(entry: str, narrowing: Mapping[str, JSON]) -> dict[str, JSON]:
+    """§3.7: the entry's expansion, with ``toPorts`` from its port list,
+    split into TLS and other ports when ``tlsServerNames`` is true."""
+    fqdns = expand_host(entry)
+    ports = _entry_ports(entry, narrowing)
+    if ports is None:
+        return {"toFQDNs": fqdns}
+    if narrowing.get("tlsServerNames") is not True:
+        return {"toFQDNs": fqdns, "toPorts": [{"ports": _cilium_ports(ports)}]}
+    tls_ports = _tls_ports(narrowing)
+    tls = [port for port in ports if port in tls_ports]
+    rest = [port for port in ports if port not in tls_ports]
+    to_ports: list[JSON] = []
+    if tls:
+        to_ports.append({"ports": _cilium_ports(tls), "serverNames": [entry]})
+    if rest:
+        to_ports.append({"ports": _cilium_ports(rest)})
+    return {"toFQDNs": fqdns, "toPorts": to_ports}
+
+
+def _entry_ports(entry: str, narrowing: Mapping[str, JSON]) -> list[JSON] | None:
+    """§3.5: ``hostPorts[entry]`` (own keys only, quirk Q19), else ``ports``,
+    else ``tlsPorts`` under ``tlsServerNames``, else no restriction."""
+    host_ports = narrowing.get("hostPorts", None)
+    if is_object(host_ports) and entry in host_ports:
+        return list(host_ports[entry])
+    if "ports" in narrowing:
+        return list(narrowing["ports"])
+    if narrowing.get("tlsServerNames") is True:
+        return _tls_ports(narrowing)
+    return None
+
+
+def _tls_ports(narrowing: Mapping[str, JSON]) -> list[JSON]:
+    """``tlsPorts``, or the default ``[443]`` (§1.3)."""
+    return list(narrowing.get("tlsPorts", DEFAULT_TLS_PORTS))
+
+
+def _cilium_ports(ports: list[JSON]) -> list[JSON]:
+    """Cilium port entries (§3.3): ``port`` first, as an integer string."""
+    return [{"port": format_number(port), "protocol": "TCP"} for port in ports]
