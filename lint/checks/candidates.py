@@ -1,0 +1,142 @@
+"""Which policies a decision examines, and where each came from
+(SEMANTICS §5.1 and §17.3, DESIGN §3 item 3)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from lint.decision.controller import controller_policy
+from lint.decision.model import Candidate, PolicyDocument, Tri
+from lint.decision.values import JSON
+from lint.inventory import Inventory, KubeObject, Namespace
+from lint.loading import LoadProblem
+from lint.report.model import Location, Origin
+
+NP = "NetworkPolicy"
+CNP = "CiliumNetworkPolicy"
+CCNP = "CiliumClusterwideNetworkPolicy"
+ADMIN_KINDS = ("AdminNetworkPolicy", "BaselineAdminNetworkPolicy")
+POLICY_KINDS_SNIFFED = frozenset({NP, CNP, CCNP, *ADMIN_KINDS})
+
+
+@dataclass(frozen=True, slots=True)
+class Sourced:
+    """A candidate with the object it came from. ``base`` is the key path of
+    the policy body inside that object's document: ``("spec",)`` for a
+    manifest, ``("spec", "networkPolicy")`` for a synthesized controller
+    policy, whose rules live in the SandboxTemplate."""
+
+    candidate: Candidate
+    origin: Origin
+    obj: KubeObject
+    base: tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    """A document that fails closed without being read: an admin policy whose
+    semantics are not implemented, or a policy that could not be parsed."""
+
+    document: PolicyDocument
+    location: Location
+
+
+def _name_key(obj: KubeObject) -> tuple[bool, bytes]:
+    # API servers list by name; objects without a name cannot be applied
+    # and are kept after the named ones, in load order.
+    return (obj.name is None, (obj.name or "").encode())
+
+
+def _latest(objects: Iterable[KubeObject]) -> list[KubeObject]:
+    """One object per name: a later apply of the same name replaces the earlier."""
+    by_name: dict[str | None, KubeObject] = {}
+    unnamed: list[KubeObject] = []
+    for obj in objects:
+        if obj.name is None:
+            unnamed.append(obj)
+        else:
+            by_name[obj.name] = obj
+    return sorted([*by_name.values(), *unnamed], key=_name_key)
+
+
+def _synthesized(template: KubeObject, namespace: str) -> KubeObject | None:
+    manifest = controller_policy(template.value, namespace)
+    if manifest is None:
+        return None
+    name = manifest["metadata"]["name"]
+    return KubeObject(NP, name, namespace, template.document)
+
+
+def core_candidates(
+    namespace: Namespace, template: KubeObject | None, pooled: bool
+) -> list[Sourced]:
+    """The namespace's NetworkPolicies by name, with the controller's policy
+    for the template on the pooled path (AGENT-SANDBOX §4)."""
+    objects = _latest(namespace.of_kind(NP))
+    synthesized = None
+    if pooled and template is not None:
+        synthesized = _synthesized(template, namespace.name)
+    if synthesized is not None:
+        objects = sorted([*objects, synthesized], key=_name_key)
+    result = []
+    for position, obj in enumerate(objects):
+        if obj is synthesized and template is not None:
+            raw: JSON = controller_policy(template.value, namespace.name)
+            result.append(
+                Sourced(Candidate(NP, raw, position), "synthesized", obj, ("spec", "networkPolicy"))
+            )
+        else:
+            result.append(Sourced(Candidate(NP, obj.value, position), "manifest", obj, ("spec",)))
+    return result
+
+
+def cilium_candidates(namespace: Namespace, inventory: Inventory) -> list[Sourced]:
+    """The namespace's CiliumNetworkPolicies, then every clusterwide one (§17.3)."""
+    result = [
+        Sourced(Candidate(CNP, obj.value, position), "manifest", obj, ("spec",))
+        for position, obj in enumerate(_latest(namespace.of_kind(CNP)))
+    ]
+    clusterwide = _latest(inventory.cluster_objects(CCNP))
+    result.extend(
+        Sourced(Candidate(CCNP, obj.value, position, clusterwide=True), "manifest", obj, ("spec",))
+        for position, obj in enumerate(clusterwide)
+    )
+    return result
+
+
+def admin_placeholders(inventory: Inventory, namespace: str) -> list[Placeholder]:
+    """Admin policies fail closed until their semantics are implemented
+    (DESIGN §3 item 3). Every one is assumed to reach the namespace: only
+    its subject could rule that out, and reading it is that semantics."""
+    placeholders = []
+    for kind in ADMIN_KINDS:
+        for obj in _latest(inventory.cluster_objects(kind)):
+            detail = (
+                f"{kind} semantics are not implemented, and its subject can include "
+                f"namespace {namespace}, so what it admits or denies is unknown"
+            )
+            document = PolicyDocument(kind, obj.display_name, Tri.UNKNOWN, False, unreadable=detail)
+            placeholders.append(Placeholder(document, location_of(obj)))
+    return placeholders
+
+
+def unparsed_placeholders(problems: Sequence[LoadProblem], namespace: str) -> list[Placeholder]:
+    """A document that might be a policy and could not be parsed fails
+    closed for its namespace, or for every namespace when its own is unknown."""
+    placeholders = []
+    for problem in problems:
+        if problem.severity != "error" or problem.suspect_kind not in POLICY_KINDS_SNIFFED:
+            continue
+        if problem.suspect_namespace not in (None, namespace):
+            continue
+        name = f"(unparsed {problem.file}:{problem.line})"
+        detail = f"the document at {problem.file}:{problem.line} could not be parsed: {problem.message}"
+        document = PolicyDocument(problem.suspect_kind or NP, name, Tri.UNKNOWN, False, unreadable=detail)
+        placeholders.append(Placeholder(document, Location(problem.file, problem.line)))
+    return placeholders
+
+
+def location_of(obj: KubeObject) -> Location:
+    document = obj.document
+    return Location(document.file, document.line, document.source)

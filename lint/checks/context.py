@@ -1,0 +1,116 @@
+"""What every check needs: the inventory, load problems and options, and
+the way from a judged document back to a file and line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from lint.checks.candidates import Placeholder, Sourced, location_of
+from lint.decision.model import Examined, PolicyDocument, Tri
+from lint.decision.values import JSON
+from lint.inventory import Inventory, KubeObject
+from lint.loading import LoadProblem, locate
+from lint.report.model import ExaminedEntry, Location, ObjectRef
+
+ReadCilium = Literal["auto", "always"]
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    inventory: Inventory
+    problems: Sequence[LoadProblem]
+    read_cilium: ReadCilium = "auto"
+
+
+def precise_location(obj: KubeObject, path: Sequence[str | int]) -> Location:
+    """The line of ``path`` inside the object's document, computed only now
+    that a finding needs it (DESIGN §7)."""
+    document = obj.document
+    return Location(document.file, locate(document, path), document.source)
+
+
+def object_ref(obj: KubeObject) -> ObjectRef:
+    metadata = obj.value.get("metadata") if isinstance(obj.value, dict) else None
+    annotations: JSON = metadata.get("annotations") if isinstance(metadata, dict) else None
+    pairs: tuple[tuple[str, str], ...] = ()
+    if isinstance(annotations, dict):
+        pairs = tuple(
+            (k, v) for k, v in annotations.items() if isinstance(k, str) and isinstance(v, str)
+        )
+    return ObjectRef(obj.kind, obj.display_name, obj.namespace, pairs)
+
+
+def first_rule(document: PolicyDocument, outcome: Tri) -> int | None:
+    for rule in document.rules:
+        if rule.outcome is outcome:
+            return rule.index
+    return None
+
+
+def document_path(
+    sourced: Sourced, document: PolicyDocument, rules_key: str, outcome: Tri | None
+) -> tuple[str | int, ...]:
+    """The key path of the offending rule (or of the document) in its source."""
+    base = sourced.base if document.spec_index is None else ("specs", document.spec_index)
+    if document.unreadable is not None or outcome is None:
+        return base
+    index = first_rule(document, outcome)
+    return base if index is None else (*base, rules_key, index)
+
+
+Origin = Sourced | Placeholder
+
+
+def examined_entries(
+    examined: Sequence[Examined], origins: dict[int, Origin], rules_key: str
+) -> tuple[ExaminedEntry, ...]:
+    entries = []
+    for entry in examined:
+        origin = origins[id(entry.document)]
+        entries.append(
+            ExaminedEntry(
+                kind=entry.kind,
+                name=entry.name,
+                namespace=_namespace_of(origin),
+                verdict=entry.verdict,
+                detail=entry.detail,
+                origin=origin.origin if isinstance(origin, Sourced) else "manifest",
+                location=_entry_location(origin, entry, rules_key),
+            )
+        )
+    return tuple(entries)
+
+
+def _namespace_of(origin: Origin) -> str | None:
+    if isinstance(origin, Sourced):
+        return None if origin.candidate.clusterwide else origin.obj.namespace
+    return None
+
+
+_OFFENDING = {
+    "widens-egress": Tri.YES,
+    "opens-agent-port": Tri.YES,
+    "not-evaluable": Tri.UNKNOWN,
+}
+
+
+def _entry_location(origin: Origin, entry: Examined, rules_key: str) -> Location:
+    if isinstance(origin, Placeholder):
+        return origin.location
+    if entry.verdict in _OFFENDING:
+        path = document_path(origin, entry.document, rules_key, _OFFENDING[entry.verdict])
+        return precise_location(origin.obj, path)
+    return location_of(origin.obj)
+
+
+def offending(
+    examined: Sequence[Examined], verdicts: frozenset[str]
+) -> Examined | None:
+    """The first examined entry with one of these verdicts: the one a
+    refusal's summary names (§11.3, §13.4)."""
+    for entry in examined:
+        if entry.verdict in verdicts:
+            return entry
+    return None

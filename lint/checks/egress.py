@@ -1,0 +1,150 @@
+"""The egress checks for one sandbox and path: the named object (SEMANTICS
+§12) and the union (§11), with their findings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from lint.checks.candidates import location_of
+from lint.checks.context import CheckContext, object_ref, precise_location
+from lint.checks.decisions import (
+    RefusalContext,
+    Scope,
+    decision_report,
+    judge_candidates,
+    refusal_finding,
+)
+from lint.decision.allowance import build_allowance
+from lint.decision.egress_documents import egress_documents
+from lint.decision.model import Allowance, Candidate, PolicyDocument, Subject, Translation
+from lint.decision.named import compare_named
+from lint.decision.union import decide_union, union_remedy
+from lint.decision.values import JSON
+from lint.inventory import KubeObject
+from lint.report.model import (
+    DecisionReport,
+    EgressReport,
+    Finding,
+    Location,
+    NamedReport,
+    SandboxRef,
+)
+from lint.rules import rule
+
+_REFUSAL_RULES = {
+    "policy-widens-egress": "egress-policy-widens",
+    "no-enforcing-policy": "no-enforcing-egress-policy",
+    "not-evaluable": "egress-not-evaluable",
+}
+_OFFENDING_VERDICT = {"policy-widens-egress": "widens-egress", "not-evaluable": "not-evaluable"}
+_NAMED_FIELD_PATHS: dict[str, tuple[str | int, ...]] = {
+    "specs": ("specs",),
+    "selector": ("spec",),
+    "policyTypes": ("spec", "policyTypes"),
+    "egress": ("spec", "egress"),
+    "ownerReferences": ("metadata", "ownerReferences"),
+}
+
+
+@dataclass(frozen=True)
+class EgressInput:
+    sandbox: SandboxRef
+    egress: Mapping[str, JSON]
+    translation: Translation
+    subject: Subject
+    template: KubeObject | None
+    declaration: Location
+
+
+def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, list[Finding]]:
+    translation = given.translation
+    named, named_findings = _check_named(ctx, given)
+    verify = given.egress.get("verify")
+    verify_text = verify if isinstance(verify, str) else "union"
+    union = None
+    findings = list(named_findings)
+    if verify != "named-object-only":
+        union, union_findings = _check_union(ctx, given, build_allowance(translation))
+        findings.extend(union_findings)
+    engine = given.egress.get("engine")
+    report = EgressReport(
+        policy_kind=translation.policy_kind,
+        engine=engine if isinstance(engine, str) else "core",
+        verify=verify_text,
+        expected_kind=translation.kind,
+        expected_name=translation.name,
+        named=named,
+        union=union,
+    )
+    return report, findings
+
+
+def _check_named(ctx: CheckContext, given: EgressInput) -> tuple[NamedReport, list[Finding]]:
+    translation = given.translation
+    namespace = ctx.inventory.namespace(translation.namespace)
+    obj = namespace.named(translation.kind, translation.name)
+    result = compare_named(obj.value if obj is not None else None, translation)
+    if obj is None:
+        location = given.declaration
+    elif result.result == "mismatch":
+        location = precise_location(obj, _NAMED_FIELD_PATHS.get(result.field or "", ()))
+    else:
+        location = location_of(obj)
+    report = NamedReport(result.result, result.field, result.detail, location if obj else None)
+    if result.result == "match":
+        return report, []
+    rule_id = "named-policy-missing" if result.result == "missing" else "named-policy-mismatch"
+    message = result.detail or rule(rule_id).summary
+    finding = _finding(rule_id, message, location, given, obj)
+    return report, [finding]
+
+
+def _check_union(
+    ctx: CheckContext, given: EgressInput, allowance: Allowance
+) -> tuple[DecisionReport, list[Finding]]:
+    scope = Scope(
+        given.translation.namespace,
+        given.template,
+        given.sandbox.path == "pooled",
+        given.egress.get("engine") == "cilium",
+    )
+
+    def read(candidate: Candidate) -> list[PolicyDocument]:
+        return egress_documents(candidate, given.subject, allowance, given.translation)
+
+    judged = judge_candidates(ctx, scope, read)
+    decision = decide_union(judged.documents, allowance)
+    report = decision_report(decision, judged, "egress")
+    if decision.refusal is None:
+        return report, []
+    refusal = RefusalContext(
+        sandbox=given.sandbox,
+        declaration=given.declaration,
+        rule_id=_REFUSAL_RULES[decision.refusal],
+        remedy=union_remedy(decision.refusal),
+        offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
+    )
+    return report, [refusal_finding(decision, report, judged, refusal)]
+
+
+def _finding(
+    rule_id: str,
+    message: str,
+    location: Location,
+    given: EgressInput,
+    obj: KubeObject | None,
+    remedy: str | None = None,
+    related: list[Location] | None = None,
+) -> Finding:
+    return Finding(
+        rule_id=rule_id,
+        level=rule(rule_id).level,
+        message=message,
+        location=location,
+        sandbox=given.sandbox,
+        remedy=remedy or rule(rule_id).remedy,
+        related=tuple(related or ()),
+        subject=object_ref(obj) if obj is not None else None,
+    )
+

@@ -1,0 +1,61 @@
+"""The ingress agent-port check for one sandbox and path (SEMANTICS §13)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lint.checks.context import CheckContext
+from lint.checks.decisions import (
+    RefusalContext,
+    Scope,
+    decision_report,
+    judge_candidates,
+    refusal_finding,
+)
+from lint.decision.ingress import decide_ingress, ingress_documents, ingress_remedy
+from lint.decision.model import Candidate, PolicyDocument, Subject
+from lint.inventory import KubeObject
+from lint.report.model import Finding, IngressReport, Location, SandboxRef
+
+_REFUSAL_RULES = {
+    "port-open": "agent-port-open",
+    "no-covering-policy": "no-ingress-covering-policy",
+    "not-evaluable": "ingress-not-evaluable",
+}
+_OFFENDING_VERDICT = {"port-open": "opens-agent-port", "not-evaluable": "not-evaluable"}
+
+
+@dataclass(frozen=True)
+class IngressInput:
+    sandbox: SandboxRef
+    engine: str
+    agent_port: int
+    subject: Subject
+    template: KubeObject | None
+    declaration: Location
+
+
+def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport, list[Finding]]:
+    scope = Scope(
+        given.subject.namespace, given.template, given.sandbox.path == "pooled",
+        given.engine == "cilium",
+    )
+
+    def read(candidate: Candidate) -> list[PolicyDocument]:
+        return ingress_documents(candidate, given.subject)
+
+    judged = judge_candidates(ctx, scope, read)
+    decision = decide_ingress(judged.documents, given.agent_port)
+    report = decision_report(decision, judged, "ingress")
+    if decision.refusal is None:
+        return IngressReport(given.agent_port, report), []
+    refusal = RefusalContext(
+        sandbox=given.sandbox,
+        declaration=given.declaration,
+        rule_id=_REFUSAL_RULES[decision.refusal],
+        remedy=ingress_remedy(decision.refusal),
+        offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
+    )
+    return IngressReport(given.agent_port, report), [
+        refusal_finding(decision, report, judged, refusal)
+    ]

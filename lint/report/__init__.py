@@ -1,0 +1,1 @@
+"""Reporters: a Report in, text out (text, JSON, SARIF)."""

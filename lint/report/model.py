@@ -1,0 +1,126 @@
+"""The result of a check run, as every reporter sees it (REPORT.md).
+
+Reporters take a :class:`Report` and return text; they never compute a
+verdict. Field names follow the JSON contract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Origin = Literal["manifest", "synthesized", "generated", "declaration"]
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A file and 1-based line. ``source`` is the Helm template path named
+    by a ``# Source:`` comment, when there is one."""
+
+    file: str
+    line: int
+    source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxRef:
+    namespace: str
+    template: str
+    profile: str | None
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    """The object a finding is about, for suppression annotations."""
+
+    kind: str
+    name: str
+    namespace: str | None
+    annotations: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule_id: str
+    level: str
+    message: str
+    location: Location
+    sandbox: SandboxRef | None = None
+    remedy: str = ""
+    related: tuple[Location, ...] = ()
+    subject: ObjectRef | None = None
+    suppressed: bool = False
+    justification: str | None = None
+    suppression_kind: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExaminedEntry:
+    kind: str
+    name: str
+    namespace: str | None
+    verdict: str
+    detail: str | None
+    origin: Origin
+    location: Location | None
+
+
+@dataclass(frozen=True, slots=True)
+class NamedReport:
+    result: str
+    field: str | None
+    detail: str | None
+    location: Location | None
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionReport:
+    refusal: str | None
+    summary: str | None
+    examined: tuple[ExaminedEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EgressReport:
+    policy_kind: str
+    engine: str
+    verify: str
+    expected_kind: str
+    expected_name: str
+    named: NamedReport
+    union: DecisionReport | None
+
+
+@dataclass(frozen=True, slots=True)
+class IngressReport:
+    agent_port: int
+    decision: DecisionReport
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxReport:
+    ref: SandboxRef
+    pod_labels: dict[str, str]
+    egress: EgressReport
+    ingress: IngressReport | None
+    declaration: Location | None
+
+
+@dataclass(frozen=True, slots=True)
+class ParseErrorReport:
+    file: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Report:
+    defaults_applied: bool
+    sandboxes: tuple[SandboxReport, ...]
+    findings: tuple[Finding, ...]
+    parse_errors: tuple[ParseErrorReport, ...]
+    declaration_file: str | None = None
+    skipped: dict[str, int] = field(default_factory=dict)
+    files: int = 0
+    stale_baseline: tuple[str, ...] = ()

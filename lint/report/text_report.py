@@ -1,0 +1,138 @@
+"""``--format text``: a report a person reads in a terminal or a PR log.
+
+Grouped by sandbox and path; every finding gives file:line, rule id, a
+summary, the examined policies with their verdicts, and the remedy. Lines
+are wrapped to 80 columns. Text taken from the input is escaped, so a
+control character in a policy name cannot rewrite the screen.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable
+
+from lint.report.model import DecisionReport, Finding, Report, SandboxReport
+from lint.rules import level_rank
+
+WIDTH = 80
+_COLOURS = {"error": "31", "warning": "33", "note": "36", "ok": "32", "dim": "2"}
+
+
+def escape(text: str) -> str:
+    """Replace control characters (C0, DEL, C1) with visible escapes."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if code < 0x20 or 0x7F <= code < 0xA0:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+class _Painter:
+    def __init__(self, colour: bool) -> None:
+        self.colour = colour
+
+    def __call__(self, text: str, style: str) -> str:
+        if not self.colour:
+            return text
+        return f"\x1b[{_COLOURS[style]}m{text}\x1b[0m"
+
+
+def _wrap(text: str, indent: str) -> list[str]:
+    return textwrap.wrap(
+        escape(text), WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
+        break_long_words=True, break_on_hyphens=False,
+    ) or [indent]
+
+
+def render_text(report: Report, *, colour: bool = False, show_suppressed: bool = False) -> str:
+    paint = _Painter(colour)
+    lines: list[str] = []
+    if report.defaults_applied:
+        lines.extend(_defaults_note())
+    for sandbox in report.sandboxes:
+        lines.extend(_sandbox_block(sandbox, report.findings, paint, show_suppressed))
+    general = [f for f in report.findings if f.sandbox is None]
+    if any(show_suppressed or not f.suppressed for f in general):
+        lines.append("general")
+        for finding in general:
+            if show_suppressed or not finding.suppressed:
+                lines.extend(_finding_block(finding, None, paint))
+        lines.append("")
+    lines.append(_summary(report, paint))
+    return "\n".join(lines) + "\n"
+
+
+def _defaults_note() -> list[str]:
+    text = (
+        "No .egress-lint.yaml was found, so every SandboxTemplate was checked against "
+        "the default intent `deny-all` with `engine: core`. Declare the intended egress "
+        "in .egress-lint.yaml (see docs/declarations.md)."
+    )
+    return [*_wrap(text, "note: "), ""]
+
+
+def _sandbox_block(
+    sandbox: SandboxReport, findings: Iterable[Finding], paint: _Painter, show_suppressed: bool
+) -> list[str]:
+    ref = sandbox.ref
+    own = [f for f in findings if f.sandbox == ref and (show_suppressed or not f.suppressed)]
+    status = paint("FAIL", "error") if own else paint("ok", "ok")
+    profile = f" profile {ref.profile}" if ref.profile else ""
+    egress = sandbox.egress
+    header = (
+        f"{ref.namespace}/{ref.template}{profile} [{ref.path}]  "
+        f"{egress.policy_kind}/{egress.engine} -> {egress.expected_kind}/{egress.expected_name}"
+    )
+    lines = [f"{status} {escape(header)}"]
+    for finding in own:
+        lines.extend(_finding_block(finding, sandbox, paint))
+    lines.append("")
+    return lines
+
+
+def _finding_block(finding: Finding, sandbox: SandboxReport | None, paint: _Painter) -> list[str]:
+    location = finding.location
+    where = f"{location.file}:{location.line}"
+    if location.source:
+        where += f" (from {location.source})"
+    tag = " (suppressed)" if finding.suppressed else ""
+    lines = [f"  {paint(finding.level, finding.level)} {escape(where)} {finding.rule_id}{tag}"]
+    lines.extend(_wrap(finding.message, "    "))
+    decision = _decision_for(finding, sandbox)
+    if decision is not None and decision.examined:
+        lines.append(paint("    examined:", "dim"))
+        for entry in decision.examined:
+            text = f"{entry.kind}/{entry.name}: {entry.verdict}"
+            if entry.detail:
+                text += f" ({entry.detail})"
+            lines.extend(_wrap(text, "      - "))
+    if finding.remedy:
+        lines.extend(_wrap("fix: " + finding.remedy, "    "))
+    return lines
+
+
+def _decision_for(finding: Finding, sandbox: SandboxReport | None) -> DecisionReport | None:
+    if sandbox is None:
+        return None
+    if finding.rule_id in {"egress-policy-widens", "no-enforcing-egress-policy", "egress-not-evaluable"}:
+        return sandbox.egress.union
+    if finding.rule_id in {"agent-port-open", "no-ingress-covering-policy", "ingress-not-evaluable"}:
+        return sandbox.ingress.decision if sandbox.ingress is not None else None
+    return None
+
+
+def _summary(report: Report, paint: _Painter) -> str:
+    active = [f for f in report.findings if not f.suppressed]
+    counts = {level: sum(1 for f in active if f.level == level) for level in ("error", "warning", "note")}
+    suppressed = len(report.findings) - len(active)
+    parts = [f"{n} {level}{'s' if n != 1 else ''}" for level, n in counts.items()]
+    text = (
+        f"{len(report.sandboxes)} sandbox path(s) checked, " + ", ".join(parts)
+        + (f", {suppressed} suppressed" if suppressed else "")
+    )
+    worst = max((level_rank(f.level) for f in active), default=0)
+    style = "error" if worst >= 3 else "warning" if worst == 2 else "ok"
+    return paint(text, style)

@@ -1,0 +1,170 @@
+"""The rule table: every finding egress-lint can emit, in one place.
+
+`egress-lint rules`, the SARIF rule catalog and docs/rules.md are all
+produced from this table, so a rule exists exactly when it is listed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Level = Literal["error", "warning", "note"]
+LEVELS: tuple[Level, ...] = ("error", "warning", "note")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    level: Level
+    summary: str
+    help: str
+    remedy: str
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "named-policy-missing",
+        "error",
+        "The egress policy the sandbox host expects is not in the manifests.",
+        "The host never creates its own egress policy: it reads the object of the "
+        "translated kind and name and refuses every sandbox create when it is absent.",
+        "Apply the manifest `egress-lint generate` writes for this declaration.",
+    ),
+    Rule(
+        "named-policy-mismatch",
+        "error",
+        "The named egress policy differs from the translation of the declared intent.",
+        "The host compares the named object field by field (specs, selector, "
+        "policyTypes, egress, ownerReferences) with the exact translation; any "
+        "difference refuses every sandbox create.",
+        "Replace the object with the manifest `egress-lint generate` writes.",
+    ),
+    Rule(
+        "egress-policy-widens",
+        "error",
+        "A policy selecting the sandbox pod lets out more than the declared egress intent.",
+        "Kubernetes unions every policy that selects a pod, so one wider policy widens "
+        "egress however exactly the named object matches.",
+        "Narrow or delete the named policy, or set `verify: named-object-only` to go back "
+        "to the single-object check.",
+    ),
+    Rule(
+        "no-enforcing-egress-policy",
+        "error",
+        "No policy puts the sandbox pod in egress default-deny.",
+        "Without an egress-enforcing policy that selects the pod, the declared "
+        "translation bounds nothing: the pod can reach everything.",
+        "Apply a policy whose selector matches the pod labels and which enforces Egress "
+        "(the baseline policy is the example), or opt out with `verify: named-object-only`.",
+    ),
+    Rule(
+        "egress-not-evaluable",
+        "error",
+        "The sandbox pod's egress cannot be decided from the manifests.",
+        "A policy that may select the pod cannot be read or evaluated offline. "
+        "egress-lint fails closed: an unreadable policy is never a pass.",
+        "Fix or remove the unreadable policy, or opt out with `verify: named-object-only`.",
+    ),
+    Rule(
+        "agent-port-open",
+        "error",
+        "A policy selecting the sandbox pod admits a wide-open peer on the agent port.",
+        "The agent port is the sandbox's control channel; any pod or address that can "
+        "reach it can drive the sandbox.",
+        "Narrow the ingress rule to the host's pods, or declare `ingress: unverified` when "
+        "the port is closed somewhere egress-lint cannot see.",
+    ),
+    Rule(
+        "no-ingress-covering-policy",
+        "error",
+        "No policy enforces ingress on the sandbox pod.",
+        "Without an ingress-enforcing policy, every pod in the cluster can reach the agent port.",
+        "Apply a policy selecting the template label that closes the agent port (the "
+        "baseline policy is the example), or declare `ingress: unverified`.",
+    ),
+    Rule(
+        "ingress-not-evaluable",
+        "error",
+        "Whether the agent port is closed cannot be decided from the manifests.",
+        "A policy that may select the pod cannot be read or evaluated offline; "
+        "egress-lint fails closed.",
+        "Fix or remove the unreadable policy, or declare `ingress: unverified`.",
+    ),
+    Rule(
+        "template-not-found",
+        "error",
+        "A declaration names a SandboxTemplate that is not in the manifests.",
+        "Without the template, its pod labels and the controller's policy are unknown.",
+        "Render the template into the checked manifests, fix the name or namespace, or mark "
+        "the entry `external: true` and give its `podLabels`.",
+    ),
+    Rule(
+        "label-domain-not-allowed",
+        "error",
+        "A label key the host puts on claims is outside the controller's allowed-label-domains.",
+        "The agent-sandbox controller refuses claim labels whose domain it does not allow "
+        "(default `sandbox.users.io`); every claim with that profile would be rejected.",
+        "Add the key's domain to `allowed-label-domains` in the agent-sandbox-config "
+        "ConfigMap, or use a label key under an allowed domain.",
+    ),
+    Rule(
+        "admission-fence-missing",
+        "error",
+        "The per-sandbox admission fence or its binding is not in the manifests.",
+        "The host refuses every per-sandbox policy write until it can read both the "
+        "ValidatingAdmissionPolicy and its binding.",
+        "Apply the fence `egress-lint generate` writes under the declared names.",
+    ),
+    Rule(
+        "claim-profile-undeclared",
+        "warning",
+        "A SandboxClaim carries an egress profile that no declaration covers.",
+        "The pod of that claim gets a profile label whose egress nobody checked.",
+        "Declare the profile for the claim's template, or remove the label from the claim.",
+    ),
+    Rule(
+        "controller-policy-conflict",
+        "warning",
+        "A rendered NetworkPolicy has the name the agent-sandbox controller writes for a "
+        "managed template.",
+        "From v0.5.1 the controller refuses to update a same-named policy it does not own, "
+        "so the template's reconcile fails.",
+        "Rename the policy, or set `networkPolicyManagement: Unmanaged` on the template.",
+    ),
+    Rule(
+        "unnamed-policy",
+        "warning",
+        "A policy object has no usable metadata.name.",
+        "Such an object cannot be applied; it is judged under an `(unnamed #i)` name.",
+        "Give the object a name.",
+    ),
+    Rule(
+        "parse-error",
+        "error",
+        "A document could not be read.",
+        "egress-lint fails closed: a document that might hold a policy and cannot be read "
+        "makes the decisions it could affect not evaluable.",
+        "Fix the YAML or JSON at the reported line.",
+    ),
+    Rule(
+        "load-warning",
+        "warning",
+        "A document was read, but something in it is ambiguous (a duplicate key, for example).",
+        "The API server would read the document in one particular way; egress-lint reads it "
+        "the same way and says so.",
+        "Remove the ambiguity at the reported line.",
+    ),
+)
+
+RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
+
+
+def rule(rule_id: str) -> Rule:
+    """The rule with that id; an unknown id is a programming error."""
+    return RULES_BY_ID[rule_id]
+
+
+def level_rank(level: str) -> int:
+    """error > warning > note; used by --fail-on."""
+    return {"error": 3, "warning": 2, "note": 1}.get(level, 0)

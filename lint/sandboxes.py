@@ -1,0 +1,83 @@
+"""Which pods a declaration describes: acquisition paths and pod labels
+(DESIGN §2.3, SEMANTICS §14 and §17.4, AGENT-SANDBOX §6)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from lint.decision.constants import DEFAULT_PROFILE_LABEL, TEMPLATE_LABEL
+from lint.decision.controller import TEMPLATE_HASH_LABEL, name_hash, strip_reserved_labels
+from lint.decision.values import JSON
+from lint.inventory import KubeObject, Namespace
+
+Path = Literal["direct", "pooled"]
+PATHS: tuple[Path, ...] = ("direct", "pooled")
+
+
+def template_pod_labels(template: KubeObject | None) -> dict[str, str]:
+    """``spec.podTemplate.metadata.labels`` of a SandboxTemplate, string
+    values only (a non-string label value never reaches a pod)."""
+    if template is None:
+        return {}
+    labels = _dig(template.value, ("spec", "podTemplate", "metadata", "labels"))
+    if not isinstance(labels, dict):
+        return {}
+    return {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _dig(value: JSON, keys: tuple[str, ...]) -> JSON:
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def profile_key(egress: Mapping[str, JSON]) -> str:
+    key = egress.get("profileLabelKey")
+    return key if isinstance(key, str) else DEFAULT_PROFILE_LABEL
+
+
+def pod_labels(
+    template_name: str,
+    template: KubeObject | None,
+    egress: Mapping[str, JSON],
+    extra: Mapping[str, str],
+    path: Path,
+) -> dict[str, str]:
+    """The pod's labels on one path (§17.4): the template's labels minus the
+    reserved keys the controller strips, the template label, the profile
+    label, the entry's ``podLabels``; pooled pods also carry the
+    template-ref-hash label."""
+    labels = strip_reserved_labels(template_pod_labels(template))
+    labels[TEMPLATE_LABEL] = template_name
+    profile = egress.get("profile")
+    if isinstance(profile, str):
+        labels[profile_key(egress)] = profile
+    labels.update(extra)
+    if path == "pooled":
+        labels[TEMPLATE_HASH_LABEL] = name_hash(template_name)
+    return labels
+
+
+def pools_naming(namespace: Namespace, template_name: str) -> list[KubeObject]:
+    """SandboxWarmPools in the namespace whose ``sandboxTemplateRef.name`` is the template."""
+    return [
+        pool
+        for pool in namespace.of_kind("SandboxWarmPool")
+        if _dig(pool.value, ("spec", "sandboxTemplateRef", "name")) == template_name
+    ]
+
+
+def acquisition_paths(
+    declared: tuple[str, ...] | None, namespace: Namespace, template_name: str
+) -> tuple[Path, ...]:
+    """The paths to check (DESIGN §2.3): the declared ones, or direct plus
+    pooled when a SandboxWarmPool names the template."""
+    if declared:
+        return tuple(p for p in PATHS if p in declared)
+    if pools_naming(namespace, template_name):
+        return PATHS
+    return ("direct",)

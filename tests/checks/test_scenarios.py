@@ -1,0 +1,171 @@
+"""Every check of DESIGN §3 on a scenario fixture: targeted assertions on
+the facts SEMANTICS.md decides, plus the whole JSON report against the
+reviewed expected.json of the scenario."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.checks.scenario_runner import SCENARIOS, normalise, run_scenario
+
+EXTRA_ARGS: dict[str, tuple[str, ...]] = {"read-cilium-always": ("--read-cilium", "always")}
+SCENARIO_NAMES = sorted(p.name for p in SCENARIOS.iterdir() if p.is_dir())
+
+
+def _only(report: dict[str, Any], path: str = "direct") -> dict[str, Any]:
+    matches = [s for s in report["sandboxes"] if s["path"] == path]
+    assert len(matches) == 1, matches
+    return matches[0]
+
+
+def _rule_ids(report: dict[str, Any]) -> list[str]:
+    return [f["ruleId"] for f in report["findings"]]
+
+
+@pytest.mark.parametrize("name", SCENARIO_NAMES)
+def test_report_matches_expected(name: str) -> None:
+    expected = json.loads((SCENARIOS / name / "expected.json").read_text(encoding="utf-8"))
+    outcome = run_scenario(name, *EXTRA_ARGS.get(name, ()))
+    assert outcome.exit_code == expected["exitCode"]
+    assert normalise(outcome.report) == expected["report"]
+
+
+def test_named_missing_points_at_the_declaration() -> None:
+    outcome = run_scenario("named-missing")
+    sandbox = _only(outcome.report)
+    assert sandbox["egress"]["named"]["result"] == "missing"
+    assert sandbox["egress"]["union"]["refusal"] is None
+    finding = outcome.report["findings"][0]
+    assert (finding["ruleId"], finding["file"], finding["line"]) == (
+        "named-policy-missing", ".egress-lint.yaml", 4,
+    )
+    assert outcome.exit_code == 1
+
+
+def test_named_mismatch_names_the_field_and_its_line() -> None:
+    outcome = run_scenario("named-mismatch")
+    named = _only(outcome.report)["egress"]["named"]
+    assert (named["result"], named["field"]) == ("mismatch", "egress")
+    finding = outcome.report["findings"][0]
+    assert (finding["ruleId"], finding["file"], finding["line"]) == (
+        "named-policy-mismatch", "manifests.yaml", 14,
+    )
+
+
+def test_enable_default_deny_false_leaves_no_enforcing_policy() -> None:
+    outcome = run_scenario("no-enforcing")
+    union = _only(outcome.report)["egress"]["union"]
+    assert union["refusal"] == "no-enforcing-policy"
+    assert [e["verdict"] for e in union["examined"]] == ["not-egress-scoped"]
+    assert "'static'" in union["summary"]
+
+
+def test_named_port_is_not_evaluable_at_its_rule() -> None:
+    outcome = run_scenario("not-evaluable")
+    union = _only(outcome.report)["egress"]["union"]
+    assert union["refusal"] == "not-evaluable"
+    verdicts = {e["name"]: e["verdict"] for e in union["examined"]}
+    assert verdicts == {"task-egress": "within", "web-out": "not-evaluable"}
+    finding = outcome.report["findings"][0]
+    assert (finding["ruleId"], finding["line"]) == ("egress-not-evaluable", 33)
+
+
+def test_match_pattern_in_another_policy_widens() -> None:
+    union = _only(run_scenario("cilium-widens").report)["egress"]["union"]
+    assert union["refusal"] == "policy-widens-egress"
+    assert "CiliumNetworkPolicy/github-wildcard" in union["summary"]
+    assert "*.github.com" in union["summary"]
+
+
+def test_clusterwide_policy_is_a_candidate_under_cilium() -> None:
+    union = _only(run_scenario("clusterwide").report)["egress"]["union"]
+    assert union["refusal"] == "policy-widens-egress"
+    widening = [e for e in union["examined"] if e["verdict"] == "widens-egress"]
+    assert [(e["kind"], e["name"], e["namespace"]) for e in widening] == [
+        ("CiliumClusterwideNetworkPolicy", "allow-world", None)
+    ]
+
+
+def test_cilium_policies_are_read_under_core_only_when_asked() -> None:
+    plain = run_scenario("read-cilium-always")
+    assert plain.exit_code == 0
+    assert [e["kind"] for e in _only(plain.report)["egress"]["union"]["examined"]] == ["NetworkPolicy"]
+    always = run_scenario("read-cilium-always", "--read-cilium", "always")
+    assert always.exit_code == 1
+    assert _only(always.report)["egress"]["union"]["refusal"] == "policy-widens-egress"
+
+
+def test_controller_default_policy_widens_only_the_pooled_path() -> None:
+    report = run_scenario("pooled-controller").report
+    assert [s["path"] for s in report["sandboxes"]] == ["direct", "pooled"]
+    assert _only(report, "direct")["egress"]["union"]["refusal"] is None
+    pooled = _only(report, "pooled")
+    assert pooled["podLabels"]["agents.x-k8s.io/sandbox-template-ref-hash"] == "f448886c"
+    union = pooled["egress"]["union"]
+    assert union["refusal"] == "policy-widens-egress"
+    synthesized = [e for e in union["examined"] if e["origin"] == "synthesized"]
+    assert [(e["name"], e["verdict"]) for e in synthesized] == [("task-network-policy", "widens-egress")]
+
+
+def test_admin_network_policy_fails_closed() -> None:
+    union = _only(run_scenario("admin-network-policy").report)["egress"]["union"]
+    assert union["refusal"] == "not-evaluable"
+    assert "AdminNetworkPolicy/cluster-egress" in union["summary"]
+
+
+def test_wide_open_ingress_on_the_agent_port() -> None:
+    outcome = run_scenario("ingress-port-open")
+    ingress = _only(outcome.report)["ingress"]
+    assert (ingress["agentPort"], ingress["refusal"]) == (1024, "port-open")
+    assert "agent-port-open" in _rule_ids(outcome.report)
+
+
+def test_no_ingress_policy_leaves_the_port_uncovered() -> None:
+    ingress = _only(run_scenario("ingress-no-covering").report)["ingress"]
+    assert ingress["refusal"] == "no-covering-policy"
+
+
+def test_profile_key_outside_allowed_label_domains() -> None:
+    outcome = run_scenario("label-domains")
+    sandbox = _only(outcome.report)
+    assert sandbox["egress"]["named"]["result"] == "match"  # §17.1: absent egress equals []
+    assert _rule_ids(outcome.report) == ["label-domain-not-allowed"]
+
+
+def test_missing_fence_binding() -> None:
+    outcome = run_scenario("fence-missing")
+    findings = [f for f in outcome.report["findings"] if f["ruleId"] == "admission-fence-missing"]
+    assert len(findings) == 1
+    assert "namzu-per-sandbox-egress-binding" in findings[0]["message"]
+
+
+def test_undeclared_claim_profile_is_a_warning() -> None:
+    outcome = run_scenario("claim-profile")
+    assert _rule_ids(outcome.report) == ["claim-profile-undeclared"]
+    assert outcome.exit_code == 0
+    assert run_scenario("claim-profile", "--fail-on", "warning").exit_code == 1
+
+
+def test_template_not_found_unless_external() -> None:
+    report = run_scenario("template-not-found").report
+    missing = [f for f in report["findings"] if f["ruleId"] == "template-not-found"]
+    assert len(missing) == 1 and "typo-task" in missing[0]["message"]
+
+
+def test_no_declaration_file_applies_deny_all_core() -> None:
+    report = run_scenario("defaults").report
+    assert report["defaultsApplied"] is True
+    sandbox = _only(report)
+    assert (sandbox["egress"]["policyKind"], sandbox["egress"]["engine"]) == ("deny-all", "core")
+    assert sandbox["egress"]["named"]["result"] == "match"
+
+
+def test_unparseable_policy_document_fails_closed() -> None:
+    outcome = run_scenario("parse-error")
+    assert outcome.report["parseErrors"], outcome.report
+    assert outcome.report["parseErrors"][0]["file"] == "manifests.yaml"
+    assert _only(outcome.report)["egress"]["union"]["refusal"] == "not-evaluable"
+    assert outcome.exit_code == 1
