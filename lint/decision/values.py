@@ -66,12 +66,11 @@ def is_integer(value: JSON) -> bool:
     """A finite number with no fractional part (§0.1)."""
     if not is_number(value):
         return False
-    if isinstance(value, int):
-        return True
-    return math.isfinite(value) and float(value).is_integer()
+    # An int too large for a double would be Infinity in the reference.
+    return _is_finite(value) and float(value).is_integer()
 
 
-def read_list(container: Mapping[str, JSON], key: str) -> list[JSON] | None | Unreadable:
+def read_list(container: Mapping[str, JSON], key: str) -> list[JSON] | Unreadable | None:
     """The list reader (§0.1): absent or null gives None, a list gives the
     list, any other value gives UNREADABLE."""
     value = container.get(key)
@@ -105,7 +104,7 @@ def js_number(text: str) -> float:
     if prefix in _PREFIXED:
         pattern, base = _PREFIXED[prefix]
         digits = body[2:]
-        return float(int(digits, base)) if pattern.fullmatch(digits) else math.nan
+        return _prefixed_value(digits, base) if pattern.fullmatch(digits) else math.nan
     unsigned = body.lstrip("+-")
     if unsigned == "Infinity" and len(body) - len(unsigned) <= 1:
         return -math.inf if body.startswith("-") else math.inf
@@ -114,18 +113,58 @@ def js_number(text: str) -> float:
     return math.nan
 
 
+def _prefixed_value(digits: str, base: int) -> float:
+    """A hex, octal or binary literal as a double; JavaScript gives
+    Infinity where Python's ``float()`` of a huge int would raise."""
+    try:
+        return float(int(digits, base))
+    except OverflowError:
+        return math.inf
+
+
 def format_number(value: int | float) -> str:
-    """Render a number as JavaScript would in text: integral values have no
-    fraction (``53``, never ``53.0``) (§0.1)."""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        if value.is_integer() and abs(value) < 1e21:
-            return str(int(value))
-        return repr(value)
-    return str(value)
+    """Render a number as JavaScript's ``String(number)`` does (§0.1):
+    integral values have no fraction (``53``, never ``53.0``), ``-0`` is
+    ``0``, and exponents appear only from 1e21 up and below 1e-6."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**21:
+        return str(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf if value > 0 else -math.inf
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    if number == 0:
+        return "0"
+    sign = "-" if number < 0 else ""
+    return sign + _format_positive(*_shortest_digits(abs(number)))
+
+
+def _shortest_digits(number: float) -> tuple[str, int]:
+    """The shortest round-trip digits of a positive finite double, and the
+    position ``n`` of the decimal point (value = 0.digits x 10^n)."""
+    mantissa, _, exponent = repr(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + fraction
+    stripped = digits.lstrip("0")
+    point = len(whole) + int(exponent or "0") - (len(digits) - len(stripped))
+    return stripped.rstrip("0"), point
+
+
+def _format_positive(digits: str, point: int) -> str:
+    """ECMAScript Number::toString layout for ``0.digits x 10^point``."""
+    count = len(digits)
+    if count <= point <= 21:
+        return digits + "0" * (point - count)
+    if 0 < point <= 21:
+        return digits[:point] + "." + digits[point:]
+    if -6 < point <= 0:
+        return "0." + "0" * -point + digits
+    exponent = point - 1
+    mantissa = digits[0] + ("." + digits[1:] if count > 1 else "")
+    return f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
 
 
 _INDEX_KEY = re.compile(r"0|[1-9][0-9]*", re.ASCII)
@@ -149,28 +188,44 @@ def js_items(mapping: Mapping[str, JSON]) -> list[tuple[str, JSON]]:
     return [(key, mapping[key]) for key in js_key_order(mapping)]
 
 
-def _to_js(value: JSON) -> JSON:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        return int(value) if value.is_integer() and abs(value) < 1e21 else value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, dict):
-        return {str(k): _to_js(v) for k, v in js_items({str(k): v for k, v in value.items()})}
-    if isinstance(value, list | tuple):
-        return [_to_js(v) for v in value]
-    # A value JSON has no type for (a date, say): JSON.stringify would see a
-    # string at best; render its text so details stay readable.
-    return str(value)
-
-
 def compact_json(value: JSON) -> str:
     """``JSON.stringify`` of a value (§0.3): no whitespace, index-like keys
-    first, integral numbers without a fraction, NaN and infinities as null."""
-    return json.dumps(_to_js(value), separators=(",", ":"), ensure_ascii=False)
+    first, numbers as JavaScript writes them (``53``, never ``53.0``), NaN
+    and infinities as null, absent members omitted."""
+    if value is None or value is ABSENT:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if is_number(value):
+        return format_number(value) if _is_finite(value) else "null"
+    if isinstance(value, str):
+        return _json_string(value)
+    if isinstance(value, dict):
+        members = js_items({str(key): item for key, item in value.items()})
+        shown = [(key, item) for key, item in members if item is not ABSENT]
+        return "{" + ",".join(f"{_json_string(k)}:{compact_json(v)}" for k, v in shown) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(compact_json(item) for item in value) + "]"
+    # A value JSON has no type for (a date, say): render its text so details
+    # stay readable.
+    return _json_string(str(value))
+
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _json_string(text: str) -> str:
+    # json.dumps escapes what JSON.stringify does once non-ASCII is kept, except
+    # lone surrogates, which well-formed JSON.stringify writes as \uXXXX.
+    quoted = json.dumps(text, ensure_ascii=False)
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", quoted)
+
+
+def _is_finite(value: int | float) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def deep_equal(left: JSON, right: JSON) -> bool:
@@ -200,12 +255,15 @@ def deep_equal(left: JSON, right: JSON) -> bool:
 
 
 def _number_equal(left: int | float, right: int | float) -> bool:
-    if isinstance(left, float) and isinstance(right, float):
-        if math.isnan(left) and math.isnan(right):
-            return True
+    if _is_nan(left) and _is_nan(right):
+        return True
     if left == 0 and right == 0:
         return math.copysign(1.0, left) == math.copysign(1.0, right)
     return left == right
+
+
+def _is_nan(value: int | float) -> bool:
+    return isinstance(value, float) and math.isnan(value)
 
 
 def render_labels(labels: Mapping[str, str]) -> str:
