@@ -1,0 +1,227 @@
+"""Reading policy objects into egress documents (SEMANTICS.md §5.2-§5.5, §17.3).
+
+A NetworkPolicy gives one document. A Cilium object gives one document per
+spec (its ``spec``, then each ``specs`` entry); node-scoped specs give none.
+Anything that cannot be read becomes an unreadable document, so it fails
+closed in the union (§11.1 step 1) instead of vanishing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
+from lint.decision.egress_rules import cilium_rule_verdict, core_rule_verdict
+from lint.decision.model import (
+    Allowance,
+    Candidate,
+    PolicyDocument,
+    RuleVerdict,
+    Subject,
+    Translation,
+    Tri,
+)
+from lint.decision.selectors import match_selector
+from lint.decision.values import ABSENT, JSON, UNREADABLE, read_list
+
+NAMESPACE_IDENTITY_LABEL = "io.kubernetes.pod.namespace"
+NOT_A_POLICY_OBJECT = "a list entry that is not a policy object"
+
+
+def egress_documents(
+    candidate: Candidate, subject: Subject, allowance: Allowance, translation: Translation
+) -> list[PolicyDocument]:
+    """Read one candidate into its egress documents: §5.3 for a
+    NetworkPolicy, §5.4 for a CiliumNetworkPolicy, and §5.4 with the §17.3
+    reading for a CiliumClusterwideNetworkPolicy."""
+    name = document_name(candidate)
+    if not isinstance(candidate.raw, dict):
+        return [_unreadable(candidate.kind, name, NOT_A_POLICY_OBJECT)]
+    if candidate.kind == CORE_KIND:
+        return [_core_document(candidate.raw, name, subject, allowance, translation)]
+    return _cilium_documents(candidate, name, subject, allowance, translation)
+
+
+def document_name(candidate: Candidate) -> str:
+    """§5.2: ``metadata.name`` when it is a non-empty string, else
+    ``(unnamed #<position>)``."""
+    raw = candidate.raw
+    metadata = raw.get("metadata") if isinstance(raw, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    if isinstance(name, str) and name:
+        return name
+    return f"(unnamed #{candidate.position})"
+
+
+def _unreadable(kind: str, name: str, detail: str, spec_index: int | None = None) -> PolicyDocument:
+    return PolicyDocument(
+        kind=kind,
+        name=name,
+        selects=Tri.UNKNOWN,
+        enforces=False,
+        unreadable=detail,
+        spec_index=spec_index,
+    )
+
+
+# --- §5.3 core NetworkPolicy ---------------------------------------------------
+
+
+def _core_document(
+    raw: Mapping[str, JSON],
+    name: str,
+    subject: Subject,
+    allowance: Allowance,
+    translation: Translation,
+) -> PolicyDocument:
+    """§5.3: the four unreadable checks, then enforcement, selection, rules."""
+    spec = raw.get("spec")
+    if not isinstance(spec, dict):
+        return _unreadable(CORE_KIND, name, "`spec` is not an object")
+    policy_types = read_list(spec, "policyTypes")
+    if policy_types is UNREADABLE:
+        return _unreadable(CORE_KIND, name, "`spec.policyTypes` is not a list")
+    egress = read_list(spec, "egress")
+    if egress is UNREADABLE:
+        return _unreadable(CORE_KIND, name, "`spec.egress` is not a list of rules")
+    if policy_types is None:
+        enforces = egress is not None
+    else:
+        enforces = "Egress" in [kind for kind in policy_types if isinstance(kind, str)]
+    # An egress block that policyTypes does not enforce is ignored by the API server.
+    rules = tuple(
+        core_rule_verdict(rule, index, allowance)
+        for index, rule in enumerate((egress or []) if enforces else [])
+    )
+    return PolicyDocument(
+        kind=CORE_KIND,
+        name=name,
+        selects=match_selector(spec.get("podSelector", ABSENT), subject.labels, cilium=False),
+        enforces=enforces,
+        rules=rules,
+        named_object=translation.kind == CORE_KIND
+        and _is_translation_name(name, translation, subject),
+    )
+
+
+def _is_translation_name(name: str, translation: Translation, subject: Subject) -> bool:
+    # Candidates are the sandbox namespace's objects (§5.1), so the namespace
+    # only has to agree with the translation's own.
+    return name == translation.name and translation.namespace == subject.namespace
+
+
+# --- §5.4 Cilium ----------------------------------------------------------------
+
+
+def _cilium_documents(
+    candidate: Candidate,
+    name: str,
+    subject: Subject,
+    allowance: Allowance,
+    translation: Translation,
+) -> list[PolicyDocument]:
+    """§5.4 steps 1-4 over the object's spec documents, in order."""
+    raw = candidate.raw
+    kind = candidate.kind
+    specs = read_list(raw, "specs")
+    if specs is UNREADABLE:
+        # The `spec` document is dropped too: one unreadable document only.
+        return [_unreadable(kind, name, "`specs` is not a list of rule specs")]
+    spec = raw.get("spec")
+    entries: list[tuple[JSON, int | None]] = [] if spec is None else [(spec, None)]
+    entries += [(entry, position) for position, entry in enumerate(specs or [])]
+    if not entries:
+        return [_unreadable(kind, name, "it has neither a `spec` nor a `specs` list")]
+    clusterwide = candidate.clusterwide or kind == CLUSTERWIDE_KIND
+    named = (
+        not clusterwide
+        and kind == CILIUM_KIND
+        and translation.kind == CILIUM_KIND
+        and _is_translation_name(name, translation, subject)
+    )
+    documents: list[PolicyDocument] = []
+    for entry, spec_index in entries:
+        # Only *the spec* of the named object is exempt, never a specs entry (§11.2).
+        is_the_spec = spec_index is None
+        reader = _CiliumSpecReader(kind, name, spec_index, clusterwide, named and is_the_spec)
+        document = reader.read(entry, subject, allowance)
+        if document is not None:
+            documents.append(document)
+    return documents
+
+
+class _CiliumSpecReader:
+    """Reads one Cilium spec document (§5.4 step 4)."""
+
+    def __init__(
+        self, kind: str, name: str, spec_index: int | None, clusterwide: bool, named: bool
+    ) -> None:
+        self.kind = kind
+        self.name = name
+        self.spec_index = spec_index
+        self.clusterwide = clusterwide
+        self.named = named
+
+    def _where(self, field: str) -> str:
+        # Name the specs entry too, so a reader can find it in the object.
+        if self.spec_index is None:
+            return f"`spec.{field}`"
+        return f"`spec.{field}` (in `specs[{self.spec_index}]`)"
+
+    def _unreadable(self, detail: str) -> PolicyDocument:
+        return _unreadable(self.kind, self.name, detail, self.spec_index)
+
+    def read(self, spec: JSON, subject: Subject, allowance: Allowance) -> PolicyDocument | None:
+        """The document for one spec; None for a node-scoped spec (Q11)."""
+        if not isinstance(spec, dict):
+            where = "`spec`" if self.spec_index is None else f"`specs[{self.spec_index}]`"
+            return self._unreadable(f"a rule spec is not an object ({where})")
+        if "nodeSelector" in spec:
+            return None
+        egress = read_list(spec, "egress")
+        if egress is UNREADABLE:
+            return self._unreadable(f"{self._where('egress')} is not a list of rules")
+        egress_deny = read_list(spec, "egressDeny")
+        if egress_deny is UNREADABLE:
+            return self._unreadable(f"{self._where('egressDeny')} is not a list of rules")
+        enforces = self._enforces(spec, egress is not None or egress_deny is not None)
+        if isinstance(enforces, str):
+            return self._unreadable(enforces)
+        return PolicyDocument(
+            kind=self.kind,
+            name=self.name,
+            selects=match_selector(
+                spec.get("endpointSelector", ABSENT), identity_labels(subject), cilium=True
+            ),
+            enforces=enforces,
+            rules=self._rules(egress or [], allowance),
+            named_object=self.named,
+            spec_index=self.spec_index,
+        )
+
+    def _enforces(self, spec: Mapping[str, JSON], declared: bool) -> bool | str:
+        """§5.4 step 4.6: ``enableDefaultDeny`` (null included) must be an
+        object whose ``egress``, when present, is a boolean; ``false`` turns
+        egress enforcement off. A string result is the unreadable detail."""
+        if "enableDefaultDeny" not in spec:
+            return declared
+        default_deny = spec["enableDefaultDeny"]
+        if not isinstance(default_deny, dict):
+            return f"{self._where('enableDefaultDeny')} is not an object"
+        if "egress" not in default_deny:
+            return declared
+        if not isinstance(default_deny["egress"], bool):
+            return f"{self._where('enableDefaultDeny.egress')} is not a boolean"
+        return declared and default_deny["egress"]
+
+    def _rules(self, egress: list[JSON], allowance: Allowance) -> tuple[RuleVerdict, ...]:
+        # Judged whatever enableDefaultDeny says; egressDeny never is (§5.4 step 4.9).
+        return tuple(
+            cilium_rule_verdict(rule, index, allowance, clusterwide=self.clusterwide)
+            for index, rule in enumerate(egress)
+        )
+
+
+def identity_labels(subject: Subject) -> dict[str, str]:
+    """§5.4: the pod's labels plus ``io.kubernetes.pod.namespace``."""
+    return {**subject.labels, NAMESPACE_IDENTITY_LABEL: subject.namespace}
