@@ -6,9 +6,10 @@ above it, 2 usage or declaration errors. 3 means egress-lint itself failed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
@@ -19,8 +20,16 @@ from lint.checks.runner import CheckOptions, run_check
 from lint.declarations import DeclarationError
 from lint.report.json_report import render_json
 from lint.report.model import Report
+from lint.report.sarif_report import SarifOptions, render_sarif
 from lint.report.text_report import escape, render_text
 from lint.rules import RULES, level_rank
+from lint.suppression import (
+    BaselineError,
+    apply_annotations,
+    apply_baseline,
+    read_baseline,
+    render_baseline,
+)
 
 FAIL_ON = ("error", "warning", "note", "never")
 
@@ -45,27 +54,67 @@ def exit_code(report: Report, fail_on: str) -> int:
     return 1 if failing else 0
 
 
-Renderer = Callable[[Report, bool], str]
+@dataclass(frozen=True)
+class OutputOptions:
+    fmt: str
+    output: Path | None
+    fail_on: str
+    passthrough: bool
+    show_suppressed: bool
+    helm_chart_root: str | None
+    category: str
+    baseline: Path | None
+    write_baseline: Path | None
 
 
-def _render(report: Report, fmt: str, colour: bool, show_suppressed: bool) -> str:
-    if fmt == "json":
+def _render(report: Report, out: OutputOptions, colour: bool) -> str:
+    if out.fmt == "json":
         return render_json(report)
-    if fmt == "text":
-        return render_text(report, colour=colour, show_suppressed=show_suppressed)
-    raise click.UsageError(f"unknown format {fmt!r}")
+    if out.fmt == "sarif":
+        return render_sarif(report, SarifOptions(out.helm_chart_root, out.category))
+    return render_text(report, colour=colour, show_suppressed=out.show_suppressed)
+
+
+def _suppress(report: Report, baseline: Path | None) -> Report:
+    """Annotations first, then the baseline; nothing is dropped."""
+    findings = apply_annotations(report.findings)
+    stale: list[str] = []
+    if baseline is not None:
+        findings, stale = apply_baseline(findings, read_baseline(baseline))
+    return dataclasses.replace(report, findings=tuple(findings), stale_baseline=tuple(stale))
+
+
+def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
+    """Run the check, write the report, return the exit code."""
+    try:
+        report = _suppress(run_check(options, stdin=stdin), out.baseline)
+    except (DeclarationError, BaselineError) as error:
+        _fail(str(error), 2)
+    if out.write_baseline is not None:
+        out.write_baseline.write_text(render_baseline(report.findings), encoding="utf-8")
+    colour = out.output is None and not out.passthrough and sys.stdout.isatty()
+    text = _render(report, out, colour)
+    if out.passthrough and stdin is not None:
+        sys.stdout.buffer.write(stdin)
+        sys.stdout.flush()
+    _emit(text, out.output, to_stderr=out.passthrough)
+    return exit_code(report, out.fail_on)
 
 
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--config", type=click.Path(path_type=Path), help="Declaration file (default: search upward for .egress-lint.yaml).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
 @click.option("--output", type=click.Path(path_type=Path), help="Write the report to FILE instead of standard output.")
 @click.option("--namespace", help="Namespace for objects that name none (default: the declaration's defaultNamespace, then 'default').")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True)
 @click.option("--read-cilium", type=click.Choice(["auto", "always"]), default="auto", show_default=True, help="'always' reads Cilium policies under engine: core too.")
+@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Suppress the findings recorded in this baseline file.")
+@click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False), help="Record the current findings in a baseline file.")
 @click.option("--passthrough", is_flag=True, help="Copy the input manifests to standard output unchanged; the report goes to standard error.")
 @click.option("--show-suppressed", is_flag=True, help="List suppressed findings in the text report.")
+@click.option("--helm-chart-root", help="SARIF: the chart directory that '# Source:' template paths are relative to.")
+@click.option("--category", default="egress-lint", show_default=True, help="SARIF: the automationDetails category.")
 def check(
     paths: tuple[str, ...],
     config: Path | None,
@@ -74,8 +123,12 @@ def check(
     namespace: str | None,
     fail_on: str,
     read_cilium: str,
+    baseline: Path | None,
+    write_baseline: Path | None,
     passthrough: bool,
     show_suppressed: bool,
+    helm_chart_root: str | None,
+    category: str,
 ) -> None:
     """Check rendered manifests against the declared egress intent."""
     paths = paths or (".",)
@@ -83,19 +136,11 @@ def check(
     if passthrough and stdin is None:
         raise click.UsageError("--passthrough reads the manifests from standard input: pass '-'")
     options = CheckOptions(paths, config, namespace, "always" if read_cilium == "always" else "auto")
-    try:
-        report = run_check(options, stdin=stdin)
-    except DeclarationError as error:
-        _fail(str(error), 2)
-    except OSError as error:
-        _fail(f"cannot read {error.filename}: {error.strerror}", 2)
-    colour = output is None and not passthrough and sys.stdout.isatty()
-    text = _render(report, fmt, colour, show_suppressed)
-    if passthrough and stdin is not None:
-        sys.stdout.buffer.write(stdin)
-        sys.stdout.flush()
-    _emit(text, output, to_stderr=passthrough)
-    sys.exit(exit_code(report, fail_on))
+    out = OutputOptions(
+        fmt, output, fail_on, passthrough, show_suppressed, helm_chart_root, category,
+        baseline, write_baseline,
+    )
+    sys.exit(execute(options, out, stdin))
 
 
 def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
@@ -123,5 +168,17 @@ def rules(fmt: str) -> None:
         click.echo(f"{r.id:<{width}}  {r.level:<7}  {r.summary}")
 
 
+
+
+def entry() -> None:
+    """The console script: a failure of egress-lint itself is one line on
+    stderr and exit 3, never a traceback."""
+    try:
+        main()
+    except Exception as error:  # noqa: BLE001 - the last line of defence
+        message = f"internal error: {type(error).__name__}: {error}. Please report it."
+        _fail(message, 3)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    entry()

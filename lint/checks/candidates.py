@@ -139,4 +139,4 @@ def unparsed_placeholders(problems: Sequence[LoadProblem], namespace: str) -> li
 
 def location_of(obj: KubeObject) -> Location:
     document = obj.document
-    return Location(document.file, document.line, document.source)
+    return Location(document.file, document.line, document.source, 1 if document.source else None)

@@ -28,7 +28,11 @@ def precise_location(obj: KubeObject, path: Sequence[str | int]) -> Location:
     """The line of ``path`` inside the object's document, computed only now
     that a finding needs it (DESIGN §7)."""
     document = obj.document
-    return Location(document.file, locate(document, path), document.source)
+    line = locate(document, path)
+    # Helm cannot say where in the template a line came from; the offset
+    # inside the rendered document is the best approximation we have.
+    source_line = line - document.line + 1 if document.source is not None else None
+    return Location(document.file, line, document.source, source_line)
 
 
 def object_ref(obj: KubeObject) -> ObjectRef:

@@ -36,6 +36,8 @@ def render_json(report: Report) -> str:
             {"file": e.file, "line": e.line, "message": e.message} for e in report.parse_errors
         ],
     }
+    if report.stale_baseline:
+        document["staleBaseline"] = list(report.stale_baseline)
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -20,6 +20,7 @@ class Location:
     file: str
     line: int
     source: str | None = None
+    source_line: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

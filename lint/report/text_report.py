@@ -61,6 +61,9 @@ def render_text(report: Report, *, colour: bool = False, show_suppressed: bool =
             if show_suppressed or not finding.suppressed:
                 lines.extend(_finding_block(finding, None, paint))
         lines.append("")
+    if report.stale_baseline:
+        count = len(report.stale_baseline)
+        lines.extend(_wrap(f"baseline: {count} entr{'y' if count == 1 else 'ies'} no longer match any finding (stale): " + ", ".join(report.stale_baseline), ""))
     lines.append(_summary(report, paint))
     return "\n".join(lines) + "\n"
 

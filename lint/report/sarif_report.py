@@ -1,0 +1,129 @@
+"""``--format sarif``: one SARIF 2.1.0 log with one run, shaped for GitHub
+code scanning (INTEGRATIONS.md §1).
+
+Every result has a region with ``startLine >= 1``. A finding in a Helm
+rendered document is placed on the chart template named by ``# Source:``,
+with the rendered location as a related location, because code scanning
+only shows results on committed files.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass
+from typing import Any
+
+from lint import __version__
+from lint.fingerprints import fingerprint
+from lint.report.model import Finding, Location, Report
+from lint.rules import RULES, Rule
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/egress-lint/egress-lint"
+_SEVERITY = {"error": "8.9", "warning": "6.9", "note": "3.9"}
+_RULE_INDEX = {rule.id: index for index, rule in enumerate(RULES)}
+
+
+@dataclass(frozen=True)
+class SarifOptions:
+    helm_chart_root: str | None = None
+    category: str = "egress-lint"
+
+
+def render_sarif(report: Report, options: SarifOptions | None = None) -> str:
+    options = options or SarifOptions()
+    run = {
+        "tool": {"driver": _driver()},
+        "automationDetails": {"id": f"{options.category}/check"},
+        "results": [_result(f, options) for f in report.findings],
+    }
+    log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _driver() -> dict[str, Any]:
+    return {
+        "name": "egress-lint",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "informationUri": INFORMATION_URI,
+        "rules": [_rule(rule) for rule in RULES],
+    }
+
+
+def _rule(rule: Rule) -> dict[str, Any]:
+    markdown = (
+        f"**{rule.summary}**\n\n{rule.help}\n\n**How to fix:** {rule.remedy}\n\n"
+        f"See `docs/rules.md#{rule.id}`."
+    )
+    return {
+        "id": rule.id,
+        "name": "".join(part.capitalize() for part in rule.id.split("-")),
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": f"{rule.summary} {rule.help}"[:1024]},
+        "help": {"text": f"{rule.help} How to fix: {rule.remedy}", "markdown": markdown},
+        "defaultConfiguration": {"level": rule.level},
+        "properties": {
+            "security-severity": _SEVERITY[rule.level],
+            "tags": ["security", "kubernetes", "network-policy"],
+            "precision": "very-high" if rule.level == "error" else "high",
+        },
+    }
+
+
+def _physical(location: Location, uri: str | None = None, line: int | None = None) -> dict[str, Any]:
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": uri or location.file},
+            "region": {"startLine": max(1, line if line is not None else location.line)},
+        }
+    }
+
+
+def template_uri(source: str, chart_root: str | None) -> str:
+    """Map ``<chart>/templates/x.yaml`` to the template in the chart
+    directory: the chart name is replaced by ``chart_root`` when given."""
+    rest = source.split("/", 1)[1] if "/" in source else source
+    if chart_root is None:
+        return source
+    return posixpath.normpath(posixpath.join(chart_root.replace("\\", "/"), rest))
+
+
+def _result(finding: Finding, options: SarifOptions) -> dict[str, Any]:
+    location = finding.location
+    related = [_physical(r) for r in finding.related]
+    if location.source is not None:
+        primary = _physical(location, template_uri(location.source, options.helm_chart_root), location.source_line or 1)
+        related.insert(0, _physical(location))
+    else:
+        primary = _physical(location)
+    result: dict[str, Any] = {
+        "ruleId": finding.rule_id,
+        "ruleIndex": _RULE_INDEX[finding.rule_id],
+        "level": finding.level,
+        "message": {"text": _message(finding)},
+        "locations": [primary],
+        "partialFingerprints": {
+            "primaryLocationLineHash": f"{fingerprint(finding)}:1",
+            "egressLintFingerprint/v1": fingerprint(finding),
+        },
+    }
+    if related:
+        result["relatedLocations"] = [{"id": i, **loc} for i, loc in enumerate(related)]
+    if finding.suppressed:
+        result["suppressions"] = [
+            {"kind": finding.suppression_kind or "external", "justification": finding.justification or ""}
+        ]
+    return result
+
+
+def _message(finding: Finding) -> str:
+    text = finding.message
+    if finding.sandbox is not None:
+        ref = finding.sandbox
+        profile = f", profile {ref.profile}" if ref.profile else ""
+        text += f" (sandbox {ref.namespace}/{ref.template}{profile}, {ref.path} path)"
+    if finding.remedy:
+        text += f" Fix: {finding.remedy}"
+    return text

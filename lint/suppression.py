@@ -1,0 +1,123 @@
+"""Suppressions: annotations on the offending object and baseline files.
+
+This pass runs after every check. It marks findings suppressed and never
+drops them: suppressed findings stay in every report, they just do not
+count for the exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from lint.fingerprints import fingerprint
+from lint.report.model import Finding
+
+IGNORE_ANNOTATION = "egress-lint.io/ignore"
+BASELINE_VERSION = 1
+_IGNORE = re.compile(r"\s*(?P<rules>[a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\s+reason=(?P<reason>\S.*)", re.S)
+
+
+class BaselineError(Exception):
+    """A baseline file that cannot be read (a usage error)."""
+
+
+@dataclass(frozen=True)
+class Ignore:
+    rules: frozenset[str]
+    reason: str
+
+
+def parse_ignore(value: str) -> Ignore | None:
+    """``"<rule-id>[,<rule-id>] reason=<text>"``; None when malformed (a
+    suppression without a reason is not honoured)."""
+    match = _IGNORE.fullmatch(value)
+    if match is None:
+        return None
+    rules = frozenset(r.strip() for r in match.group("rules").split(","))
+    return Ignore(rules, match.group("reason").strip())
+
+
+def apply_annotations(findings: Iterable[Finding]) -> list[Finding]:
+    result = []
+    for finding in findings:
+        ignore = _annotation(finding)
+        if ignore is not None and finding.rule_id in ignore.rules and not finding.suppressed:
+            finding = replace(
+                finding, suppressed=True, justification=ignore.reason, suppression_kind="inSource"
+            )
+        result.append(finding)
+    return result
+
+
+def _annotation(finding: Finding) -> Ignore | None:
+    if finding.subject is None:
+        return None
+    for key, value in finding.subject.annotations:
+        if key == IGNORE_ANNOTATION:
+            return parse_ignore(value)
+    return None
+
+
+@dataclass(frozen=True)
+class Baseline:
+    entries: dict[str, str]  # fingerprint -> rule id, for readable stale reports
+
+
+def read_baseline(path: Path) -> Baseline:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise BaselineError(f"cannot read baseline {path}: {error}") from error
+    if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION:
+        raise BaselineError(f"{path}: not an egress-lint baseline (version {BASELINE_VERSION})")
+    entries = data.get("findings")
+    if not isinstance(entries, list):
+        raise BaselineError(f"{path}: 'findings' must be a list")
+    result = {}
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("fingerprint"), str):
+            result[entry["fingerprint"]] = str(entry.get("ruleId", ""))
+    return Baseline(result)
+
+
+def apply_baseline(findings: Sequence[Finding], baseline: Baseline) -> tuple[list[Finding], list[str]]:
+    """Suppress findings the baseline records; return them with the
+    fingerprints of baseline entries that matched nothing (stale)."""
+    seen = set()
+    result = []
+    for finding in findings:
+        key = fingerprint(finding)
+        if key in baseline.entries and not finding.suppressed:
+            seen.add(key)
+            finding = replace(
+                finding,
+                suppressed=True,
+                justification="recorded in the baseline",
+                suppression_kind="external",
+            )
+        elif key in baseline.entries:
+            seen.add(key)
+        result.append(finding)
+    stale = sorted(k for k in baseline.entries if k not in seen)
+    return result, stale
+
+
+def render_baseline(findings: Iterable[Finding]) -> str:
+    """A baseline of the current unsuppressed findings, sorted, one per
+    fingerprint. The message is kept only for people reading the file."""
+    entries = {}
+    for finding in findings:
+        if finding.suppressed:
+            continue
+        entries[fingerprint(finding)] = {
+            "fingerprint": fingerprint(finding),
+            "ruleId": finding.rule_id,
+            "file": finding.location.file,
+            "message": finding.message,
+        }
+    document = {"version": BASELINE_VERSION, "findings": [entries[k] for k in sorted(entries)]}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
