@@ -20,6 +20,8 @@ class Rule:
     summary: str
     help: str
     remedy: str
+    example: str
+    """The scenario under fixtures/scenarios/ that triggers the rule."""
 
 
 RULES: tuple[Rule, ...] = (
@@ -30,6 +32,7 @@ RULES: tuple[Rule, ...] = (
         "The host never creates its own egress policy: it reads the object of the "
         "translated kind and name and refuses every sandbox create when it is absent.",
         "Apply the manifest `egress-lint generate` writes for this declaration.",
+        "named-missing",
     ),
     Rule(
         "named-policy-mismatch",
@@ -39,6 +42,7 @@ RULES: tuple[Rule, ...] = (
         "policyTypes, egress, ownerReferences) with the exact translation; any "
         "difference refuses every sandbox create.",
         "Replace the object with the manifest `egress-lint generate` writes.",
+        "named-mismatch",
     ),
     Rule(
         "egress-policy-widens",
@@ -48,6 +52,7 @@ RULES: tuple[Rule, ...] = (
         "egress however exactly the named object matches.",
         "Narrow or delete the named policy, or set `verify: named-object-only` to go back "
         "to the single-object check.",
+        "cilium-widens",
     ),
     Rule(
         "no-enforcing-egress-policy",
@@ -57,6 +62,7 @@ RULES: tuple[Rule, ...] = (
         "translation bounds nothing: the pod can reach everything.",
         "Apply a policy whose selector matches the pod labels and which enforces Egress "
         "(the baseline policy is the example), or opt out with `verify: named-object-only`.",
+        "no-enforcing",
     ),
     Rule(
         "egress-not-evaluable",
@@ -65,6 +71,7 @@ RULES: tuple[Rule, ...] = (
         "A policy that may select the pod cannot be read or evaluated offline. "
         "egress-lint fails closed: an unreadable policy is never a pass.",
         "Fix or remove the unreadable policy, or opt out with `verify: named-object-only`.",
+        "not-evaluable",
     ),
     Rule(
         "agent-port-open",
@@ -74,6 +81,7 @@ RULES: tuple[Rule, ...] = (
         "reach it can drive the sandbox.",
         "Narrow the ingress rule to the host's pods, or declare `ingress: unverified` when "
         "the port is closed somewhere egress-lint cannot see.",
+        "ingress-port-open",
     ),
     Rule(
         "no-ingress-covering-policy",
@@ -82,6 +90,7 @@ RULES: tuple[Rule, ...] = (
         "Without an ingress-enforcing policy, every pod in the cluster can reach the agent port.",
         "Apply a policy selecting the template label that closes the agent port (the "
         "baseline policy is the example), or declare `ingress: unverified`.",
+        "ingress-no-covering",
     ),
     Rule(
         "ingress-not-evaluable",
@@ -90,6 +99,7 @@ RULES: tuple[Rule, ...] = (
         "A policy that may select the pod cannot be read or evaluated offline; "
         "egress-lint fails closed.",
         "Fix or remove the unreadable policy, or declare `ingress: unverified`.",
+        "ingress-not-evaluable",
     ),
     Rule(
         "template-not-found",
@@ -98,6 +108,7 @@ RULES: tuple[Rule, ...] = (
         "Without the template, its pod labels and the controller's policy are unknown.",
         "Render the template into the checked manifests, fix the name or namespace, or mark "
         "the entry `external: true` and give its `podLabels`.",
+        "template-not-found",
     ),
     Rule(
         "label-domain-not-allowed",
@@ -107,6 +118,7 @@ RULES: tuple[Rule, ...] = (
         "(default `sandbox.users.io`); every claim with that profile would be rejected.",
         "Add the key's domain to `allowed-label-domains` in the agent-sandbox-config "
         "ConfigMap, or use a label key under an allowed domain.",
+        "label-domains",
     ),
     Rule(
         "admission-fence-missing",
@@ -115,6 +127,7 @@ RULES: tuple[Rule, ...] = (
         "The host refuses every per-sandbox policy write until it can read both the "
         "ValidatingAdmissionPolicy and its binding.",
         "Apply the fence `egress-lint generate` writes under the declared names.",
+        "fence-missing",
     ),
     Rule(
         "claim-profile-undeclared",
@@ -122,6 +135,7 @@ RULES: tuple[Rule, ...] = (
         "A SandboxClaim carries an egress profile that no declaration covers.",
         "The pod of that claim gets a profile label whose egress nobody checked.",
         "Declare the profile for the claim's template, or remove the label from the claim.",
+        "claim-profile",
     ),
     Rule(
         "controller-policy-conflict",
@@ -131,6 +145,7 @@ RULES: tuple[Rule, ...] = (
         "From v0.5.1 the controller refuses to update a same-named policy it does not own, "
         "so the template's reconcile fails.",
         "Rename the policy, or set `networkPolicyManagement: Unmanaged` on the template.",
+        "controller-conflict",
     ),
     Rule(
         "unnamed-policy",
@@ -138,6 +153,7 @@ RULES: tuple[Rule, ...] = (
         "A policy object has no usable metadata.name.",
         "Such an object cannot be applied; it is judged under an `(unnamed #i)` name.",
         "Give the object a name.",
+        "unnamed-policy",
     ),
     Rule(
         "parse-error",
@@ -146,6 +162,7 @@ RULES: tuple[Rule, ...] = (
         "egress-lint fails closed: a document that might hold a policy and cannot be read "
         "makes the decisions it could affect not evaluable.",
         "Fix the YAML or JSON at the reported line.",
+        "parse-error",
     ),
     Rule(
         "load-warning",
@@ -154,6 +171,7 @@ RULES: tuple[Rule, ...] = (
         "The API server would read the document in one particular way; egress-lint reads it "
         "the same way and says so.",
         "Remove the ambiguity at the reported line.",
+        "duplicate-key",
     ),
 )
 
