@@ -1,0 +1,34 @@
+"""The declaration layer: ``.egress-lint.yaml``, what each sandbox may reach.
+
+The file uses the sandbox host's own ``config.egress`` vocabulary (DESIGN
+§2.2, SEMANTICS.md §1). Loading it checks the structure, merges
+``defaults``, reads ``allowedHostsFile`` and runs the host's own validation
+through the translation; any problem is a :class:`DeclarationError` naming
+the field path and file:line (a usage error, exit 2). The format is
+documented in ``docs/declarations.md``.
+"""
+
+from __future__ import annotations
+
+from lint.declarations.discovery import DECLARATION_FILE_NAME, find_declaration_file
+from lint.declarations.entries import (
+    AcquisitionPath,
+    DeclarationNote,
+    Declarations,
+    IngressCheck,
+    SandboxDeclaration,
+)
+from lint.declarations.errors import DeclarationError
+from lint.declarations.loading import load_declarations
+
+__all__ = [
+    "DECLARATION_FILE_NAME",
+    "AcquisitionPath",
+    "DeclarationError",
+    "DeclarationNote",
+    "Declarations",
+    "IngressCheck",
+    "SandboxDeclaration",
+    "find_declaration_file",
+    "load_declarations",
+]

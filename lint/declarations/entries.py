@@ -1,0 +1,134 @@
+"""What a loaded declaration file gives the rest of the tool.
+
+Frozen values, built once by ``load_declarations``. The egress
+configuration is the plain camelCase ``config.egress`` value the sandbox
+host would hold (SEMANTICS.md §1.1), already checked by the translation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from lint.decision.constants import DEFAULT_AGENT_PORT
+from lint.decision.model import Translation
+from lint.decision.values import JSON
+from lint.declarations.fieldpaths import Path, line_of, parse_path
+
+AcquisitionPath = Literal["direct", "pooled"]
+EngineName = Literal["core", "cilium"]
+
+
+@dataclass(frozen=True)
+class IngressCheck:
+    """The agent-port check of one entry (SEMANTICS.md §1.5). ``engine``
+    None means: the egress engine, else ``core``."""
+
+    agent_port: int = DEFAULT_AGENT_PORT
+    engine: EngineName | None = None
+
+
+@dataclass(frozen=True)
+class DeclarationNote:
+    """Something worth saying about a declaration that is not an error, for
+    example a ``verify`` value that is neither of the two known ones."""
+
+    path: str
+    file: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class SandboxDeclaration:
+    """One entry of ``sandboxes``, resolved.
+
+    ``namespace`` is resolved (entry, else ``--namespace``, else
+    ``defaultNamespace``, else ``default``). ``paths`` None means the
+    acquisition paths are chosen automatically (DESIGN §2.3). ``egress`` has
+    ``defaults`` merged under it and ``allowedHostsFile`` replaced by
+    ``policy.allowedHosts``. ``ingress`` None means ``unverified``.
+    ``translation`` is the reference manifest the entry translates to.
+    """
+
+    index: int
+    template: str
+    namespace: str
+    external: bool
+    pod_labels: dict[str, str]
+    paths: tuple[AcquisitionPath, ...] | None
+    egress: dict[str, JSON]
+    ingress: IngressCheck | None
+    translation: Translation
+    file: str
+    line: int
+    lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def field_prefix(self) -> str:
+        """This entry's own field path, ``sandboxes[<index>]``."""
+        return f"sandboxes[{self.index}]"
+
+    def line_of(self, path: str) -> int:
+        """The line of a field inside this entry, for example
+        ``egress.policy.exceptCidrs`` or ``egress.ciliumNarrowing.hostPorts["a.b"]``.
+        A field that is not written gives the line of its nearest written
+        parent (for ``egress`` fields taken from ``defaults``, the line in
+        ``defaults``; for hosts read from ``allowedHostsFile``, that key)."""
+        return line_of(self.lines, parse_path(path)) if self.lines else self.line
+
+    @property
+    def profile(self) -> str | None:
+        """The declared profile (SEMANTICS.md §14), when it is a string."""
+        profile = self.egress.get("profile")
+        return profile if isinstance(profile, str) else None
+
+    @property
+    def engine(self) -> EngineName:
+        """The egress engine (SEMANTICS.md §1.1, default ``core``)."""
+        return "cilium" if self.egress.get("engine") == "cilium" else "core"
+
+    @property
+    def union_verified(self) -> bool:
+        """False only for ``verify: named-object-only`` (SEMANTICS.md §1.1)."""
+        return self.egress.get("verify") != "named-object-only"
+
+    @property
+    def ingress_engine(self) -> EngineName | None:
+        """The ingress engine (SEMANTICS.md §1.5), None when unverified."""
+        if self.ingress is None:
+            return None
+        return self.ingress.engine or self.engine
+
+
+@dataclass(frozen=True)
+class Declarations:
+    """A loaded declaration file, or the defaults when there is none.
+
+    ``file`` is relative to the current directory with ``/`` separators.
+    ``default_namespace`` is the file's ``defaultNamespace`` as written (None
+    when absent); ``object_namespace`` gives the namespace for manifest
+    objects without one. ``defaults_applied`` is True when no file was found:
+    every SandboxTemplate is then checked as ``deny-all`` under ``core``
+    (SEMANTICS.md §17.5) and ``entries`` is empty.
+    """
+
+    file: str | None
+    default_namespace: str | None
+    defaults_applied: bool
+    entries: tuple[SandboxDeclaration, ...]
+    namespace_override: str | None = None
+    notes: tuple[DeclarationNote, ...] = ()
+    lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def object_namespace(self) -> str:
+        """``--namespace``, else ``defaultNamespace``, else ``default``
+        (DESIGN §2.1)."""
+        return self.namespace_override or self.default_namespace or "default"
+
+    def line_of(self, path: str) -> int:
+        """The line of any field path in the file, such as
+        ``sandboxes[1].egress.policy`` or ``defaultNamespace``."""
+        return line_of(self.lines, parse_path(path)) if self.lines else 1

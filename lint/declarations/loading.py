@@ -1,0 +1,239 @@
+"""``load_declarations``: the declaration file, read, checked and resolved.
+
+The steps, each of which may raise :class:`DeclarationError`: read the
+file; parse it (one YAML document, no duplicate keys); check its structure
+with the pydantic models; then, entry by entry, merge ``defaults``, read
+``allowedHostsFile``, and translate the egress configuration exactly as the
+sandbox host would, so that every refusal of SEMANTICS.md §2 stops the run
+as a usage error (§17.8) naming the field path and file:line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path as FilePath
+
+from pydantic import ValidationError
+
+from lint.decision.model import ConfigRefusal, Translation
+from lint.decision.translation import translate
+from lint.decision.values import JSON
+from lint.declarations.discovery import display_name
+from lint.declarations.entries import (
+    DeclarationNote,
+    Declarations,
+    IngressCheck,
+    SandboxDeclaration,
+)
+from lint.declarations.errors import DeclarationError
+from lint.declarations.fieldpaths import Path, join_path, line_of, parse_path
+from lint.declarations.hosts_file import HostList, read_hosts_file
+from lint.declarations.merging import MergedEgress, merge_egress
+from lint.declarations.models import DeclarationFileModel, SandboxModel
+from lint.declarations.notes import entry_notes
+from lint.declarations.reading import Citation, SourceTree, parse_yaml, read_text
+from lint.declarations.schema_errors import first_schema_error
+
+_DEFAULT_NAMESPACE = "default"
+
+
+def load_declarations(path: FilePath | None, *, namespace_override: str | None) -> Declarations:
+    """Load the declaration file at ``path``. None means there is no file:
+    the result has ``defaults_applied`` set and no entries (§17.5)."""
+    if path is None:
+        return Declarations(None, None, True, (), namespace_override)
+    shown = display_name(path)
+    tree = parse_yaml(read_text(path, shown, Citation(shown)), shown)
+    model = _validate(tree)
+    loader = _EntryLoader(tree, path.parent, namespace_override, model.default_namespace)
+    entries, notes = [], []
+    for index, sandbox in enumerate(model.sandboxes):
+        entry, entry_notes_found = loader.load(index, sandbox)
+        entries.append(entry)
+        notes.extend(entry_notes_found)
+    _refuse_duplicates(entries)
+    return Declarations(
+        file=shown,
+        default_namespace=model.default_namespace,
+        defaults_applied=False,
+        entries=tuple(entries),
+        namespace_override=namespace_override,
+        notes=tuple(notes),
+        lines=tree.lines,
+    )
+
+
+def _validate(tree: SourceTree) -> DeclarationFileModel:
+    if tree.value is None:
+        raise DeclarationError(
+            path="",
+            file=tree.file,
+            line=1,
+            message="the declaration file is empty; it needs `version: 1` and a "
+            "`sandboxes` list (see docs/declarations.md)",
+        )
+    try:
+        return DeclarationFileModel.model_validate(tree.value)
+    except ValidationError as error:
+        raise first_schema_error(error, DeclarationFileModel, tree) from None
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """One entry's egress, lines and allowlist file while it is resolved."""
+
+    merged: MergedEgress
+    hosts: HostList | None
+
+
+class _EntryLoader:
+    def __init__(
+        self,
+        tree: SourceTree,
+        base: FilePath,
+        namespace_override: str | None,
+        default_namespace: str | None,
+    ) -> None:
+        self._tree = tree
+        self._base = base
+        self._namespace_override = namespace_override
+        self._default_namespace = default_namespace
+
+    def load(
+        self, index: int, sandbox: SandboxModel
+    ) -> tuple[SandboxDeclaration, list[DeclarationNote]]:
+        prefix = f"sandboxes[{index}]"
+        merged = merge_egress(self._tree.value, self._tree.lines, index)
+        resolved = self._with_hosts_file(merged, prefix)
+        namespace = self._namespace(sandbox)
+        translation = self._translate(resolved, sandbox.template, namespace, prefix)
+        entry = SandboxDeclaration(
+            index=index,
+            template=sandbox.template,
+            namespace=namespace,
+            external=sandbox.external,
+            pod_labels=dict(sandbox.pod_labels),
+            paths=tuple(dict.fromkeys(sandbox.paths)) if sandbox.paths else None,
+            egress=resolved.merged.egress,
+            ingress=_ingress(sandbox),
+            translation=translation,
+            file=self._tree.file,
+            line=self._tree.lines[("sandboxes", index)],
+            lines=resolved.merged.lines,
+        )
+        return entry, entry_notes(entry.egress, prefix, entry.file, entry.line_of)
+
+    def _namespace(self, sandbox: SandboxModel) -> str:
+        """Entry, then ``--namespace``, then ``defaultNamespace`` (DESIGN §2.1)."""
+        return (
+            sandbox.namespace
+            or self._namespace_override
+            or self._default_namespace
+            or _DEFAULT_NAMESPACE
+        )
+
+    def _with_hosts_file(self, merged: MergedEgress, prefix: str) -> _Resolved:
+        policy = merged.egress.get("policy")
+        if not isinstance(policy, dict) or "allowedHostsFile" not in policy:
+            return _Resolved(merged, None)
+        key_path = ("egress", "policy", "allowedHostsFile")
+        cited = Citation(
+            self._tree.file,
+            line_of(merged.lines, key_path),
+            join_path(prefix, "egress.policy.allowedHostsFile"),
+        )
+        if "allowedHosts" in policy:
+            raise self._error(cited, "set either allowedHosts or allowedHostsFile, not both")
+        replaced = {key: value for key, value in policy.items() if key != "allowedHostsFile"}
+        name = policy["allowedHostsFile"]
+        if name is None:  # null: no file, as if the key were absent
+            return _Resolved(_replace_policy(merged, replaced, merged.lines), None)
+        hosts = read_hosts_file(name, self._base, cited)
+        replaced["allowedHosts"] = list(hosts.hosts)
+        # Hosts from the file are located at the key that names the file.
+        hosts_path = ("egress", "policy", "allowedHosts")
+        lines = {**merged.lines, hosts_path: cited.line}
+        lines.update({(*hosts_path, i): cited.line for i in range(len(hosts.hosts))})
+        return _Resolved(_replace_policy(merged, replaced, lines), hosts)
+
+    def _translate(
+        self, resolved: _Resolved, template: str, namespace: str, prefix: str
+    ) -> Translation:
+        try:
+            return translate(resolved.merged.egress, template, namespace)
+        except ConfigRefusal as refusal:
+            raise self._refusal_error(refusal, resolved, prefix) from None
+
+    def _refusal_error(
+        self, refusal: ConfigRefusal, resolved: _Resolved, prefix: str
+    ) -> DeclarationError:
+        field = refusal.field.removeprefix("config.egress").removeprefix(".")
+        parts = ("egress", *parse_path(field))
+        line = line_of(resolved.merged.lines, parts)
+        return DeclarationError(
+            path=join_path(join_path(prefix, "egress"), field),
+            file=self._tree.file,
+            line=line,
+            message=refusal.message + _provenance(parts, resolved),
+            error_class=refusal.error_class,
+            excerpt=self._tree.excerpt(line),
+        )
+
+    def _error(self, cited: Citation, message: str) -> DeclarationError:
+        return DeclarationError(
+            path=cited.path,
+            file=cited.file,
+            line=cited.line,
+            message=message,
+            excerpt=self._tree.excerpt(cited.line),
+        )
+
+
+def _replace_policy(
+    merged: MergedEgress, policy: dict[str, JSON], lines: dict[Path, int]
+) -> MergedEgress:
+    return MergedEgress({**merged.egress, "policy": policy}, merged.inherited, lines)
+
+
+def _ingress(sandbox: SandboxModel) -> IngressCheck | None:
+    """Absent: checked with the default engine; ``unverified``: not checked
+    (SEMANTICS.md §1.5)."""
+    if sandbox.ingress is None:
+        return IngressCheck()
+    if sandbox.ingress == "unverified":
+        return None
+    return IngressCheck(sandbox.ingress.agent_port, sandbox.ingress.engine)
+
+
+def _provenance(parts: tuple[str | int, ...], resolved: _Resolved) -> str:
+    """Where a refused value really comes from, when not from the entry."""
+    notes = []
+    if len(parts) > 1 and parts[1] in resolved.merged.inherited:
+        notes.append(f"`{parts[1]}` is inherited from `defaults`")
+    hosts = resolved.hosts
+    if hosts is not None and parts[1:3] == ("policy", "allowedHosts") and len(parts) > 3:
+        position = parts[3]
+        if isinstance(position, int) and position < len(hosts.lines):
+            notes.append(f"the entry is {hosts.file}:{hosts.lines[position]}")
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def _refuse_duplicates(entries: list[SandboxDeclaration]) -> None:
+    """Two entries that expect the same named policy object in the same
+    namespace contradict each other: one object cannot equal two
+    translations (SEMANTICS.md §12), and equal ones are redundant."""
+    seen: dict[tuple[str, str, str], SandboxDeclaration] = {}
+    for entry in entries:
+        expected = entry.translation
+        key = (entry.namespace, expected.kind, expected.name)
+        first = seen.setdefault(key, entry)
+        if first is not entry:
+            raise DeclarationError(
+                path=entry.field_prefix,
+                file=entry.file,
+                line=entry.line,
+                message=f"expects the same {expected.kind} {expected.name!r} in namespace "
+                f"{entry.namespace!r} as {first.field_prefix} (line {first.line}); "
+                "declare each named policy once (merge the entries, or give one a "
+                "profile or a networkPolicyName)",
+            )

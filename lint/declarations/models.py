@@ -1,0 +1,135 @@
+"""The shape of ``.egress-lint.yaml``, as pydantic models.
+
+These models check structure only: which keys exist (unknown keys are
+refused everywhere) and the types of the fields the linter itself reads
+(version, template, namespaces, podLabels, paths, ingress, engine, verify).
+The contents the sandbox host validates itself (policy details, narrowing,
+per-sandbox settings, profile) are typed ``Any`` here and judged by the
+translation, so a refusal reads the way the host words it (SEMANTICS.md §2).
+
+Validated models are never turned back into data: the egress configuration
+handed on is the file's own plain value, so absent and null stay distinct
+(SEMANTICS.md §0.1). Defaults below therefore only make a field optional.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic.alias_generators import to_camel
+
+AcquisitionPath = Literal["direct", "pooled"]
+Engine = Literal["core", "cilium"]
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", strict=True, alias_generator=to_camel, frozen=True
+    )
+
+
+def _object_tag(value: Any) -> str:
+    return "mapping" if isinstance(value, dict) else "value"
+
+
+_Model = TypeVar("_Model", bound=_Strict)
+
+ObjectOrValue = Annotated[
+    Annotated[_Model, Tag("mapping")] | Annotated[Any, Tag("value")],
+    Discriminator(_object_tag),
+]
+"""A field checked as the model when it is a mapping and passed through
+untouched otherwise: the translation refuses wrong types in its own words."""
+
+
+class DnsNamesModel(_Strict):
+    """``dnsNames`` written as an object (SEMANTICS.md §1.3)."""
+
+    namespace: Any = None
+    cluster_domain: Any = None
+    search_suffixes: Any = None
+
+
+class NarrowingModel(_Strict):
+    """``ciliumNarrowing`` and ``perSandbox.narrowing`` (SEMANTICS.md §1.3)."""
+
+    ports: Any = None
+    host_ports: Any = None
+    dns_names: ObjectOrValue[DnsNamesModel] = None
+    tls_server_names: Any = None
+    tls_ports: Any = None
+
+
+class PerSandboxModel(_Strict):
+    """``perSandbox`` (SEMANTICS.md §1.4)."""
+
+    engine: Any = None
+    admission_policy_name: Any = None
+    admission_policy_binding_name: Any = None
+    label_key: Any = None
+    narrowing: ObjectOrValue[NarrowingModel] = None
+
+
+class PolicyModel(_Strict):
+    """``policy`` (SEMANTICS.md §1.2). ``allowedHostsFile`` is the linter's
+    own addition: a file holding the allowlist (DESIGN §2.2)."""
+
+    kind: str
+    except_cidrs: Any = None
+    allowed_hosts: Any = None
+    allowed_hosts_file: NonEmpty | None = None
+
+
+class EgressModel(_Strict):
+    """``egress`` and ``defaults``: the host's ``config.egress`` (SEMANTICS.md
+    §1.1). ``policy`` is optional here because ``defaults`` may supply it."""
+
+    policy: PolicyModel | None = None
+    engine: Engine = "core"
+    verify: str = "union"
+    network_policy_name: str | None = None
+    cilium_narrowing: ObjectOrValue[NarrowingModel] = None
+    profile: Any = None
+    profile_label_key: Any = None
+    per_sandbox: ObjectOrValue[PerSandboxModel] = None
+
+
+class IngressModel(_Strict):
+    """``ingress`` as a mapping (SEMANTICS.md §1.5)."""
+
+    agent_port: int = Field(default=1024, ge=1, le=65535)
+    engine: Engine | None = None
+
+
+def _ingress_tag(value: Any) -> str:
+    return "mapping" if isinstance(value, dict) else "unverified"
+
+
+IngressField = Annotated[
+    Annotated[IngressModel, Tag("mapping")]
+    | Annotated[Literal["unverified"], Tag("unverified")],
+    Discriminator(_ingress_tag),
+]
+
+
+class SandboxModel(_Strict):
+    """One entry of ``sandboxes``."""
+
+    template: NonEmpty
+    namespace: NonEmpty | None = None
+    external: bool = False
+    pod_labels: dict[str, str] = Field(default_factory=dict)
+    paths: Annotated[list[AcquisitionPath], Field(min_length=1)] | None = None
+    egress: EgressModel | None = None
+    ingress: IngressField | None = None
+
+
+class DeclarationFileModel(_Strict):
+    """The whole file."""
+
+    version: Literal[1]
+    default_namespace: NonEmpty | None = None
+    defaults: EgressModel | None = None
+    sandboxes: Annotated[list[SandboxModel], Field(min_length=1)]
