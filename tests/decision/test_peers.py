@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from lint.decision.cidr import parse_cidr
 from lint.decision.model import Cidr, CidrPeer, Everything, Peer, SelectorPeer, Tri
@@ -16,7 +19,8 @@ from lint.decision.peers import (
     read_endpoint_peer,
     wide_open,
 )
-from lint.decision.values import ABSENT
+from lint.decision.ports import CiliumPortsError, read_cilium_ports, read_port_list
+from lint.decision.values import ABSENT, UNREADABLE, read_list
 
 KUBE_SYSTEM = {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}
 KUBE_DNS = {"matchLabels": {"k8s-app": "kube-dns"}}
@@ -308,3 +312,61 @@ def test_peer_contains_resolver(raw: Any, expected: bool) -> None:
     peer = read_core_peer(raw)
     assert peer is not None
     assert peer_within(peer, RESOLVER_PEER) is expected
+
+
+# --- robustness over real manifests --------------------------------------------------------
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+POLICY_KINDS = {"NetworkPolicy", "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"}
+
+
+def _policies(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        kind = node.get("kind")
+        if isinstance(kind, str) and kind in POLICY_KINDS and isinstance(node.get("spec"), dict):
+            yield node
+        for child in node.values():
+            yield from _policies(child)
+    elif isinstance(node, list):
+        for child in node:
+            yield from _policies(child)
+
+
+def _corpus_rules() -> Iterator[tuple[str, dict[str, Any]]]:
+    for path in sorted(CORPUS.rglob("*")):
+        if path.suffix not in (".yaml", ".yml", ".json"):
+            continue
+        text = path.read_text(errors="replace")
+        if "NetworkPolicy" not in text:
+            continue
+        try:
+            documents = list(yaml.safe_load_all(text))
+        except yaml.YAMLError:
+            continue
+        for policy in (p for doc in documents for p in _policies(doc)):
+            for key in ("egress", "ingress"):
+                rules = policy["spec"].get(key)
+                for rule in rules if isinstance(rules, list) else []:
+                    if isinstance(rule, dict):
+                        yield policy["kind"], rule
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
+def test_primitives_read_every_corpus_rule() -> None:
+    """Every reader returns one of its documented results on real manifests."""
+    seen = 0
+    for kind, rule in _corpus_rules():
+        seen += 1
+        if kind == "NetworkPolicy":
+            ports = read_port_list(read_list(rule, "ports"), "TCP")
+            assert ports is UNREADABLE or ports == "all" or isinstance(ports, tuple)
+            for raw in [*(rule.get("to") or []), *(rule.get("from") or [])]:
+                assert isinstance(read_core_peer(raw), CidrPeer | SelectorPeer | None)
+                assert isinstance(wide_open(raw), Tri)
+        else:
+            read = read_cilium_ports(rule)
+            assert isinstance(read, CiliumPortsError | tuple) or read == "all"
+            for raw in [*(rule.get("toEndpoints") or []), *(rule.get("fromEndpoints") or [])]:
+                assert isinstance(read_endpoint_peer(raw), SelectorPeer | None)
+    assert seen > 0
