@@ -163,7 +163,7 @@ def test_managed_without_block_gives_default_policy(management: str | None) -> N
 
 
 def test_network_policy_null_means_absent() -> None:
-    spec = {"podTemplate": {"spec": {}}, "networkPolicy": None}
+    spec: dict[str, Any] = {"podTemplate": {"spec": {}}, "networkPolicy": None}
     assert as_bytes(controller_policy(template(spec), "namzu-sandboxes")) == as_bytes(
         DEFAULT_POLICY
     )
@@ -291,7 +291,8 @@ def test_corpus_templates_synthesize_a_policy_or_none() -> None:
     outcomes = set()
     for _, obj in templates:
         policy = controller_policy(obj, "ns")
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        raw_spec = obj.get("spec")
+        spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
         if spec.get("networkPolicyManagement") == "Unmanaged" or not obj["metadata"].get("name"):
             assert policy is None
             outcomes.add("none")

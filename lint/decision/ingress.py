@@ -1,0 +1,572 @@
+"""The ingress agent-port decision (SEMANTICS.md §13).
+
+Is TCP ``agentPort`` on the sandbox pod closed? Some ingress-enforcing policy
+must select the pod, and no selecting policy may admit a wide-open source on
+that port. Policies are read into documents as for egress (§5.3, §5.4) but
+with the ingress fields; rules are judged on whether they open the port.
+
+Three readings of a string port exist (quirk Q9): egress uses ``Number()``,
+core ingress also demands canonical decimal text, Cilium ingress uses
+``Number()`` alone. The two ingress readings live here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
+
+from lint.decision.constants import CLUSTERWIDE_KIND, CORE_KIND, DEFAULT_AGENT_PORT
+from lint.decision.egress_documents import NOT_A_POLICY_OBJECT, document_name, identity_labels
+from lint.decision.model import (
+    Candidate,
+    Decision,
+    Examined,
+    IngressVerdict,
+    PolicyDocument,
+    RuleVerdict,
+    Subject,
+    Tri,
+)
+from lint.decision.peers import wide_open
+from lint.decision.selectors import match_selector, selector_readable
+from lint.decision.values import (
+    ABSENT,
+    JSON,
+    UNREADABLE,
+    compact_json,
+    format_number,
+    is_integer,
+    is_number,
+    js_number,
+    js_trim,
+    read_list,
+)
+
+UNKNOWN_SELECTOR: Final = "its selector uses something that cannot be evaluated against pod labels"
+NOT_INGRESS_SCOPED: Final = "it selects the pod but default-denies nothing on ingress"
+WIDE_ENTITIES: Final = ("all", "cluster", "world")
+WIDE_CIDRS: Final = ("0.0.0.0/0", "::/0")
+# §13.3 step 4: every Cilium source field, read before any is judged.
+CILIUM_SOURCE_FIELDS: Final = (
+    "fromEndpoints",
+    "fromEntities",
+    "fromCIDR",
+    "fromCIDRSet",
+    "fromNodes",
+    "fromGroups",
+)
+
+# A port reach: YES/NO/UNKNOWN, and for UNKNOWN what to blame in details.
+Reach = tuple[Tri, str | None]
+
+
+def _tcp(agent_port: int) -> str:
+    return f"TCP {agent_port}"
+
+
+# --- §13.2 port coverage -------------------------------------------------------
+
+
+def _in_span(port: float, end_port: JSON, agent_port: int) -> bool:
+    """The port is the agent port, or ``port < agentPort <= endPort``."""
+    if port == agent_port:
+        return True
+    return is_number(end_port) and port < agent_port <= end_port
+
+
+def _core_numeric(text: str) -> float | None:
+    """Core ingress reads a string port as a number only when ``Number()``
+    gives an integer whose canonical text is the trimmed string (§13.2, Q9)."""
+    number = js_number(text)
+    if is_integer(number) and format_number(number) == js_trim(text):
+        return number
+    return None
+
+
+def _core_entry_reach(entry: JSON, agent_port: int) -> Tri | None:
+    """One core ports entry: YES, UNKNOWN (marked), or None (no match)."""
+    if not isinstance(entry, dict):
+        return Tri.UNKNOWN
+    protocol = entry.get("protocol", "TCP")
+    if not isinstance(protocol, str):
+        return Tri.UNKNOWN
+    if protocol != "TCP":  # case-sensitive on purpose (Q8): `tcp` is skipped
+        return None
+    end_port = entry.get("endPort", ABSENT)
+    if end_port is not ABSENT and not is_number(end_port):
+        return Tri.UNKNOWN
+    port = entry.get("port", ABSENT)
+    if port is ABSENT:
+        return Tri.YES
+    if isinstance(port, str):
+        port = _core_numeric(port)
+        if port is None:
+            return Tri.UNKNOWN  # a named port cannot be resolved offline
+    if not is_number(port):
+        return Tri.UNKNOWN
+    return Tri.YES if _in_span(port, end_port, agent_port) else None
+
+
+def core_port_reach(rule: Mapping[str, JSON], agent_port: int) -> Reach:
+    """§13.2 core: does the rule's ``ports`` reach TCP ``agent_port``? A
+    match anywhere wins over entries that could not be read."""
+    entries = read_list(rule, "ports")
+    if entries is UNREADABLE:
+        return Tri.UNKNOWN, f"`ports` is not a list ({compact_json(rule.get('ports'))}), so it"
+    if not entries:
+        return Tri.YES, None
+    return _first_match(
+        (
+            f"the ports entry {compact_json(entry)} (a named port or a malformed entry)",
+            _core_entry_reach(entry, agent_port),
+        )
+        for entry in entries
+    )
+
+
+def _first_match(outcomes: Iterable[tuple[str, Tri | None]]) -> Reach:
+    """YES at the first match, even after entries that could not be read;
+    otherwise UNKNOWN blaming the first marked entry, or NO."""
+    marked: list[str] = []
+    for culprit, outcome in outcomes:
+        if outcome is Tri.YES:
+            return Tri.YES, None
+        if outcome is Tri.UNKNOWN:
+            marked.append(culprit)
+    return (Tri.UNKNOWN, marked[0]) if marked else (Tri.NO, None)
+
+
+def _cilium_port_reach(port_entry: JSON, agent_port: int) -> Tri | None:
+    """One Cilium port entry: YES, UNKNOWN (marked), or None (no match)."""
+    if not isinstance(port_entry, dict):
+        return Tri.UNKNOWN
+    protocol = port_entry.get("protocol", "ANY")
+    if not isinstance(protocol, str):
+        return Tri.UNKNOWN
+    if protocol.upper() not in ("TCP", "ANY"):
+        return None
+    end_port = port_entry.get("endPort", ABSENT)
+    if end_port is not ABSENT and not is_number(end_port):
+        return Tri.UNKNOWN
+    port = port_entry.get("port", ABSENT)
+    if port is ABSENT:
+        return Tri.YES
+    if isinstance(port, str):
+        port = js_number(port)  # plain Number(): "0x400" is 1024 here (Q9)
+    if not is_integer(port):
+        return Tri.UNKNOWN
+    return Tri.YES if _in_span(port, end_port, agent_port) else None
+
+
+def _cilium_entry_outcomes(
+    entries: list[JSON], agent_port: int
+) -> Iterable[tuple[str, Tri | None]]:
+    for entry in entries:
+        shown = f"the `toPorts` entry {compact_json(entry)}"
+        if not isinstance(entry, dict):
+            yield shown, Tri.UNKNOWN
+            continue
+        ports = read_list(entry, "ports")
+        if ports is UNREADABLE:
+            yield f"{shown} (its `ports` is not a list)", Tri.UNKNOWN
+            continue
+        if not ports:
+            yield shown, Tri.YES  # an entry without ports reaches every port
+            return
+        for port_entry in ports:
+            port_shown = f"the `toPorts` port entry {compact_json(port_entry)}"
+            yield port_shown, _cilium_port_reach(port_entry, agent_port)
+
+
+def cilium_port_reach(rule: Mapping[str, JSON], agent_port: int) -> Reach:
+    """§13.2 Cilium: does the rule's ``toPorts`` reach TCP ``agent_port``?
+    Protocols are uppercased and absent means ANY (Q8)."""
+    entries = read_list(rule, "toPorts")
+    if entries is UNREADABLE:
+        return Tri.UNKNOWN, f"`toPorts` is not a list ({compact_json(rule.get('toPorts'))}), so it"
+    if not entries:
+        return Tri.YES, None
+    return _first_match(_cilium_entry_outcomes(entries, agent_port))
+
+
+# --- §13.3 rule verdicts ---------------------------------------------------------
+
+
+def _open(detail: str, index: int) -> RuleVerdict:
+    return RuleVerdict(Tri.YES, detail, index)
+
+
+def _undecided(detail: str, index: int) -> RuleVerdict:
+    return RuleVerdict(Tri.UNKNOWN, detail, index)
+
+
+def _closed(index: int) -> RuleVerdict:
+    return RuleVerdict(Tri.NO, None, index)
+
+
+NOT_A_RULE: Final = "an ingress rule is not an object"
+
+
+def core_ingress_verdict(rule: JSON, index: int, agent_port: int) -> RuleVerdict:
+    """§13.3, core table: does this ingress rule open TCP ``agent_port`` to
+    a wide-open source?"""
+    if not isinstance(rule, dict):
+        return _undecided(NOT_A_RULE, index)
+    reach, culprit = core_port_reach(rule, agent_port)
+    if reach is Tri.UNKNOWN:
+        return _undecided(
+            f"{culprit} cannot be resolved against {_tcp(agent_port)}",
+            index,
+        )
+    if reach is Tri.NO:
+        return _closed(index)
+    sources = read_list(rule, "from")
+    if sources is UNREADABLE:
+        return _undecided("`from` is not a list of peers", index)
+    if not sources:
+        return _open(
+            f"the rule has no `from` peers, so every source reaches {_tcp(agent_port)}", index
+        )
+    return _core_peers_verdict(sources, index, agent_port)
+
+
+def _core_peers_verdict(peers: list[JSON], index: int, agent_port: int) -> RuleVerdict:
+    """A wide-open peer anywhere wins over a peer that cannot be read."""
+    answers = [(peer, wide_open(peer)) for peer in peers]
+    for peer, answer in answers:
+        if answer is Tri.YES:
+            return _open(
+                f"the wide-open `from` peer {compact_json(peer)} reaches {_tcp(agent_port)}",
+                index,
+            )
+    for peer, answer in answers:
+        if answer is Tri.UNKNOWN:
+            return _undecided(f"a `from` peer cannot be read: {compact_json(peer)}", index)
+    return _closed(index)
+
+
+def cilium_ingress_verdict(rule: JSON, index: int, agent_port: int) -> RuleVerdict:
+    """§13.3, Cilium steps 1-10. ``fromEndpoints: [{}]`` is not wide open."""
+    if not isinstance(rule, dict):
+        return _undecided(NOT_A_RULE, index)
+    reach, culprit = cilium_port_reach(rule, agent_port)
+    if reach is Tri.UNKNOWN:
+        return _undecided(f"{culprit} cannot be read against {_tcp(agent_port)}", index)
+    if reach is Tri.NO:
+        return _closed(index)
+    sources: dict[str, list[JSON]] = {}
+    for field in CILIUM_SOURCE_FIELDS:
+        value = read_list(rule, field)
+        if value is UNREADABLE:
+            return _undecided(f"`{field}` is not a list", index)
+        sources[field] = value or []
+    verdict = _cilium_sources_verdict(sources, index, agent_port)
+    if verdict is not None:
+        return verdict
+    if not any(sources.values()):
+        return _open(
+            f"this is a port-only ingress rule, so every source reaches {_tcp(agent_port)}",
+            index,
+        )
+    return _closed(index)
+
+
+def _cilium_sources_verdict(
+    sources: Mapping[str, list[JSON]], index: int, agent_port: int
+) -> RuleVerdict | None:
+    """§13.3 steps 5-8, in order; None when none of them decides."""
+    for step in (_entities_verdict, _cidrs_verdict, _cidr_sets_verdict, _selectors_verdict):
+        verdict = step(sources, index, agent_port)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def _entities_verdict(
+    sources: Mapping[str, list[JSON]], index: int, agent_port: int
+) -> RuleVerdict | None:
+    for entity in sources["fromEntities"]:
+        if not isinstance(entity, str):
+            return _undecided(
+                f"the `fromEntities` entry {compact_json(entity)} is not an entity name", index
+            )
+        if entity in WIDE_ENTITIES:
+            return _open(
+                f"`fromEntities` admits the entity {entity!r} on {_tcp(agent_port)}", index
+            )
+    return None
+
+
+def _is_wide_cidr(text: str) -> bool:
+    return js_trim(text) in WIDE_CIDRS
+
+
+def _cidrs_verdict(
+    sources: Mapping[str, list[JSON]], index: int, agent_port: int
+) -> RuleVerdict | None:
+    for cidr in sources["fromCIDR"]:
+        if not isinstance(cidr, str):
+            return _undecided(
+                f"the `fromCIDR` entry {compact_json(cidr)} is not a CIDR string", index
+            )
+        if _is_wide_cidr(cidr):
+            return _open(f"`fromCIDR` admits {cidr!r} on {_tcp(agent_port)}", index)
+    return None
+
+
+def _cidr_sets_verdict(
+    sources: Mapping[str, list[JSON]], index: int, agent_port: int
+) -> RuleVerdict | None:
+    for entry in sources["fromCIDRSet"]:
+        if not isinstance(entry, dict):
+            return _undecided(
+                f"the `fromCIDRSet` entry {compact_json(entry)} is not an object", index
+            )
+        cidr = entry.get("cidr", ABSENT)
+        if cidr is ABSENT:
+            continue
+        if not isinstance(cidr, str):
+            return _undecided(
+                f"the `fromCIDRSet` entry {compact_json(entry)} has a `cidr` that is not a string",
+                index,
+            )
+        if _is_wide_cidr(cidr):
+            return _open(f"`fromCIDRSet` admits {cidr!r} on {_tcp(agent_port)}", index)
+    return None
+
+
+def _selectors_verdict(
+    sources: Mapping[str, list[JSON]], index: int, agent_port: int
+) -> RuleVerdict | None:
+    for field in ("fromEndpoints", "fromNodes"):
+        for selector in sources[field]:
+            if not selector_readable(selector):
+                return _undecided(
+                    f"a `{field}` selector cannot be read: {compact_json(selector)}", index
+                )
+    return None
+
+
+# --- §13.1 reading policies into ingress documents ----------------------------------
+
+
+def _unreadable(kind: str, name: str, detail: str, spec_index: int | None = None) -> PolicyDocument:
+    return PolicyDocument(kind, name, Tri.UNKNOWN, False, unreadable=detail, spec_index=spec_index)
+
+
+def ingress_documents(
+    candidate: Candidate, subject: Subject, agent_port: int = DEFAULT_AGENT_PORT
+) -> list[PolicyDocument]:
+    """§13.1: read a NetworkPolicy, CiliumNetworkPolicy or
+    CiliumClusterwideNetworkPolicy into its ingress documents, with rules
+    judged against TCP ``agent_port``. Node-scoped Cilium specs give none."""
+    name = document_name(candidate)
+    if not isinstance(candidate.raw, dict):
+        return [_unreadable(candidate.kind, name, NOT_A_POLICY_OBJECT)]
+    if candidate.kind == CORE_KIND:
+        return [_core_document(candidate.raw, name, subject, agent_port)]
+    return _cilium_documents(candidate, name, subject, agent_port)
+
+
+def _core_document(
+    raw: Mapping[str, JSON], name: str, subject: Subject, agent_port: int
+) -> PolicyDocument:
+    """§13.1 core: the §5.3 checks with ``spec.ingress`` as the last one."""
+    spec = raw.get("spec")
+    if not isinstance(spec, dict):
+        return _unreadable(CORE_KIND, name, "`spec` is not an object")
+    policy_types = read_list(spec, "policyTypes")
+    if policy_types is UNREADABLE:
+        return _unreadable(CORE_KIND, name, "`spec.policyTypes` is not a list")
+    rules = read_list(spec, "ingress")
+    if rules is UNREADABLE:
+        return _unreadable(CORE_KIND, name, "`spec.ingress` is not a list of rules")
+    # The API server includes Ingress whenever policyTypes is absent (or null).
+    enforces = policy_types is None or "Ingress" in policy_types
+    verdicts = tuple(
+        core_ingress_verdict(rule, index, agent_port)
+        for index, rule in enumerate((rules or []) if enforces else [])
+    )
+    selects = match_selector(spec.get("podSelector", ABSENT), subject.labels, cilium=False)
+    return PolicyDocument(CORE_KIND, name, selects, enforces, verdicts)
+
+
+def _spec_entries(raw: Mapping[str, JSON]) -> list[tuple[JSON, int | None]] | str:
+    """§5.4 step 2-3: the spec documents, or the unreadable detail."""
+    specs = read_list(raw, "specs")
+    if specs is UNREADABLE:
+        return "`specs` is not a list of rule specs"
+    spec = raw.get("spec")
+    entries: list[tuple[JSON, int | None]] = [] if spec is None else [(spec, None)]
+    entries += [(entry, position) for position, entry in enumerate(specs or [])]
+    if not entries:
+        return "it has neither a `spec` nor a `specs` list"
+    return entries
+
+
+def _cilium_documents(
+    candidate: Candidate, name: str, subject: Subject, agent_port: int
+) -> list[PolicyDocument]:
+    """§13.1 Cilium: each spec document in order; node-scoped ones give none."""
+    entries = _spec_entries(candidate.raw)
+    if isinstance(entries, str):
+        return [_unreadable(candidate.kind, name, entries)]
+    kind = CLUSTERWIDE_KIND if candidate.clusterwide else candidate.kind
+    labels = identity_labels(subject)
+    documents = []
+    for spec, spec_index in entries:
+        document = _cilium_document(
+            spec, spec_index, kind=kind, name=name, labels=labels, agent_port=agent_port
+        )
+        if document is not None:
+            documents.append(document)
+    return documents
+
+
+def _where(field: str, spec_index: int | None) -> str:
+    if spec_index is None:
+        return f"`spec.{field}`"
+    return f"`spec.{field}` (in `specs[{spec_index}]`)"
+
+
+def _cilium_document(
+    spec: JSON,
+    spec_index: int | None,
+    *,
+    kind: str,
+    name: str,
+    labels: Mapping[str, str],
+    agent_port: int,
+) -> PolicyDocument | None:
+    """One Cilium spec document (§5.4 step 4 with the §13.1 ingress fields)."""
+    if not isinstance(spec, dict):
+        where = "`spec`" if spec_index is None else f"`specs[{spec_index}]`"
+        return _unreadable(kind, name, f"a rule spec is not an object ({where})", spec_index)
+    if "nodeSelector" in spec:  # null included (Q11): it selects nodes, not pods
+        return None
+    rules = read_list(spec, "ingress")
+    if rules is UNREADABLE:
+        detail = f"{_where('ingress', spec_index)} is not a list of rules"
+        return _unreadable(kind, name, detail, spec_index)
+    deny = read_list(spec, "ingressDeny")
+    if deny is UNREADABLE:
+        detail = f"{_where('ingressDeny', spec_index)} is not a list of rules"
+        return _unreadable(kind, name, detail, spec_index)
+    enforces = _enforces_ingress(spec, rules is not None or deny is not None, spec_index)
+    if isinstance(enforces, str):
+        return _unreadable(kind, name, enforces, spec_index)
+    # Judged whatever enableDefaultDeny says: what a rule admits, it admits.
+    verdicts = tuple(
+        cilium_ingress_verdict(rule, index, agent_port) for index, rule in enumerate(rules or [])
+    )
+    selects = match_selector(spec.get("endpointSelector", ABSENT), labels, cilium=True)
+    return PolicyDocument(kind, name, selects, enforces, verdicts, spec_index=spec_index)
+
+
+def _enforces_ingress(
+    spec: Mapping[str, JSON], declared: bool, spec_index: int | None
+) -> bool | str:
+    """``enableDefaultDeny`` (null included) must be an object whose
+    ``ingress``, when present, is a boolean; ``false`` turns enforcement off.
+    A string result is the unreadable detail."""
+    if "enableDefaultDeny" not in spec:
+        return declared
+    default_deny = spec["enableDefaultDeny"]
+    if not isinstance(default_deny, dict):
+        return f"{_where('enableDefaultDeny', spec_index)} is not an object"
+    if "ingress" not in default_deny:
+        return declared
+    if not isinstance(default_deny["ingress"], bool):
+        return f"{_where('enableDefaultDeny.ingress', spec_index)} is not a boolean"
+    return declared and default_deny["ingress"]
+
+
+# --- §13.4 verdicts, precedence and summaries --------------------------------------
+
+
+def ingress_verdict(document: PolicyDocument) -> tuple[IngressVerdict, str | None]:
+    """§13.4 steps 1-7 for one document. An open rule is reported before
+    enforcement is looked at: a rule that turns default-deny off still opens."""
+    if document.unreadable is not None:
+        return "not-evaluable", document.unreadable
+    if document.selects is Tri.NO:
+        return "does-not-select", None
+    if document.selects is Tri.UNKNOWN:
+        return "not-evaluable", UNKNOWN_SELECTOR
+    for rule in document.rules:
+        if rule.outcome is Tri.YES:
+            return "opens-agent-port", rule.detail
+    for rule in document.rules:
+        if rule.outcome is Tri.UNKNOWN:
+            return "not-evaluable", rule.detail
+    if not document.enforces:
+        return "not-ingress-scoped", NOT_INGRESS_SCOPED
+    return "covers", None
+
+
+def _examine(document: PolicyDocument) -> Examined:
+    verdict, detail = ingress_verdict(document)
+    return Examined(document.kind, document.name, verdict, detail, document)
+
+
+def _label(entry: Examined) -> str:
+    return f"{entry.kind}/{entry.name}"
+
+
+def decide_ingress(documents: Sequence[PolicyDocument], agent_port: int) -> Decision:
+    """§13.4 precedence: an open document gives ``port-open``; otherwise an
+    undecided one gives ``not-evaluable``; otherwise no covering document
+    gives ``no-covering-policy``. There is no allow-all style exemption."""
+    examined = tuple(_examine(document) for document in documents)
+    port = _tcp(agent_port)
+    first_open = next((e for e in examined if e.verdict == "opens-agent-port"), None)
+    if first_open is not None:
+        summary = f"{_label(first_open)} selects the pod and opens {port}: {first_open.detail}"
+        return Decision("port-open", summary, examined)
+    undecided = next((e for e in examined if e.verdict == "not-evaluable"), None)
+    if undecided is not None:
+        summary = (
+            f"it cannot be decided whether {port} is closed: "
+            f"{_label(undecided)}: {undecided.detail}"
+        )
+        return Decision("not-evaluable", summary, examined)
+    if not any(e.verdict == "covers" for e in examined):
+        summary = (
+            "no policy enforces ingress on the pod, so every pod in the cluster "
+            f"can reach the agent port ({port})"
+        )
+        return Decision("no-covering-policy", summary, examined)
+    return Decision(None, None, examined)
+
+
+_CLOSE_IT = (
+    "or declare `ingress: unverified` when the port is closed somewhere the linter cannot see."
+)
+
+
+def ingress_remedy(refusal: str) -> str:
+    """The remedy for an ingress refusal (§13.4): one of ``port-open``,
+    ``no-covering-policy`` or ``not-evaluable``."""
+    try:
+        return _REMEDIES[refusal]
+    except KeyError:
+        raise ValueError(f"not an ingress refusal: {refusal!r}") from None
+
+
+_REMEDIES: Final[Mapping[str, str]] = {
+    "port-open": (
+        "Narrow or delete the rule that admits a wide-open source on the agent "
+        "port (Kubernetes unions every selecting policy, so another policy cannot "
+        "close it), then keep a policy selecting the template label that closes "
+        f"the port; {_CLOSE_IT}"
+    ),
+    "not-evaluable": (
+        "Fix or remove the policy that cannot be read, and apply a policy "
+        f"selecting the template label that closes the port; {_CLOSE_IT}"
+    ),
+    "no-covering-policy": (
+        "Apply a policy selecting the template label that enforces Ingress and "
+        "closes the port (the reference baseline `namzu-sandbox-baseline` admits "
+        f"only the host's pods); {_CLOSE_IT}"
+    ),
+}
