@@ -1,0 +1,129 @@
+"""The egress union decision (SEMANTICS.md §11).
+
+Kubernetes unions every policy that selects a pod, so one selecting policy
+that lets out more than the translation widens the pod's egress however
+exactly the named object matches. Every document gets a verdict; the first
+widening document, then the first undecided one, decides the refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lint.decision.model import (
+    Allowance,
+    Decision,
+    EgressRefusal,
+    EgressVerdict,
+    Examined,
+    PolicyDocument,
+    Tri,
+)
+
+WIDENS: EgressRefusal = "policy-widens-egress"
+NO_ENFORCING: EgressRefusal = "no-enforcing-policy"
+NOT_EVALUABLE: EgressRefusal = "not-evaluable"
+
+SELECTOR_UNDECIDED = "its selector uses something that cannot be evaluated against pod labels"
+NOT_EGRESS_SCOPED = "it selects the pod but default-denies nothing on egress"
+RULE_WITHOUT_DETAIL = "a rule could not be judged"
+
+
+def document_verdict(document: PolicyDocument) -> tuple[EgressVerdict, str | None]:
+    """The verdict and detail of one document (§11.1 steps 1-7, with the
+    named-object exemption of §11.2 skipping steps 4 and 5)."""
+    if document.unreadable is not None:
+        return "not-evaluable", document.unreadable
+    if document.selects is Tri.NO:
+        return "does-not-select", None
+    if document.selects is Tri.UNKNOWN:
+        return "not-evaluable", SELECTOR_UNDECIDED
+    if not document.named_object:
+        widening = _first_rule_detail(document, Tri.YES)
+        if widening is not None:
+            return "widens-egress", widening
+        undecided = _first_rule_detail(document, Tri.UNKNOWN)
+        if undecided is not None:
+            return "not-evaluable", undecided
+    if not document.enforces:
+        return "not-egress-scoped", NOT_EGRESS_SCOPED
+    return "within", None
+
+
+def _first_rule_detail(document: PolicyDocument, outcome: Tri) -> str | None:
+    for rule in document.rules:
+        if rule.outcome is outcome:
+            return rule.detail or RULE_WITHOUT_DETAIL
+    return None
+
+
+def decide_union(documents: Sequence[PolicyDocument], allowance: Allowance) -> Decision:
+    """The union decision over every document in §5.1 order (§11.1-§11.3):
+    a widening document beats an undecided one, which beats having no
+    enforcing document; only `allow-all` passes with no enforcing document."""
+    examined = tuple(_examine(document) for document in documents)
+    widening = _first(examined, "widens-egress")
+    if widening is not None:
+        return Decision(WIDENS, _widening_summary(widening), examined)
+    undecided = _first(examined, "not-evaluable")
+    if undecided is not None:
+        return Decision(NOT_EVALUABLE, _undecided_summary(undecided), examined)
+    enforcing = sum(1 for entry in examined if entry.verdict == "within")
+    if enforcing == 0 and not allowance.permits_everything:
+        return Decision(NO_ENFORCING, _no_enforcing_summary(allowance), examined)
+    return Decision(None, None, examined)
+
+
+def _examine(document: PolicyDocument) -> Examined:
+    verdict, detail = document_verdict(document)
+    return Examined(
+        kind=document.kind, name=document.name, verdict=verdict, detail=detail, document=document
+    )
+
+
+def _first(examined: Sequence[Examined], verdict: str) -> Examined | None:
+    return next((entry for entry in examined if entry.verdict == verdict), None)
+
+
+def _widening_summary(entry: Examined) -> str:
+    return f"{entry.kind}/{entry.name} selects the pod and widens its egress: {entry.detail}"
+
+
+def _undecided_summary(entry: Examined) -> str:
+    return (
+        f"{entry.kind}/{entry.name} cannot be evaluated: {entry.detail}; "
+        "the pod's egress reach cannot be decided from the objects"
+    )
+
+
+def _no_enforcing_summary(allowance: Allowance) -> str:
+    return (
+        "no policy puts the pod in egress default-deny, so the configured "
+        f"'{allowance.policy_kind}' translation bounds nothing"
+    )
+
+
+UNION_REMEDIES: dict[str, str] = {
+    WIDENS: (
+        "Narrow or delete the named policy so it stays inside the configured translation, "
+        "or set `verify: named-object-only` to go back to the single-object check."
+    ),
+    NO_ENFORCING: (
+        "Apply a policy whose selector matches these pod labels and which enforces Egress "
+        "(the reference deployment's baseline policy is an example), "
+        "or opt out with `verify: named-object-only`."
+    ),
+    NOT_EVALUABLE: (
+        "Fix or remove the policy that cannot be evaluated, "
+        "or opt out with `verify: named-object-only`."
+    ),
+}
+
+
+def union_remedy(refusal: str) -> str:
+    """The remedy for one union refusal (§11.4). Raises ValueError for a
+    string outside the refusal vocabulary."""
+    try:
+        return UNION_REMEDIES[refusal]
+    except KeyError:
+        raise ValueError(f"not an egress union refusal: {refusal!r}") from None
