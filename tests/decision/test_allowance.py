@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from lint.decision.model import (
     Translation,
 )
 from lint.decision.peers import RESOLVER_PEER, read_core_peer, read_endpoint_peer
+from lint.decision.translation import translate
 from lint.decision.values import ABSENT, UNREADABLE
 from tests.decision import manifests as m
 
@@ -467,3 +469,55 @@ def test_allowance_is_frozen_and_reusable() -> None:
     assert isinstance(first, Allowance)
     assert first.fqdns == second.fqdns
     assert first.dns_narrowed_to == second.dns_narrowed_to
+
+
+# --- the hand-built manifests agree with the translator ----------------------------------
+
+TRANSLATOR_CASES = [
+    ({"policy": {"kind": "deny-all"}}, m.deny_all),
+    ({"policy": {"kind": "allow-all"}}, m.allow_all),
+    ({"policy": {"kind": "no-network"}}, m.no_network),
+    (
+        {"policy": {"kind": "public-internet", "exceptCidrs": ["203.0.113.0/24", "2001:db8::/32"]}},
+        lambda: m.public_internet(("203.0.113.0/24",), ("2001:db8::/32",)),
+    ),
+    (
+        {"engine": "cilium", "policy": {"kind": "static", "allowedHosts": ["api.github.com", ".pypi.org"]}},
+        m.static_unnarrowed,
+    ),
+    (
+        {
+            "engine": "cilium",
+            "policy": {"kind": "static", "allowedHosts": [".pypi.org"]},
+            "ciliumNarrowing": {"ports": [443], "dnsNames": {"searchSuffixes": ["corp.internal"]}},
+        },
+        m.static_narrowed_domain,
+    ),
+    (
+        {
+            "engine": "cilium",
+            "policy": {"kind": "static", "allowedHosts": ["github.com", "registry.npmjs.org"]},
+            "ciliumNarrowing": {
+                "ports": [443],
+                "hostPorts": {"github.com": [443, 22]},
+                "tlsServerNames": True,
+                "dnsNames": True,
+            },
+        },
+        m.static_narrowed_tls,
+    ),
+]
+
+
+@pytest.mark.parametrize(("egress", "builder"), TRANSLATOR_CASES)
+def test_hand_built_manifests_match_the_translator(egress: dict[str, Any], builder: Any) -> None:
+    """The §3 manifests these tests use are the translator's bytes, key order included."""
+    expected: Translation = builder()
+    actual = translate(egress, m.TEMPLATE, m.NAMESPACE)
+    assert (actual.kind, actual.policy_kind, actual.namespace, actual.name) == (
+        expected.kind,
+        expected.policy_kind,
+        expected.namespace,
+        expected.name,
+    )
+    assert json.dumps(actual.manifest) == json.dumps(expected.manifest)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from lint.decision.allowance import build_allowance
 from lint.decision.egress_documents import egress_documents
@@ -351,3 +353,54 @@ def test_union_remedy(refusal: str, facts: list[str]) -> None:
 def test_union_remedy_rejects_other_strings(refusal: str) -> None:
     with pytest.raises(ValueError, match="not an egress union refusal"):
         union_remedy(refusal)
+
+
+# --- robustness over real manifests ----------------------------------------------------------
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+CANDIDATE_KINDS = ("NetworkPolicy", "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy")
+EGRESS_VERDICTS = {"within", "widens-egress", "does-not-select", "not-egress-scoped", "not-evaluable"}
+EGRESS_REFUSALS = {None, "policy-widens-egress", "no-enforcing-policy", "not-evaluable"}
+
+
+def _corpus_candidates() -> Iterator[tuple[Path, Candidate]]:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for path in sorted(CORPUS.rglob("*")):
+        if path.suffix not in (".yaml", ".yml", ".json") or not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        if "NetworkPolicy" not in text:
+            continue
+        try:
+            documents = list(yaml.load_all(text, Loader=loader))
+        except yaml.YAMLError:
+            continue
+        for position, document in enumerate(documents):
+            kind = document.get("kind") if isinstance(document, dict) else None
+            if kind in CANDIDATE_KINDS:
+                clusterwide = kind == "CiliumClusterwideNetworkPolicy"
+                yield path, Candidate(str(kind), document, position, clusterwide=clusterwide)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
+def test_every_corpus_policy_gets_a_verdict() -> None:
+    """Real manifests never crash the reading or the union, every document
+    gets a vocabulary verdict, and rule indices point into ``spec.egress``."""
+    translations = [m.deny_all(), m.allow_all(), m.no_network(), m.public_internet(),
+                    m.static_unnarrowed(), m.static_narrowed_tls()]
+    allowances = [(t, build_allowance(t)) for t in translations]
+    candidates = list(_corpus_candidates())
+    assert candidates, "the corpus holds no policy objects"
+    subject = Subject("default", {"app": "x"})
+    for path, candidate in candidates:
+        for translation, allowance in allowances:
+            documents = egress_documents(candidate, subject, allowance, translation)
+            decision = decide_union(documents, allowance)
+            assert decision.refusal in EGRESS_REFUSALS, path
+            for entry in decision.examined:
+                assert entry.verdict in EGRESS_VERDICTS, path
+                if entry.verdict in ("widens-egress", "not-evaluable"):
+                    assert entry.detail, path
+                rules = entry.document.rules
+                assert [rule.index for rule in rules] == list(range(len(rules))), path
