@@ -42,7 +42,7 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
     )
 
     def read(candidate: Candidate) -> list[PolicyDocument]:
-        return ingress_documents(candidate, given.subject)
+        return ingress_documents(candidate, given.subject, given.agent_port)
 
     judged = judge_candidates(ctx, scope, read)
     decision = decide_ingress(judged.documents, given.agent_port)
