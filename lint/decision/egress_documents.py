@@ -84,10 +84,7 @@ def _core_document(
     egress = read_list(spec, "egress")
     if egress is UNREADABLE:
         return _unreadable(CORE_KIND, name, "`spec.egress` is not a list of rules")
-    if policy_types is None:
-        enforces = egress is not None
-    else:
-        enforces = "Egress" in [kind for kind in policy_types if isinstance(kind, str)]
+    enforces = _core_enforces(policy_types, egress)
     # An egress block that policyTypes does not enforce is ignored by the API server.
     rules = tuple(
         core_rule_verdict(rule, index, allowance)
@@ -102,6 +99,14 @@ def _core_document(
         named_object=translation.kind == CORE_KIND
         and _is_translation_name(name, translation, subject),
     )
+
+
+def _core_enforces(policy_types: list[JSON] | None, egress: list[JSON] | None) -> bool:
+    """§5.3: without policyTypes, a present `egress` (even `[]`) enforces;
+    with it, only the exact string ``Egress`` does."""
+    if policy_types is None:
+        return egress is not None
+    return "Egress" in [kind for kind in policy_types if isinstance(kind, str)]
 
 
 def _is_translation_name(name: str, translation: Translation, subject: Subject) -> bool:
@@ -121,17 +126,10 @@ def _cilium_documents(
     translation: Translation,
 ) -> list[PolicyDocument]:
     """§5.4 steps 1-4 over the object's spec documents, in order."""
-    raw = candidate.raw
     kind = candidate.kind
-    specs = read_list(raw, "specs")
-    if specs is UNREADABLE:
-        # The `spec` document is dropped too: one unreadable document only.
-        return [_unreadable(kind, name, "`specs` is not a list of rule specs")]
-    spec = raw.get("spec")
-    entries: list[tuple[JSON, int | None]] = [] if spec is None else [(spec, None)]
-    entries += [(entry, position) for position, entry in enumerate(specs or [])]
-    if not entries:
-        return [_unreadable(kind, name, "it has neither a `spec` nor a `specs` list")]
+    entries = _spec_entries(candidate.raw)
+    if isinstance(entries, str):
+        return [_unreadable(kind, name, entries)]
     clusterwide = candidate.clusterwide or kind == CLUSTERWIDE_KIND
     named = (
         not clusterwide
@@ -148,6 +146,21 @@ def _cilium_documents(
         if document is not None:
             documents.append(document)
     return documents
+
+
+def _spec_entries(raw: Mapping[str, JSON]) -> list[tuple[JSON, int | None]] | str:
+    """§5.4 steps 2-3: ``(spec, None)`` first when present and not null, then
+    ``(specs[i], i)``; a string is the detail of the one unreadable document."""
+    specs = read_list(raw, "specs")
+    if specs is UNREADABLE:
+        # The `spec` document is dropped too: one unreadable document only.
+        return "`specs` is not a list of rule specs"
+    spec = raw.get("spec")
+    entries: list[tuple[JSON, int | None]] = [] if spec is None else [(spec, None)]
+    entries += [(entry, position) for position, entry in enumerate(specs or [])]
+    if not entries:
+        return "it has neither a `spec` nor a `specs` list"
+    return entries
 
 
 class _CiliumSpecReader:

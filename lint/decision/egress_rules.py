@@ -133,13 +133,7 @@ def cilium_rule_verdict(
     if isinstance(fields, str):
         return _undecided(f"`{fields}` is not a list of peers", index)
     if not fields:
-        if allowance.permits_everything:
-            return _inside(index)
-        return _beyond(
-            "this is a port-only egress rule (no destination field), so every destination "
-            f"is reachable on {describe_ports(ports)}, {_not_allowed(allowance)}",
-            index,
-        )
+        return _port_only_verdict(ports, index, allowance)
     for judge in (_entities_verdict, _cidrs_verdict, _fqdns_verdict):
         verdict = judge(fields, ports, index, allowance)
         if verdict is not None:
@@ -151,6 +145,17 @@ def cilium_rule_verdict(
         if name in fields:
             return _undecided(f"the destinations of `{name}` cannot be enumerated offline", index)
     return _inside(index)
+
+
+def _port_only_verdict(ports: PortSet, index: int, allowance: Allowance) -> RuleVerdict:
+    """§10.2 step 5: no destination field reaches every destination."""
+    if allowance.permits_everything:
+        return _inside(index)
+    return _beyond(
+        "this is a port-only egress rule (no destination field), so every destination "
+        f"is reachable on {describe_ports(ports)}, {_not_allowed(allowance)}",
+        index,
+    )
 
 
 def _destination_fields(rule: Mapping[str, JSON]) -> dict[str, list[JSON]] | str:
@@ -251,7 +256,6 @@ def _endpoints_verdict(
                 f"a `toEndpoints` selector cannot be read as a peer: {compact_json(selector)}",
                 index,
             )
-        described = describe_ports(ports)
         narrowed = allowance.dns_narrowed_to
         if isinstance(narrowed, tuple) and reaches_resolver(peer, ports):
             problem = _dns_subset_problem(read_dns_names(rule), narrowed)
@@ -259,15 +263,17 @@ def _endpoints_verdict(
                 # Q4: a subset skips the peer and port checks entirely.
                 continue
             return _beyond(
-                f"`toEndpoints` {peer.text} on {described} reaches the cluster resolver's "
-                f"DNS port, and {problem}",
+                f"`toEndpoints` {peer.text} on {describe_ports(ports)} reaches the cluster "
+                f"resolver's DNS port, and {problem}",
                 index,
             )
         if not destination_allowed(allowance, peer, ports):
-            return _beyond(
-                f"`toEndpoints` {peer.text} on {described}, {_not_allowed(allowance)}", index
-            )
+            return _beyond(_endpoint_outside(peer.text, ports, allowance), index)
     return None
+
+
+def _endpoint_outside(text: str, ports: PortSet, allowance: Allowance) -> str:
+    return f"`toEndpoints` {text} on {describe_ports(ports)}, {_not_allowed(allowance)}"
 
 
 def _dns_subset_problem(names: DnsNames | Unreadable, narrowed: tuple[str, ...]) -> str | None:
