@@ -115,6 +115,8 @@ def test_h4_reason_names_the_leading_dot_spelling() -> None:
         ("API.Example.COM", "api.example.com"),
         (".PyPI.org", ".pypi.org"),
         ("\u212aube.example", "kube.example"),  # quirk Q24: KELVIN SIGN lowercases to ASCII k
+        ("STRASSE.example", "strasse.example"),
+        ("STRAẞE.example", "straße.example"),  # lowercase, not casefold: ß stays ß
         (5, 5),
         (None, None),
     ],
@@ -127,6 +129,11 @@ def test_kelvin_sign_passes_the_grammar_once_lowercased() -> None:
     """Q24: the judged form is plain ASCII, so the grammar accepts it."""
     assert host_problem("\u212aube.example") is not None
     assert host_problem(judged_form("\u212aube.example")) is None
+
+
+def test_sharp_s_is_not_folded_into_the_grammar() -> None:
+    """JavaScript's toLowerCase keeps ß, so the entry is not a DNS name."""
+    assert host_problem(judged_form("Straße.example")) is not None
 
 
 def test_check_hosts_reports_the_first_failure_in_list_order() -> None:
