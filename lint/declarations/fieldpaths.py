@@ -51,30 +51,32 @@ def parse_path(text: str) -> Path:
     """
     parts: list[Key] = []
     position = 0
-    decoder = json.JSONDecoder()
     while position < len(text):
-        if text.startswith(".", position) and parts:
+        if parts and text.startswith(".", position):
             position += 1
-        identifier = _IDENTIFIER.match(text, position)
-        index = _INDEX.match(text, position)
-        if identifier:
-            parts.append(identifier.group())
-            position = identifier.end()
-        elif index:
-            parts.append(int(index.group(1)))
-            position = index.end()
-        elif text.startswith('["', position):
-            try:
-                key, end = decoder.raw_decode(text, position + 1)
-            except json.JSONDecodeError:
-                break
-            if not isinstance(key, str) or not text.startswith("]", end):
-                break
-            parts.append(key)
-            position = end + 1
-        else:
+        piece = _next_key(text, position)
+        if piece is None:
             break
+        key, position = piece
+        parts.append(key)
     return tuple(parts)
+
+
+def _next_key(text: str, position: int) -> tuple[Key, int] | None:
+    """The key written at ``position`` and where it ends, if readable."""
+    if identifier := _IDENTIFIER.match(text, position):
+        return identifier.group(), identifier.end()
+    if index := _INDEX.match(text, position):
+        return int(index.group(1)), index.end()
+    if not text.startswith('["', position):
+        return None
+    try:
+        key, end = json.JSONDecoder().raw_decode(text, position + 1)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(key, str) or not text.startswith("]", end):
+        return None
+    return key, end + 1
 
 
 def line_of(lines: Mapping[Path, int], path: Path) -> int:

@@ -35,7 +35,8 @@ def entry_notes(
             "`named-object-only`, so the union check stays on (SEMANTICS.md §1.1).",
         )
     narrowing = egress.get("ciliumNarrowing", ABSENT)
-    if is_object(narrowing) and not narrowing_active(narrowing):
+    # `{}` is how an entry drops a default narrowing: nothing to warn about.
+    if is_object(narrowing) and narrowing and not narrowing_active(narrowing):
         note(
             "egress.ciliumNarrowing",
             "ciliumNarrowing sets none of ports, hostPorts (with a host), dnsNames or "

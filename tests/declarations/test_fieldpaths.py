@@ -53,7 +53,7 @@ def test_join_path(prefix: str, suffix: str, joined: str) -> None:
 
 
 def test_line_of_uses_the_deepest_existing_node() -> None:
-    lines = {(): 1, ("a",): 2, ("a", "b"): 3}
+    lines: dict[Path, int] = {(): 1, ("a",): 2, ("a", "b"): 3}
     assert line_of(lines, ("a", "b", "c", 4)) == 3
     assert line_of(lines, ("a", "x")) == 2
     assert line_of(lines, ("z",)) == 1

@@ -466,3 +466,20 @@ def test_file_names_are_relative_to_the_current_directory(
     assert declarations.file == "../.egress-lint.yaml"
     assert declarations.entries[0].file == "../.egress-lint.yaml"
     assert declarations.line_of("sandboxes[0].egress.policy") == 4
+
+
+def test_an_empty_narrowing_drops_a_default_one_without_a_note(load_text: LoadText) -> None:
+    declarations = load_text(
+        """
+        version: 1
+        defaults:
+          ciliumNarrowing: {ports: [443]}
+        sandboxes:
+          - template: t
+            egress:
+              policy: {kind: deny-all}
+              ciliumNarrowing: {}
+        """
+    )
+    assert declarations.notes == ()
+    assert declarations.entries[0].egress["ciliumNarrowing"] == {}
