@@ -103,18 +103,65 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@click.option("--config", type=click.Path(path_type=Path), help="Declaration file (default: search upward for .egress-lint.yaml).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
-@click.option("--output", type=click.Path(path_type=Path), help="Write the report to FILE instead of standard output.")
-@click.option("--namespace", help="Namespace for objects that name none (default: the declaration's defaultNamespace, then 'default').")
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path),
+    help="Declaration file (default: search upward for .egress-lint.yaml).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "sarif"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Write the report to FILE instead of standard output.",
+)
+@click.option(
+    "--namespace",
+    help="Namespace for objects that name none "
+    "(default: the declaration's defaultNamespace, then 'default').",
+)
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True)
-@click.option("--read-cilium", type=click.Choice(["auto", "always"]), default="auto", show_default=True, help="'always' reads Cilium policies under engine: core too.")
-@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Suppress the findings recorded in this baseline file.")
-@click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False), help="Record the current findings in a baseline file.")
-@click.option("--passthrough", is_flag=True, help="Copy the input manifests to standard output unchanged; the report goes to standard error.")
-@click.option("--show-suppressed", is_flag=True, help="List suppressed findings in the text report.")
-@click.option("--helm-chart-root", help="SARIF: the chart directory that '# Source:' template paths are relative to.")
-@click.option("--category", default="egress-lint", show_default=True, help="SARIF: the automationDetails category.")
+@click.option(
+    "--read-cilium",
+    type=click.Choice(["auto", "always"]),
+    default="auto",
+    show_default=True,
+    help="'always' reads Cilium policies under engine: core too.",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Suppress the findings recorded in this baseline file.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Record the current findings in a baseline file.",
+)
+@click.option(
+    "--passthrough",
+    is_flag=True,
+    help="Copy the input manifests to standard output unchanged; "
+    "the report goes to standard error.",
+)
+@click.option(
+    "--show-suppressed", is_flag=True, help="List suppressed findings in the text report."
+)
+@click.option(
+    "--helm-chart-root",
+    help="SARIF: the chart directory that '# Source:' template paths are relative to.",
+)
+@click.option(
+    "--category",
+    default="egress-lint",
+    show_default=True,
+    help="SARIF: the automationDetails category.",
+)
 def check(
     paths: tuple[str, ...],
     config: Path | None,
@@ -135,10 +182,19 @@ def check(
     stdin = sys.stdin.buffer.read() if "-" in paths else None
     if passthrough and stdin is None:
         raise click.UsageError("--passthrough reads the manifests from standard input: pass '-'")
-    options = CheckOptions(paths, config, namespace, "always" if read_cilium == "always" else "auto")
+    options = CheckOptions(
+        paths, config, namespace, "always" if read_cilium == "always" else "auto"
+    )
     out = OutputOptions(
-        fmt, output, fail_on, passthrough, show_suppressed, helm_chart_root, category,
-        baseline, write_baseline,
+        fmt,
+        output,
+        fail_on,
+        passthrough,
+        show_suppressed,
+        helm_chart_root,
+        category,
+        baseline,
+        write_baseline,
     )
     sys.exit(execute(options, out, stdin))
 
@@ -153,7 +209,9 @@ def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
 
 
 @main.command()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def rules(fmt: str) -> None:
     """List every rule id with its level and summary."""
     if fmt == "json":
@@ -168,14 +226,12 @@ def rules(fmt: str) -> None:
         click.echo(f"{r.id:<{width}}  {r.level:<7}  {r.summary}")
 
 
-
-
 def entry() -> None:
     """The console script: a failure of egress-lint itself is one line on
     stderr and exit 3, never a traceback."""
     try:
         main()
-    except Exception as error:  # noqa: BLE001 - the last line of defence
+    except Exception as error:
         message = f"internal error: {type(error).__name__}: {error}. Please report it."
         _fail(message, 3)
 

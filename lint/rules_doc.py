@@ -31,7 +31,14 @@ def _example(rule: Rule, scenarios: Path) -> list[str]:
     for name in (".egress-lint.yaml", "manifests.yaml"):
         path = directory / name
         if path.exists():
-            lines += [f"`{name}`:", "", "```yaml", path.read_text(encoding="utf-8").rstrip(), "```", ""]
+            lines += [
+                f"`{name}`:",
+                "",
+                "```yaml",
+                path.read_text(encoding="utf-8").rstrip(),
+                "```",
+                "",
+            ]
     return lines
 
 

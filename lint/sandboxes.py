@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 from lint.decision.constants import DEFAULT_PROFILE_LABEL, TEMPLATE_LABEL

@@ -18,7 +18,9 @@ from lint.report.model import Finding
 
 IGNORE_ANNOTATION = "egress-lint.io/ignore"
 BASELINE_VERSION = 1
-_IGNORE = re.compile(r"\s*(?P<rules>[a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\s+reason=(?P<reason>\S.*)", re.S)
+_IGNORE = re.compile(
+    r"\s*(?P<rules>[a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\s+reason=(?P<reason>\S.*)", re.S
+)
 
 
 class BaselineError(Exception):
@@ -42,15 +44,16 @@ def parse_ignore(value: str) -> Ignore | None:
 
 
 def apply_annotations(findings: Iterable[Finding]) -> list[Finding]:
-    result = []
-    for finding in findings:
-        ignore = _annotation(finding)
-        if ignore is not None and finding.rule_id in ignore.rules and not finding.suppressed:
-            finding = replace(
-                finding, suppressed=True, justification=ignore.reason, suppression_kind="inSource"
-            )
-        result.append(finding)
-    return result
+    return [_annotated(finding) for finding in findings]
+
+
+def _annotated(finding: Finding) -> Finding:
+    ignore = _annotation(finding)
+    if ignore is None or finding.rule_id not in ignore.rules or finding.suppressed:
+        return finding
+    return replace(
+        finding, suppressed=True, justification=ignore.reason, suppression_kind="inSource"
+    )
 
 
 def _annotation(finding: Finding) -> Ignore | None:
@@ -84,23 +87,27 @@ def read_baseline(path: Path) -> Baseline:
     return Baseline(result)
 
 
-def apply_baseline(findings: Sequence[Finding], baseline: Baseline) -> tuple[list[Finding], list[str]]:
+def apply_baseline(
+    findings: Sequence[Finding], baseline: Baseline
+) -> tuple[list[Finding], list[str]]:
     """Suppress findings the baseline records; return them with the
     fingerprints of baseline entries that matched nothing (stale)."""
     seen = set()
     result = []
     for finding in findings:
         key = fingerprint(finding)
-        if key in baseline.entries and not finding.suppressed:
+        if key in baseline.entries:
             seen.add(key)
-            finding = replace(
-                finding,
-                suppressed=True,
-                justification="recorded in the baseline",
-                suppression_kind="external",
-            )
-        elif key in baseline.entries:
-            seen.add(key)
+            if not finding.suppressed:
+                result.append(
+                    replace(
+                        finding,
+                        suppressed=True,
+                        justification="recorded in the baseline",
+                        suppression_kind="external",
+                    )
+                )
+                continue
         result.append(finding)
     stale = sorted(k for k in baseline.entries if k not in seen)
     return result, stale

@@ -10,6 +10,7 @@ import pytest
 
 from lint.rules import LEVELS, RULES
 from lint.rules_doc import render_rules_doc
+from tests.checks.scenario_runner import run_scenario
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "fixtures" / "scenarios"
@@ -31,8 +32,6 @@ def test_rule_record_is_complete(rule) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
 def test_example_fixture_triggers_its_rule(rule) -> None:  # type: ignore[no-untyped-def]
-    from tests.checks.scenario_runner import run_scenario
-
     report = run_scenario(rule.example).report
     assert rule.id in {f["ruleId"] for f in report["findings"]}
 

@@ -131,8 +131,12 @@ def unparsed_placeholders(problems: Sequence[LoadProblem], namespace: str) -> li
         if problem.suspect_namespace not in (None, namespace):
             continue
         name = f"(unparsed {problem.file}:{problem.line})"
-        detail = f"the document at {problem.file}:{problem.line} could not be parsed: {problem.message}"
-        document = PolicyDocument(problem.suspect_kind or NP, name, Tri.UNKNOWN, False, unreadable=detail)
+        detail = (
+            f"the document at {problem.file}:{problem.line} could not be parsed: {problem.message}"
+        )
+        document = PolicyDocument(
+            problem.suspect_kind or NP, name, Tri.UNKNOWN, False, unreadable=detail
+        )
         placeholders.append(Placeholder(document, Location(problem.file, problem.line)))
     return placeholders
 

@@ -109,9 +109,7 @@ def _entry_location(origin: Origin, entry: Examined, rules_key: str) -> Location
     return location_of(origin.obj)
 
 
-def offending(
-    examined: Sequence[Examined], verdicts: frozenset[str]
-) -> Examined | None:
+def offending(examined: Sequence[Examined], verdicts: frozenset[str]) -> Examined | None:
     """The first examined entry with one of these verdicts: the one a
     refusal's summary names (§11.3, §13.4)."""
     for entry in examined:

@@ -68,9 +68,7 @@ class RefusalContext:
     offending_verdict: str | None
 
 
-def decision_report(
-    decision: Decision, judged: Judged, rules_key: str
-) -> DecisionReport:
+def decision_report(decision: Decision, judged: Judged, rules_key: str) -> DecisionReport:
     examined = examined_entries(decision.examined, judged.origins, rules_key)
     return DecisionReport(decision.refusal, decision.summary, examined)
 

@@ -147,4 +147,3 @@ def _finding(
         related=tuple(related or ()),
         subject=object_ref(obj) if obj is not None else None,
     )
-

@@ -37,7 +37,9 @@ class IngressInput:
 
 def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport, list[Finding]]:
     scope = Scope(
-        given.subject.namespace, given.template, given.sandbox.path == "pooled",
+        given.subject.namespace,
+        given.template,
+        given.sandbox.path == "pooled",
         given.engine == "cilium",
     )
 

@@ -32,7 +32,9 @@ class DeclaredSandbox:
     declaration: Location
 
 
-def _finding(rule_id: str, message: str, location: Location, obj: KubeObject | None = None) -> Finding:
+def _finding(
+    rule_id: str, message: str, location: Location, obj: KubeObject | None = None
+) -> Finding:
     return Finding(
         rule_id=rule_id,
         level=rule(rule_id).level,
@@ -202,7 +204,9 @@ def controller_conflicts(inventory: Inventory) -> list[Finding]:
                 f"managed template {template.name!r}; the controller refuses to update a policy "
                 "it does not own, so the template's reconcile fails"
             )
-            findings.append(_finding("controller-policy-conflict", message, location_of(clash), clash))
+            findings.append(
+                _finding("controller-policy-conflict", message, location_of(clash), clash)
+            )
     return findings
 
 

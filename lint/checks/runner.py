@@ -23,11 +23,11 @@ from lint.checks.prerequisites import (
     undeclared_claim_profiles,
     unnamed_policies,
 )
-from lint.declarations import Declarations, find_declaration_file, load_declarations
 from lint.decision.constants import DEFAULT_AGENT_PORT
 from lint.decision.model import Subject
 from lint.decision.translation import translate
 from lint.decision.values import JSON
+from lint.declarations import Declarations, find_declaration_file, load_declarations
 from lint.inventory import RELEVANT_KINDS, Inventory, KubeObject, build_inventory
 from lint.loading import LoadProblem, load
 from lint.report.model import (
@@ -117,8 +117,11 @@ def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
 
 def _plans(declarations: Declarations, inventory: Inventory) -> list[Plan]:
     if declarations.defaults_applied:
-        return [_default_plan(template) for template in inventory.all_of_kind("SandboxTemplate")
-                if template.name is not None and template.namespace is not None]
+        return [
+            _default_plan(template)
+            for template in inventory.all_of_kind("SandboxTemplate")
+            if template.name is not None and template.namespace is not None
+        ]
     plans = []
     for entry in declarations.entries:
         ingress = entry.ingress
@@ -234,7 +237,12 @@ def finding_key(finding: Finding) -> tuple[str, int, str, tuple[str, str, str, i
     sandbox (namespace, template, profile, path), message."""
     sandbox = finding.sandbox
     sandbox_key = (
-        (sandbox.namespace, sandbox.template, sandbox.profile or "", _PATH_ORDER.get(sandbox.path, 2))
+        (
+            sandbox.namespace,
+            sandbox.template,
+            sandbox.profile or "",
+            _PATH_ORDER.get(sandbox.path, 2),
+        )
         if sandbox is not None
         else ("", "", "", -1)
     )

@@ -56,7 +56,10 @@ def core_dns_ports() -> list[JSON]:
 
 def cluster_dns_rule() -> dict[str, JSON]:
     """``CLUSTER_DNS`` (§3.2): the whole kube-system namespace on UDP/TCP 53."""
-    return {"to": [{"namespaceSelector": kube_system_namespace_selector()}], "ports": core_dns_ports()}
+    return {
+        "to": [{"namespaceSelector": kube_system_namespace_selector()}],
+        "ports": core_dns_ports(),
+    }
 
 
 def kube_dns_rule() -> dict[str, JSON]:
@@ -70,12 +73,24 @@ def kube_dns_rule() -> dict[str, JSON]:
 
 def kube_dns_endpoints() -> list[JSON]:
     """The ``toEndpoints`` of ``DNS_VISIBILITY`` (§3.3)."""
-    return [{"matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system", "k8s:k8s-app": "kube-dns"}}]
+    return [
+        {
+            "matchLabels": {
+                "k8s:io.kubernetes.pod.namespace": "kube-system",
+                "k8s:k8s-app": "kube-dns",
+            }
+        }
+    ]
 
 
 def dns_visibility_rule() -> dict[str, JSON]:
     """``DNS_VISIBILITY`` (§3.3): kube-dns on port "53"/ANY, every lookup visible."""
     return {
         "toEndpoints": kube_dns_endpoints(),
-        "toPorts": [{"ports": [{"port": "53", "protocol": "ANY"}], "rules": {"dns": [{"matchPattern": "*"}]}}],
+        "toPorts": [
+            {
+                "ports": [{"port": "53", "protocol": "ANY"}],
+                "rules": {"dns": [{"matchPattern": "*"}]},
+            }
+        ],
     }

@@ -72,7 +72,9 @@ def _rule(rule: Rule) -> dict[str, Any]:
     }
 
 
-def _physical(location: Location, uri: str | None = None, line: int | None = None) -> dict[str, Any]:
+def _physical(
+    location: Location, uri: str | None = None, line: int | None = None
+) -> dict[str, Any]:
     return {
         "physicalLocation": {
             "artifactLocation": {"uri": uri or location.file},
@@ -94,7 +96,11 @@ def _result(finding: Finding, options: SarifOptions) -> dict[str, Any]:
     location = finding.location
     related = [_physical(r) for r in finding.related]
     if location.source is not None:
-        primary = _physical(location, template_uri(location.source, options.helm_chart_root), location.source_line or 1)
+        primary = _physical(
+            location,
+            template_uri(location.source, options.helm_chart_root),
+            location.source_line or 1,
+        )
         related.insert(0, _physical(location))
     else:
         primary = _physical(location)
@@ -113,7 +119,10 @@ def _result(finding: Finding, options: SarifOptions) -> dict[str, Any]:
         result["relatedLocations"] = [{"id": i, **loc} for i, loc in enumerate(related)]
     if finding.suppressed:
         result["suppressions"] = [
-            {"kind": finding.suppression_kind or "external", "justification": finding.justification or ""}
+            {
+                "kind": finding.suppression_kind or "external",
+                "justification": finding.justification or "",
+            }
         ]
     return result
 

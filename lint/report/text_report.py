@@ -42,8 +42,12 @@ class _Painter:
 
 def _wrap(text: str, indent: str) -> list[str]:
     return textwrap.wrap(
-        escape(text), WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
-        break_long_words=True, break_on_hyphens=False,
+        escape(text),
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_long_words=True,
+        break_on_hyphens=False,
     ) or [indent]
 
 
@@ -63,7 +67,13 @@ def render_text(report: Report, *, colour: bool = False, show_suppressed: bool =
         lines.append("")
     if report.stale_baseline:
         count = len(report.stale_baseline)
-        lines.extend(_wrap(f"baseline: {count} entr{'y' if count == 1 else 'ies'} no longer match any finding (stale): " + ", ".join(report.stale_baseline), ""))
+        lines.extend(
+            _wrap(
+                f"baseline: {count} stale entr{'y' if count == 1 else 'ies'} "
+                "no longer match any finding: " + ", ".join(report.stale_baseline),
+                "",
+            )
+        )
     lines.append(_summary(report, paint))
     return "\n".join(lines) + "\n"
 
@@ -120,20 +130,31 @@ def _finding_block(finding: Finding, sandbox: SandboxReport | None, paint: _Pain
 def _decision_for(finding: Finding, sandbox: SandboxReport | None) -> DecisionReport | None:
     if sandbox is None:
         return None
-    if finding.rule_id in {"egress-policy-widens", "no-enforcing-egress-policy", "egress-not-evaluable"}:
+    if finding.rule_id in {
+        "egress-policy-widens",
+        "no-enforcing-egress-policy",
+        "egress-not-evaluable",
+    }:
         return sandbox.egress.union
-    if finding.rule_id in {"agent-port-open", "no-ingress-covering-policy", "ingress-not-evaluable"}:
+    if finding.rule_id in {
+        "agent-port-open",
+        "no-ingress-covering-policy",
+        "ingress-not-evaluable",
+    }:
         return sandbox.ingress.decision if sandbox.ingress is not None else None
     return None
 
 
 def _summary(report: Report, paint: _Painter) -> str:
     active = [f for f in report.findings if not f.suppressed]
-    counts = {level: sum(1 for f in active if f.level == level) for level in ("error", "warning", "note")}
+    counts = {
+        level: sum(1 for f in active if f.level == level) for level in ("error", "warning", "note")
+    }
     suppressed = len(report.findings) - len(active)
     parts = [f"{n} {level}{'s' if n != 1 else ''}" for level, n in counts.items()]
     text = (
-        f"{len(report.sandboxes)} sandbox path(s) checked, " + ", ".join(parts)
+        f"{len(report.sandboxes)} sandbox path(s) checked, "
+        + ", ".join(parts)
         + (f", {suppressed} suppressed" if suppressed else "")
     )
     worst = max((level_rank(f.level) for f in active), default=0)

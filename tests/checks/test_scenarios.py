@@ -40,7 +40,9 @@ def test_named_missing_points_at_the_declaration() -> None:
     assert sandbox["egress"]["union"]["refusal"] is None
     finding = outcome.report["findings"][0]
     assert (finding["ruleId"], finding["file"], finding["line"]) == (
-        "named-policy-missing", ".egress-lint.yaml", 4,
+        "named-policy-missing",
+        ".egress-lint.yaml",
+        4,
     )
     assert outcome.exit_code == 1
 
@@ -51,7 +53,9 @@ def test_named_mismatch_names_the_field_and_its_line() -> None:
     assert (named["result"], named["field"]) == ("mismatch", "egress")
     finding = outcome.report["findings"][0]
     assert (finding["ruleId"], finding["file"], finding["line"]) == (
-        "named-policy-mismatch", "manifests.yaml", 14,
+        "named-policy-mismatch",
+        "manifests.yaml",
+        14,
     )
 
 
@@ -92,7 +96,9 @@ def test_clusterwide_policy_is_a_candidate_under_cilium() -> None:
 def test_cilium_policies_are_read_under_core_only_when_asked() -> None:
     plain = run_scenario("read-cilium-always")
     assert plain.exit_code == 0
-    assert [e["kind"] for e in _only(plain.report)["egress"]["union"]["examined"]] == ["NetworkPolicy"]
+    assert [e["kind"] for e in _only(plain.report)["egress"]["union"]["examined"]] == [
+        "NetworkPolicy"
+    ]
     always = run_scenario("read-cilium-always", "--read-cilium", "always")
     assert always.exit_code == 1
     assert _only(always.report)["egress"]["union"]["refusal"] == "policy-widens-egress"
@@ -107,7 +113,9 @@ def test_controller_default_policy_widens_only_the_pooled_path() -> None:
     union = pooled["egress"]["union"]
     assert union["refusal"] == "policy-widens-egress"
     synthesized = [e for e in union["examined"] if e["origin"] == "synthesized"]
-    assert [(e["name"], e["verdict"]) for e in synthesized] == [("task-network-policy", "widens-egress")]
+    assert [(e["name"], e["verdict"]) for e in synthesized] == [
+        ("task-network-policy", "widens-egress")
+    ]
 
 
 def test_admin_network_policy_fails_closed() -> None:

@@ -41,7 +41,9 @@ def _narrowing(draw: st.DrawFn, hosts: list[str]) -> dict[str, Any] | None:
         narrowing["hostPorts"] = {chosen: draw(_ports)}
     if draw(st.booleans()):
         narrowing["dnsNames"] = draw(
-            st.one_of(st.just(True), st.builds(dict), st.just({"searchSuffixes": ["corp.internal"]}))
+            st.one_of(
+                st.just(True), st.builds(dict), st.just({"searchSuffixes": ["corp.internal"]})
+            )
         )
     if len(exact) == len(hosts) and draw(st.booleans()):
         narrowing["tlsServerNames"] = True
@@ -52,7 +54,11 @@ def _narrowing(draw: st.DrawFn, hosts: list[str]) -> dict[str, Any] | None:
 
 @st.composite
 def egress_configs(draw: st.DrawFn) -> dict[str, Any]:
-    kind = draw(st.sampled_from(["deny-all", "allow-all", "no-network", "public-internet", "static", "resolver"]))
+    kind = draw(
+        st.sampled_from(
+            ["deny-all", "allow-all", "no-network", "public-internet", "static", "resolver"]
+        )
+    )
     egress: dict[str, Any] = {"policy": {"kind": kind}}
     if kind in ("static", "resolver"):
         hosts = draw(st.lists(_host, max_size=4))
@@ -76,14 +82,18 @@ def _subject(translation: Translation) -> Subject:
     return Subject(NAMESPACE, dict(selector["matchLabels"]))
 
 
-def _decide(policies: list[tuple[str, Any]], translation: Translation, allowance: Allowance) -> Decision:
+def _decide(
+    policies: list[tuple[str, Any]], translation: Translation, allowance: Allowance
+) -> Decision:
     subject = _subject(translation)
     documents = []
     positions: dict[str, int] = {}
     for kind, raw in policies:
         position = positions.get(kind, 0)
         positions[kind] = position + 1
-        documents.extend(egress_documents(Candidate(kind, raw, position), subject, allowance, translation))
+        documents.extend(
+            egress_documents(Candidate(kind, raw, position), subject, allowance, translation)
+        )
     return decide_union(documents, allowance)
 
 
@@ -104,8 +114,10 @@ _PEERS = [
     {"ipBlock": {"cidr": "0.0.0.0/0"}},
     {"ipBlock": {"cidr": "169.254.169.254/32"}},
     {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}},
-    {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
-     "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}},
+    {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+        "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}},
+    },
     {"podSelector": {}},
     "not a peer",
 ]
@@ -140,7 +152,12 @@ def core_policies(draw: st.DrawFn, name: str) -> dict[str, Any]:
     if draw(st.booleans()):
         spec["policyTypes"] = ["Egress"]
     spec["egress"] = rules
-    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": name}, "spec": spec}
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
 
 
 _policy_sets = st.integers(1, 5).flatmap(
@@ -176,7 +193,9 @@ def test_adding_a_policy_never_turns_a_refusal_into_a_pass(
     enforcing policy is its remedy.)"""
     allowance = build_allowance(_fixed_translation)
     before = _decide([("NetworkPolicy", p) for p in policies], _fixed_translation, allowance)
-    after = _decide([("NetworkPolicy", p) for p in [*policies, extra]], _fixed_translation, allowance)
+    after = _decide(
+        [("NetworkPolicy", p) for p in [*policies, extra]], _fixed_translation, allowance
+    )
     if before.refusal in ("policy-widens-egress", "not-evaluable"):
         assert after.refusal is not None
         if before.refusal == "policy-widens-egress":
