@@ -9,6 +9,7 @@ half of another one). Lines follow the values: a key taken from
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -37,6 +38,8 @@ def merge_egress(
     inherited = frozenset(key for key in defaults if key not in own)
     egress = {key: defaults[key] for key in defaults if key in inherited}
     egress.update(own)
+    # Entries must not share default values: each gets its own copy.
+    egress = copy.deepcopy(egress)
     entry_lines = _subtree(lines, ("sandboxes", index), ())
     for key in inherited:
         entry_lines.update(_subtree(lines, ("defaults", key), ("egress", key)))

@@ -483,3 +483,19 @@ def test_an_empty_narrowing_drops_a_default_one_without_a_note(load_text: LoadTe
     )
     assert declarations.notes == ()
     assert declarations.entries[0].egress["ciliumNarrowing"] == {}
+
+
+def test_entries_do_not_share_inherited_values(load_text: LoadText) -> None:
+    declarations = load_text(
+        """
+        version: 1
+        defaults:
+          policy: {kind: public-internet, exceptCidrs: [203.0.113.0/24]}
+        sandboxes:
+          - template: a
+          - template: b
+        """
+    )
+    first, second = declarations.entries
+    assert first.egress == second.egress
+    assert first.egress["policy"] is not second.egress["policy"]
