@@ -35,7 +35,8 @@ FAIL_ON = ("error", "warning", "note", "never")
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    click.echo(f"egress-lint: {escape(message)}", err=True)
+    text = "\n".join(escape(line) for line in message.split("\n"))
+    click.echo(f"egress-lint: {text}", err=True)
     sys.exit(code)
 
 
@@ -88,7 +89,9 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
     """Run the check, write the report, return the exit code."""
     try:
         report = _suppress(run_check(options, stdin=stdin), out.baseline)
-    except (DeclarationError, BaselineError) as error:
+    except DeclarationError as error:
+        _fail(error.report(), 2)
+    except BaselineError as error:
         _fail(str(error), 2)
     if out.write_baseline is not None:
         out.write_baseline.write_text(render_baseline(report.findings), encoding="utf-8")
