@@ -1,0 +1,315 @@
+"""Which objects ``generate`` writes, with the data each template lays out.
+
+Every manifest here is computed in Python: the egress policy is the
+engine's translation itself (SEMANTICS §3), and the baseline, fence and RBAC
+come from their own builders. Templates only add the comment header and
+place the serialised manifest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from lint.decision.cidr import is_ipv6_text
+from lint.decision.constants import CILIUM_KIND, IPV4_EXCLUSIONS, IPV6_EXCLUSIONS
+from lint.decision.model import Translation
+from lint.decision.validation import narrowing_active, profile_label_key
+from lint.decision.values import JSON, compact_json
+from lint.generate import baseline, fence, rbac
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where the intent behind an object was declared. ``where`` is
+    ``file:line (sandboxes[i])``, or, when no declaration file exists and
+    the default applies (``defaulted``), the SandboxTemplate's ``file:line``."""
+
+    where: str
+    template: str
+    profile: str | None
+    defaulted: bool = False
+
+
+@dataclass(frozen=True)
+class Intent:
+    """One declaration, reduced to what generation needs. ``agent_port`` is
+    None when the entry's ingress is ``unverified``."""
+
+    source: Source
+    namespace: str
+    egress: Mapping[str, JSON]
+    translation: Translation
+    agent_port: int | None
+
+
+@dataclass(frozen=True)
+class GeneratedObject:
+    """One manifest to write. ``namespace`` is None for cluster-scoped kinds;
+    ``facts`` are what the template's header explains."""
+
+    kind: str
+    name: str
+    namespace: str | None
+    manifest: dict[str, JSON]
+    template: str
+    facts: Mapping[str, JSON]
+    sources: tuple[Source, ...]
+
+
+class GenerateError(Exception):
+    """Declarations that cannot be generated together (two different objects
+    under one kind and name). A usage error: exit 2."""
+
+
+EGRESS_TEMPLATES: Final = {
+    "NetworkPolicy": "networkpolicy-egress.yaml.j2",
+    CILIUM_KIND: "ciliumnetworkpolicy-egress.yaml.j2",
+}
+
+
+def plan(intents: Sequence[Intent]) -> list[GeneratedObject]:
+    """Every object for these declarations, in a stable order: each egress
+    policy in declaration order, then each namespace's baseline, then the
+    per-sandbox fence and RBAC."""
+    objects = _ObjectSet()
+    for intent in intents:
+        objects.add(egress_object(intent))
+    for namespace, members in _by_namespace(intents).items():
+        found = baseline_object(namespace, members)
+        if found is not None:
+            objects.add(found)
+    for obj in per_sandbox_objects(intents):
+        objects.add(obj)
+    return objects.ordered()
+
+
+def _by_namespace(intents: Iterable[Intent]) -> dict[str, list[Intent]]:
+    grouped: dict[str, list[Intent]] = {}
+    for intent in intents:
+        grouped.setdefault(intent.namespace, []).append(intent)
+    return grouped
+
+
+@dataclass
+class _ObjectSet:
+    """Objects by (kind, namespace, name). The same object twice is kept once
+    with both sources; two different objects under one key refuse."""
+
+    by_key: dict[tuple[str, str | None, str], GeneratedObject] = field(default_factory=dict)
+
+    def add(self, obj: GeneratedObject) -> None:
+        key = (obj.kind, obj.namespace, obj.name)
+        known = self.by_key.get(key)
+        if known is None:
+            self.by_key[key] = obj
+        elif _same_bytes(known.manifest, obj.manifest):
+            merged = tuple(dict.fromkeys((*known.sources, *obj.sources)))
+            self.by_key[key] = GeneratedObject(
+                known.kind, known.name, known.namespace, known.manifest,
+                known.template, known.facts, merged,
+            )
+        else:
+            raise GenerateError(_conflict_message(known, obj))
+
+    def ordered(self) -> list[GeneratedObject]:
+        return list(self.by_key.values())
+
+
+def _same_bytes(left: JSON, right: JSON) -> bool:
+    return json.dumps(left) == json.dumps(right)
+
+
+def _conflict_message(known: GeneratedObject, other: GeneratedObject) -> str:
+    where = f" in namespace {known.namespace}" if known.namespace else ""
+    first = ", ".join(source.where for source in known.sources)
+    second = ", ".join(source.where for source in other.sources)
+    return (
+        f"{known.kind} {json.dumps(known.name)}{where} would be generated twice with "
+        f"different content: for {first} and for {second}. One object cannot serve "
+        "both; give the declarations different names (networkPolicyName, "
+        "admissionPolicyName) or namespaces."
+    )
+
+
+# --- the egress policy: the translation itself --------------------------------------
+
+
+def egress_object(intent: Intent) -> GeneratedObject:
+    translation = intent.translation
+    return GeneratedObject(
+        kind=translation.kind,
+        name=translation.name,
+        namespace=translation.namespace,
+        manifest=translation.manifest,
+        template=EGRESS_TEMPLATES[translation.kind],
+        facts=egress_facts(intent),
+        sources=(intent.source,),
+    )
+
+
+def egress_facts(intent: Intent) -> dict[str, JSON]:
+    """What the egress header explains: the kind and the declared options
+    that shaped the manifest."""
+    egress = intent.egress
+    policy = egress.get("policy")
+    profile = egress.get("profile")
+    per_sandbox = egress.get("perSandbox")
+    facts: dict[str, JSON] = {
+        "policy_kind": intent.translation.policy_kind,
+        "engine": egress.get("engine") if isinstance(egress.get("engine"), str) else "core",
+        "profile": profile if isinstance(profile, str) else None,
+        "profile_key": profile_label_key(egress),
+        "named_only": egress.get("verify") == "named-object-only",
+        "per_sandbox_fence": (
+            per_sandbox.get("admissionPolicyName") if isinstance(per_sandbox, dict) else None
+        ),
+    }
+    if intent.translation.kind == CILIUM_KIND:
+        facts.update(_cilium_facts(egress))
+    else:
+        facts.update(_except_facts(policy if isinstance(policy, dict) else {}))
+    return facts
+
+
+def _except_facts(policy: Mapping[str, JSON]) -> dict[str, JSON]:
+    """The built-in exclusion lists, and the declaration's additions by family (§3.2)."""
+    extras = [entry for entry in policy.get("exceptCidrs") or [] if isinstance(entry, str)]
+    return {
+        "builtin_v4": list(IPV4_EXCLUSIONS),
+        "builtin_v6": list(IPV6_EXCLUSIONS),
+        "extra_v4": [entry for entry in extras if not is_ipv6_text(entry)],
+        "extra_v6": [entry for entry in extras if is_ipv6_text(entry)],
+    }
+
+
+def _cilium_facts(egress: Mapping[str, JSON]) -> dict[str, JSON]:
+    """The narrowing as the translation applied it: an inactive
+    ``ciliumNarrowing`` is ignored entirely (§1.3)."""
+    narrowing = egress.get("ciliumNarrowing")
+    active = isinstance(narrowing, dict) and narrowing_active(narrowing)
+    settings: Mapping[str, JSON] = narrowing if active and isinstance(narrowing, dict) else {}
+    return {
+        "narrowed": active,
+        "narrowing_json": compact_json(narrowing) if active else None,
+        "ports": "ports" in settings,
+        "host_ports": bool(settings.get("hostPorts")),
+        "dns_names": baseline.dns_names_narrowed(egress),
+        "tls_server_names": settings.get("tlsServerNames") is True,
+    }
+
+
+# --- the baseline ingress policy ----------------------------------------------------
+
+
+def baseline_object(namespace: str, intents: Sequence[Intent]) -> GeneratedObject | None:
+    """The namespace's baseline (§13), when at least one of its declarations
+    checks the agent port; its egress suits every declaration there."""
+    ports = [intent.agent_port for intent in intents if intent.agent_port is not None]
+    if not ports:
+        return None
+    dns = baseline.baseline_dns(intent.egress for intent in intents)
+    blocking = [
+        intent.source.template
+        for intent in intents
+        if dns.reason is not None and _blocks_dns(intent, dns.reason)
+    ]
+    return GeneratedObject(
+        kind="NetworkPolicy",
+        name=baseline.BASELINE_NAME,
+        namespace=namespace,
+        manifest=baseline.baseline_policy(namespace, ports, dns.keep),
+        template="networkpolicy-baseline.yaml.j2",
+        facts={
+            "agent_ports": sorted(set(ports)),
+            "keep_dns": dns.keep,
+            "dns_reason": dns.reason,
+            "dns_blockers": list(dict.fromkeys(blocking)),
+        },
+        sources=tuple(intent.source for intent in intents),
+    )
+
+
+def _blocks_dns(intent: Intent, reason: str) -> bool:
+    if reason == "dnsNames":
+        return baseline.dns_names_narrowed(intent.egress)
+    return intent.translation.policy_kind == "no-network"
+
+
+# --- per-sandbox egress: the fence and RBAC -----------------------------------------
+
+
+def per_sandbox_objects(intents: Sequence[Intent]) -> list[GeneratedObject]:
+    """The fence and its binding for each ``perSandbox`` declaration, the
+    writer Role per namespace, and one fence-reading ClusterRole (§15.2, §15.3)."""
+    fenced = [
+        (intent, fence.fence_names(intent.egress["perSandbox"], intent.namespace))
+        for intent in intents
+        if isinstance(intent.egress.get("perSandbox"), dict)
+    ]
+    if not fenced:
+        return []
+    objects: list[GeneratedObject] = []
+    for intent, names in fenced:
+        objects.extend(_fence_objects(intent, names))
+    for namespace, members in _by_namespace(intent for intent, _ in fenced).items():
+        objects.extend(_writer_objects(namespace, members))
+    objects.extend(_reader_objects(fenced))
+    return objects
+
+
+def _fence_objects(intent: Intent, names: fence.FenceNames) -> list[GeneratedObject]:
+    facts: dict[str, JSON] = {
+        "policy": names.policy,
+        "binding": names.binding,
+        "label_key": names.label_key,
+        "username": names.username,
+        "sandbox_namespace": names.namespace,
+    }
+    return [
+        GeneratedObject(
+            "ValidatingAdmissionPolicy", names.policy, None, fence.fence_policy(names),
+            "validatingadmissionpolicy-fence.yaml.j2", facts, (intent.source,),
+        ),
+        GeneratedObject(
+            "ValidatingAdmissionPolicyBinding", names.binding, None, fence.fence_binding(names),
+            "validatingadmissionpolicybinding-fence.yaml.j2", facts, (intent.source,),
+        ),
+    ]
+
+
+def _writer_objects(namespace: str, intents: Sequence[Intent]) -> list[GeneratedObject]:
+    sources = tuple(intent.source for intent in intents)
+    facts: dict[str, JSON] = {"sandbox_namespace": namespace}
+    return [
+        GeneratedObject(
+            "Role", rbac.WRITER_ROLE, namespace, rbac.writer_role(namespace),
+            "role-per-sandbox.yaml.j2", facts, sources,
+        ),
+        GeneratedObject(
+            "RoleBinding", rbac.WRITER_ROLE, namespace, rbac.writer_role_binding(namespace),
+            "rolebinding-per-sandbox.yaml.j2", facts, sources,
+        ),
+    ]
+
+
+def _reader_objects(fenced: Sequence[tuple[Intent, fence.FenceNames]]) -> list[GeneratedObject]:
+    sources = tuple(dict.fromkeys(intent.source for intent, _ in fenced))
+    policies = [names.policy for _, names in fenced]
+    bindings = [names.binding for _, names in fenced]
+    namespaces = [names.namespace for _, names in fenced]
+    facts: dict[str, JSON] = {"namespaces": sorted(set(namespaces))}
+    return [
+        GeneratedObject(
+            "ClusterRole", rbac.FENCE_READER_ROLE, None,
+            rbac.fence_reader_role(policies, bindings),
+            "clusterrole-fence-read.yaml.j2", facts, sources,
+        ),
+        GeneratedObject(
+            "ClusterRoleBinding", rbac.FENCE_READER_ROLE, None,
+            rbac.fence_reader_binding(namespaces),
+            "clusterrolebinding-fence-read.yaml.j2", facts, sources,
+        ),
+    ]
