@@ -1,0 +1,273 @@
+"""The Argo CD examples in docs/argocd/ (INTEGRATIONS.md §3, DESIGN §6):
+each manifest parses and agrees with the others, and the plugin's and the
+PreSync Job's command lines run as written, with stand-ins for kustomize and
+helm that print the demo fixture."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from lint.cli import main
+from tests.integrations.support import (
+    DECLARATION,
+    DEMO_NAMESPACE,
+    DOCS,
+    WIDENS,
+    Ran,
+    code_blocks,
+    demo_tree,
+    helm_stream,
+    kustomize_stream,
+    load_yaml,
+    run,
+    stand_in,
+    stand_in_calls,
+    tool_path,
+)
+
+ARGOCD = DOCS / "argocd"
+PLUGIN = load_yaml(ARGOCD / "plugin.yaml")
+APPLICATION = load_yaml(ARGOCD / "application.yaml")
+PATCH = load_yaml(ARGOCD / "repo-server-patch.yaml")
+JOB = load_yaml(ARGOCD / "presync-job.yaml")
+GATE = 'egress-lint check - --passthrough --namespace "$ARGOCD_APP_NAMESPACE"'
+
+
+def _sidecar() -> dict[str, Any]:
+    (container,) = PATCH["spec"]["template"]["spec"]["containers"]
+    assert isinstance(container, dict)
+    return container
+
+
+def _job_container() -> dict[str, Any]:
+    (container,) = JOB["spec"]["template"]["spec"]["containers"]
+    assert isinstance(container, dict)
+    return container
+
+
+# --- the manifests agree with each other and with Argo CD's contract ------------
+
+
+def test_plugin_runs_the_gate_under_pipefail() -> None:
+    assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == (
+        "argoproj.io/v1alpha1",
+        "ConfigManagementPlugin",
+    )
+    generate = PLUGIN["spec"]["generate"]
+    assert generate["command"] == ["bash", "-o", "pipefail", "-c"]
+    (script,) = generate["args"]
+    assert GATE in script
+    assert "kustomize build" in script and "helm template" in script
+
+
+def test_application_names_the_versioned_plugin() -> None:
+    assert APPLICATION["kind"] == "Application"
+    plugin = APPLICATION["spec"]["source"]["plugin"]
+    assert plugin["name"] == f"{PLUGIN['metadata']['name']}-{PLUGIN['spec']['version']}"
+    assert APPLICATION["spec"]["destination"]["namespace"]
+
+
+def test_application_env_is_what_the_plugin_reads() -> None:
+    """Argo CD prefixes plugin env names with ARGOCD_ENV_."""
+    (script,) = PLUGIN["spec"]["generate"]["args"]
+    for variable in APPLICATION["spec"]["source"]["plugin"]["env"]:
+        assert f"ARGOCD_ENV_{variable['name']}" in script
+
+
+def test_sidecar_is_a_cmp_server_with_the_plugin_mounted() -> None:
+    container = _sidecar()
+    assert container["command"] == ["/var/run/argocd/argocd-cmp-server"]
+    assert container["securityContext"]["runAsUser"] == 999
+    mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
+    assert mounts["/var/run/argocd"]["name"] == "var-files"
+    assert mounts["/home/argocd/cmp-server/plugins"]["name"] == "plugins"
+    config = mounts["/home/argocd/cmp-server/config/plugin.yaml"]
+    assert config["subPath"] == "plugin.yaml"
+    volumes = {v["name"]: v for v in PATCH["spec"]["template"]["spec"]["volumes"]}
+    configmap = volumes[config["name"]]["configMap"]["name"]
+    assert "/tmp" in mounts and "emptyDir" in volumes[mounts["/tmp"]["name"]]
+    # The README creates that ConfigMap from plugin.yaml under the key the mount reads.
+    readme = "\n".join(code_blocks(ARGOCD / "README.md", "sh"))
+    assert f"create configmap {configmap} --from-file=plugin.yaml=docs/argocd/plugin.yaml" in readme
+
+
+def test_readme_commands_name_files_that_exist() -> None:
+    readme = "\n".join(code_blocks(ARGOCD / "README.md", "sh"))
+    named = set(re.findall(r"docs/argocd/[\w.-]+", readme))
+    assert named
+    for name in named:
+        assert (ARGOCD.parent.parent / name).is_file(), name
+
+
+def test_job_and_sidecar_use_the_image_the_readme_builds() -> None:
+    readme = "\n".join(code_blocks(ARGOCD / "README.md", "sh"))
+    (built,) = set(re.findall(r"docker build .* -t (\S+) \.", readme))
+    assert _sidecar()["image"] == built
+    assert _job_container()["image"] == built
+
+
+def test_job_is_a_presync_hook_that_fails_once() -> None:
+    annotations = JOB["metadata"]["annotations"]
+    assert annotations["argocd.argoproj.io/hook"] == "PreSync"
+    assert annotations["argocd.argoproj.io/hook-delete-policy"] == "BeforeHookCreation"
+    assert JOB["spec"]["backoffLimit"] == 0
+    assert JOB["spec"]["template"]["spec"]["restartPolicy"] == "Never"
+    container = _job_container()
+    assert container["command"] == ["bash", "-o", "pipefail", "-c"]
+    # The Job renders inside the clone its init container makes.
+    (fetch,) = JOB["spec"]["template"]["spec"]["initContainers"]
+    clone_target = fetch["args"][-1]
+    assert container["workingDir"].startswith(clone_target + "/")
+
+
+# --- running the plugin --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class App:
+    """An application directory as the sidecar sees it, plus stand-in tools."""
+
+    root: Path
+    bin_dir: Path
+    stream: bytes
+
+
+def make_app(tmp_path: Path, *, widening: bool, kind: str, render_exit: int = 0) -> App:
+    tree = demo_tree(tmp_path / "demo", widening=widening)
+    app = tmp_path / "repo" / "apps" / "sandboxes"
+    app.mkdir(parents=True)
+    (tmp_path / "repo" / DECLARATION).write_bytes((tree / DECLARATION).read_bytes())
+    stream = helm_stream(tree) if kind == "helm" else kustomize_stream(tree)
+    rendered = tmp_path / "rendered.yaml"
+    rendered.write_bytes(stream)
+    bin_dir = tmp_path / "bin"
+    if kind == "helm":
+        (app / "Chart.yaml").write_text("apiVersion: v2\nname: sandboxes\nversion: 0.1.0\n")
+    elif kind == "kustomize":
+        (app / "kustomization.yaml").write_text("resources: [all.yaml]\n")
+    for tool in ("helm", "kustomize"):
+        stand_in(bin_dir, tool, rendered, exit_code=render_exit)
+    return App(app, bin_dir, stream)
+
+
+def run_command(spec: dict[str, Any], app: App, env: dict[str, str] | None = None) -> Ran:
+    argv = [*spec["command"], *spec.get("args", [])]
+    base = {
+        "ARGOCD_APP_NAME": "sandboxes",
+        "ARGOCD_APP_NAMESPACE": DEMO_NAMESPACE,
+        "PATH": tool_path(app.bin_dir),
+    }
+    return run(argv, app.root, env={**base, **(env or {})})
+
+
+@pytest.mark.parametrize("kind", ["kustomize", "helm"])
+@pytest.mark.parametrize(("case", "expected"), [("clean", 0), ("widening", 1)])
+def test_generate_passes_manifests_through_or_fails(
+    tmp_path: Path, kind: str, case: str, expected: int
+) -> None:
+    app = make_app(tmp_path, widening=case == "widening", kind=kind)
+    result = run_command(PLUGIN["spec"]["generate"], app)
+    assert result.returncode == expected, result.err
+    assert result.stdout == app.stream  # Argo CD reads exactly the rendered bytes
+    if expected:
+        assert WIDENS in result.err
+
+
+def test_generate_renders_with_the_tool_the_directory_asks_for(tmp_path: Path) -> None:
+    app = make_app(tmp_path, widening=False, kind="helm")
+    result = run_command(
+        PLUGIN["spec"]["generate"], app, {"ARGOCD_ENV_HELM_VALUES": "values.yaml prod.yaml"}
+    )
+    assert result.returncode == 0, result.err
+    assert stand_in_calls(app.bin_dir, "helm") == [
+        f"template sandboxes . --namespace {DEMO_NAMESPACE} --values values.yaml --values prod.yaml"
+    ]
+    assert stand_in_calls(app.bin_dir, "kustomize") == []
+
+
+def test_a_failing_render_fails_the_generation(tmp_path: Path) -> None:
+    """The stand-in prints a clean stream, then fails: only pipefail stops
+    that stream from being checked, passed and synced."""
+    app = make_app(tmp_path, widening=False, kind="kustomize", render_exit=1)
+    result = run_command(PLUGIN["spec"]["generate"], app)
+    assert result.returncode != 0
+
+
+@pytest.mark.parametrize(
+    ("kind", "env", "message"),
+    [
+        ("none", {}, "no kustomization.yaml or Chart.yaml"),
+        ("kustomize", {"ARGOCD_APP_NAMESPACE": ""}, "spec.destination.namespace"),
+    ],
+)
+def test_generate_refuses_what_it_cannot_gate(
+    tmp_path: Path, kind: str, env: dict[str, str], message: str
+) -> None:
+    app = make_app(tmp_path, widening=False, kind=kind)
+    result = run_command(PLUGIN["spec"]["generate"], app, env)
+    assert result.returncode != 0
+    assert result.stdout == b""
+    assert message in result.err
+
+
+def test_generate_takes_the_declaration_named_in_the_application(tmp_path: Path) -> None:
+    app = make_app(tmp_path, widening=True, kind="kustomize")
+    elsewhere = tmp_path / "repo" / "policy"
+    elsewhere.mkdir()
+    (tmp_path / "repo" / DECLARATION).rename(elsewhere / "sandboxes.yaml")
+    env = {"ARGOCD_ENV_EGRESS_LINT_CONFIG": "../../policy/sandboxes.yaml"}
+    named = run_command(PLUGIN["spec"]["generate"], app, env)
+    assert named.returncode == 1, named.err
+    # Only the declaration puts namzu-build under a static Cilium intent;
+    # without it every template is checked as deny-all under core.
+    assert "namzu-build [direct]  static/cilium" in named.err
+    unnamed = run_command(PLUGIN["spec"]["generate"], app)
+    assert "static/cilium" not in unnamed.err
+
+
+@pytest.mark.parametrize(("kind", "builds"), [("helm", True), ("kustomize", False)])
+def test_init_builds_helm_dependencies_only_for_charts(
+    tmp_path: Path, kind: str, builds: bool
+) -> None:
+    app = make_app(tmp_path, widening=False, kind=kind)
+    result = run_command(PLUGIN["spec"]["init"], app)
+    assert result.returncode == 0, result.err
+    assert result.stdout == b"", "init output must not reach Argo CD"
+    assert stand_in_calls(app.bin_dir, "helm") == (["dependency build"] if builds else [])
+
+
+# --- running the PreSync Job's command -------------------------------------------
+
+
+@pytest.mark.parametrize(("case", "expected"), [("clean", 0), ("widening", 1)])
+def test_presync_check_fails_the_job_on_findings(tmp_path: Path, case: str, expected: int) -> None:
+    app = make_app(tmp_path, widening=case == "widening", kind="kustomize")
+    # workingDir is the app inside the clone; here the clone is tmp_path/repo.
+    assert _job_container()["workingDir"].endswith("/apps/sandboxes")
+    result = run_command(_job_container(), app, {"ARGOCD_APP_NAMESPACE": ""})
+    assert result.returncode == expected, result.out + result.err
+    assert stand_in_calls(app.bin_dir, "kustomize") == ["build ."]
+    if expected:
+        assert WIDENS in result.out
+
+
+def test_presync_check_fails_when_the_render_fails(tmp_path: Path) -> None:
+    app = make_app(tmp_path, widening=False, kind="kustomize", render_exit=1)
+    result = run_command(_job_container(), app)
+    assert result.returncode != 0
+
+
+def test_examples_use_only_options_the_cli_has() -> None:
+    """A renamed or dropped option would break the examples silently."""
+    help_text = CliRunner().invoke(main, ["check", "--help"]).output
+    scripts = [*PLUGIN["spec"]["generate"]["args"], *_job_container()["args"]]
+    for script in scripts:
+        for line in re.findall(r"egress-lint check[^\n|]*", script):
+            for option in re.findall(r"\s(--[\w-]+)", line):
+                assert option in help_text, option
