@@ -115,8 +115,9 @@ def _skip_when_environment_cannot_be_built(result: Ran) -> None:
     no build backend) is the one error this test tolerates, by skipping."""
     text = result.out + result.err
     if result.returncode == 3 and "CalledProcessError" in text and "pip" in text:
-        tail = " | ".join(line for line in text.splitlines()[-6:] if line.strip())
-        pytest.skip(f"pre-commit could not build the egress-lint environment offline: {tail}")
+        errors = [line.strip() for line in text.splitlines() if "ERROR:" in line]
+        reason = "; ".join(dict.fromkeys(errors[:2])) or text.strip().splitlines()[-1]
+        pytest.skip(f"pre-commit could not build the egress-lint environment offline: {reason}")
 
 
 def _needs_git_checkout() -> None:
