@@ -271,3 +271,12 @@ def test_examples_use_only_options_the_cli_has() -> None:
         for line in re.findall(r"egress-lint check[^\n|]*", script):
             for option in re.findall(r"\s(--[\w-]+)", line):
                 assert option in help_text, option
+
+
+def test_readme_quotes_the_commands_the_manifests_run() -> None:
+    readme = "\n".join(code_blocks(ARGOCD / "README.md", "sh"))
+    quoted = [line for line in readme.splitlines() if "egress-lint check" in line]
+    assert len(quoted) == 2
+    scripts = [*PLUGIN["spec"]["generate"]["args"], *_job_container()["args"]]
+    for line in quoted:
+        assert any(line in script for script in scripts), line
