@@ -70,9 +70,7 @@ def baseline_policy(namespace: str, agent_ports: Iterable[int], keep_dns: bool) 
         "kind": CORE_KIND,
         "metadata": {"name": BASELINE_NAME, "namespace": namespace},
         "spec": {
-            "podSelector": {
-                "matchExpressions": [{"key": TEMPLATE_LABEL, "operator": "Exists"}]
-            },
+            "podSelector": {"matchExpressions": [{"key": TEMPLATE_LABEL, "operator": "Exists"}]},
             "policyTypes": ["Ingress", "Egress"],
             "ingress": [
                 {

@@ -108,8 +108,13 @@ class _ObjectSet:
         elif _same_bytes(known.manifest, obj.manifest):
             merged = tuple(dict.fromkeys((*known.sources, *obj.sources)))
             self.by_key[key] = GeneratedObject(
-                known.kind, known.name, known.namespace, known.manifest,
-                known.template, known.facts, merged,
+                known.kind,
+                known.name,
+                known.namespace,
+                known.manifest,
+                known.template,
+                known.facts,
+                merged,
             )
         else:
             raise GenerateError(_conflict_message(known, obj))
@@ -270,12 +275,22 @@ def _fence_objects(intent: Intent, names: fence.FenceNames) -> list[GeneratedObj
     }
     return [
         GeneratedObject(
-            "ValidatingAdmissionPolicy", names.policy, None, fence.fence_policy(names),
-            "validatingadmissionpolicy-fence.yaml.j2", facts, (intent.source,),
+            "ValidatingAdmissionPolicy",
+            names.policy,
+            None,
+            fence.fence_policy(names),
+            "validatingadmissionpolicy-fence.yaml.j2",
+            facts,
+            (intent.source,),
         ),
         GeneratedObject(
-            "ValidatingAdmissionPolicyBinding", names.binding, None, fence.fence_binding(names),
-            "validatingadmissionpolicybinding-fence.yaml.j2", facts, (intent.source,),
+            "ValidatingAdmissionPolicyBinding",
+            names.binding,
+            None,
+            fence.fence_binding(names),
+            "validatingadmissionpolicybinding-fence.yaml.j2",
+            facts,
+            (intent.source,),
         ),
     ]
 
@@ -285,12 +300,22 @@ def _writer_objects(namespace: str, intents: Sequence[Intent]) -> list[Generated
     facts: dict[str, JSON] = {"sandbox_namespace": namespace}
     return [
         GeneratedObject(
-            "Role", rbac.WRITER_ROLE, namespace, rbac.writer_role(namespace),
-            "role-per-sandbox.yaml.j2", facts, sources,
+            "Role",
+            rbac.WRITER_ROLE,
+            namespace,
+            rbac.writer_role(namespace),
+            "role-per-sandbox.yaml.j2",
+            facts,
+            sources,
         ),
         GeneratedObject(
-            "RoleBinding", rbac.WRITER_ROLE, namespace, rbac.writer_role_binding(namespace),
-            "rolebinding-per-sandbox.yaml.j2", facts, sources,
+            "RoleBinding",
+            rbac.WRITER_ROLE,
+            namespace,
+            rbac.writer_role_binding(namespace),
+            "rolebinding-per-sandbox.yaml.j2",
+            facts,
+            sources,
         ),
     ]
 
@@ -303,13 +328,21 @@ def _reader_objects(fenced: Sequence[tuple[Intent, fence.FenceNames]]) -> list[G
     facts: dict[str, JSON] = {"namespaces": sorted(set(namespaces))}
     return [
         GeneratedObject(
-            "ClusterRole", rbac.FENCE_READER_ROLE, None,
+            "ClusterRole",
+            rbac.FENCE_READER_ROLE,
+            None,
             rbac.fence_reader_role(policies, bindings),
-            "clusterrole-fence-read.yaml.j2", facts, sources,
+            "clusterrole-fence-read.yaml.j2",
+            facts,
+            sources,
         ),
         GeneratedObject(
-            "ClusterRoleBinding", rbac.FENCE_READER_ROLE, None,
+            "ClusterRoleBinding",
+            rbac.FENCE_READER_ROLE,
+            None,
             rbac.fence_reader_binding(namespaces),
-            "clusterrolebinding-fence-read.yaml.j2", facts, sources,
+            "clusterrolebinding-fence-read.yaml.j2",
+            facts,
+            sources,
         ),
     ]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import yaml
-from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2 import FileSystemLoader, StrictUndefined, Undefined
 from jinja2.sandbox import SandboxedEnvironment
 
 import lint
@@ -63,6 +63,9 @@ def _escape(char: str) -> str:
 
 
 def _finalize(value: Any) -> Any:
+    if isinstance(value, Undefined):
+        # StrictUndefined raises as soon as it is turned into text.
+        return str(value)
     if isinstance(value, YamlText):
         return str(value)
     if isinstance(value, str):
