@@ -141,6 +141,19 @@ def test_try_repo(tmp_path: Path, pre_commit_home: Path, case: str, expected: in
         assert WIDENS in result.out
 
 
+@needs_pre_commit
+def test_pre_commit_accepts_the_manifest_and_the_doc_configs(tmp_path: Path) -> None:
+    """pre-commit's own schema checks: a missing required key or a mistyped
+    value fails here."""
+    manifest = run([sys.executable, "-m", "pre_commit", "validate-manifest", HOOKS_FILE], REPO)
+    assert manifest.returncode == 0, manifest.out + manifest.err
+    for index, config in enumerate(_doc_configs()):
+        path = tmp_path / f"config-{index}.yaml"
+        path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+        checked = run([sys.executable, "-m", "pre_commit", "validate-config", path], REPO)
+        assert checked.returncode == 0, checked.out + checked.err
+
+
 # --- the documented configurations ------------------------------------------
 
 
