@@ -1,0 +1,33 @@
+"""The loading layer: manifest files in, documents with locations out.
+
+This is the only interface the rest of the tool uses::
+
+    result = load(["manifests/"], relevant_kinds=RELEVANT_KINDS)
+    for document in result.documents:
+        ...  # document.value is JSON-shaped; document.file/line locate it
+    line = locate(document, ("spec", "egress", 2))
+
+See ``docs/yaml.md`` for how YAML is read.
+"""
+
+from __future__ import annotations
+
+from lint.loading.documents import (
+    STDIN_NAME,
+    LoadedDocument,
+    LoadProblem,
+    LoadResult,
+)
+from lint.loading.kinds import RELEVANT_KINDS
+from lint.loading.loader import load
+from lint.loading.locate import locate
+
+__all__ = [
+    "RELEVANT_KINDS",
+    "STDIN_NAME",
+    "LoadProblem",
+    "LoadResult",
+    "LoadedDocument",
+    "load",
+    "locate",
+]

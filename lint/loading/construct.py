@@ -1,0 +1,219 @@
+"""From a composed YAML node tree to a JSON-shaped value.
+
+This replaces PyYAML's constructor: it is faster, because it builds plain
+dicts and lists in one recursive pass, and it is narrower, because it only
+builds what JSON can hold and refuses every other tag. Mapping keys become
+strings the way sigs.k8s.io/yaml makes them; a repeated key keeps its last
+value and is recorded; a merge key (``<<``) is applied in place, in document
+order, as go-yaml v2 applies it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from lint.loading.scalars import mapping_key, resolve_plain
+
+PLAIN_TAG: Final = "!plain"
+"""Tag the composer gives untagged plain scalars; resolved here."""
+
+STR_TAG: Final = "tag:yaml.org,2002:str"
+MAP_TAG: Final = "tag:yaml.org,2002:map"
+SEQ_TAG: Final = "tag:yaml.org,2002:seq"
+_INT_TAG: Final = "tag:yaml.org,2002:int"
+_FLOAT_TAG: Final = "tag:yaml.org,2002:float"
+_BOOL_TAG: Final = "tag:yaml.org,2002:bool"
+_NULL_TAG: Final = "tag:yaml.org,2002:null"
+
+# First characters of the plain scalars that resolve to something other than
+# themselves (see scalars.resolve_plain); '<' covers the merge key.
+_RESOLVING_STARTS: Final = frozenset("yYnNtTfFoO~.+-0123456789")
+_RESOLVING_KEY_STARTS: Final = _RESOLVING_STARTS | {"<"}
+# Node properties ahead of a scalar whose tag is the non-specific `!`.
+_NON_SPECIFIC_TAG: Final = re.compile(r"(?:&[^ \t\r\n]+[ \t\r\n]+)?!(?=[ \t\r\n])")
+
+MAX_EXPANDED_VALUES: Final = 1_000_000
+"""Most values a document's aliases may expand to; a bound on alias bombs."""
+
+
+class BuildError(Exception):
+    """A node that has no JSON value; ``node`` locates it."""
+
+    def __init__(self, node: Node, message: str) -> None:
+        super().__init__(message)
+        self.node = node
+        self.message = message
+
+
+class Builder:
+    """Builds one document. ``shared`` must be set when the text has anchors,
+    so that aliased nodes are built once and cycles are refused."""
+
+    def __init__(self, *, shared: bool, tagged_text: str | None = None) -> None:
+        self.duplicates: list[tuple[Node, str]] = []
+        self._memo: dict[int, Any] | None = {} if shared else None
+        self._open: set[int] = set()
+        # libyaml reports a scalar with the non-specific tag `!` as plain;
+        # go-yaml reads it as a string. The text tells them apart, and it is
+        # only kept when it holds a `!` at all.
+        self._tagged_text = tagged_text
+
+    def build(self, node: Node) -> Any:
+        """The JSON-shaped value of ``node``."""
+        kind = type(node)
+        if kind is ScalarNode:
+            tag = node.tag
+            if tag is PLAIN_TAG:
+                if self._tagged_text is not None and self._is_text(node):
+                    return node.value
+                return resolve_plain(node.value)
+            if tag is STR_TAG:
+                return node.value
+            return _tagged_scalar(node)
+        if self._memo is not None:
+            return self._shared(node)
+        if kind is MappingNode:
+            return self._mapping(node)
+        return self._sequence(node)
+
+    def _shared(self, node: Node) -> Any:
+        memo = self._memo
+        assert memo is not None
+        identity = id(node)
+        if identity in memo:
+            return memo[identity]
+        if identity in self._open:
+            raise BuildError(node, "an alias refers to a collection that contains it")
+        self._open.add(identity)
+        value = self._mapping(node) if type(node) is MappingNode else self._sequence(node)
+        self._open.discard(identity)
+        memo[identity] = value
+        return value
+
+    def _mapping(self, node: Node) -> dict[str, Any]:
+        if node.tag != MAP_TAG:
+            raise BuildError(node, f"the tag {node.tag} is not supported")
+        result: dict[str, Any] = {}
+        explicit: set[str] | None = None
+        build = self.build
+        inline = self._tagged_text is None
+        # The plain scalar cases are inlined: this loop runs for every key
+        # and value of every document.
+        for key_node, value_node in node.value:
+            plain = key_node.tag is PLAIN_TAG and (inline or not self._is_text(key_node))
+            if not plain:
+                key = self._key(key_node)
+            else:
+                key = key_node.value
+                if not key or key[0] in _RESOLVING_KEY_STARTS:
+                    if key == "<<":
+                        explicit = set(result) if explicit is None else explicit
+                        self._merge(result, value_node)
+                        continue
+                    key = _plain_key(key_node)
+            if key in result and (explicit is None or key in explicit):
+                self.duplicates.append((key_node, key))
+            if explicit is not None:
+                explicit.add(key)
+            if inline and value_node.tag is PLAIN_TAG and type(value_node) is ScalarNode:
+                text = value_node.value
+                resolves = not text or text[0] in _RESOLVING_STARTS
+                result[key] = resolve_plain(text) if resolves else text
+            else:
+                result[key] = build(value_node)
+        return result
+
+    def _is_text(self, node: Node) -> bool:
+        """Whether a scalar libyaml calls plain is quoted or tagged ``!``."""
+        if getattr(node, "style", None):  # quoted or block: a string
+            return True
+        text = self._tagged_text
+        return text is not None and _NON_SPECIFIC_TAG.match(text, node.start_mark.index) is not None
+
+    def _key(self, node: Node) -> str:
+        """A key that is not an untagged plain scalar."""
+        if type(node) is not ScalarNode:
+            raise BuildError(node, "a mapping key must be a scalar")
+        if node.tag is PLAIN_TAG:  # tagged `!` or quoted: its text
+            return str(node.value)
+        key = mapping_key(self.build(node))
+        if key is None:
+            raise BuildError(node, f"the key {node.value!r} cannot be a JSON member name")
+        return key
+
+    def _merge(self, result: dict[str, Any], node: Node) -> None:
+        merged = self.build(node)
+        sources = merged if isinstance(merged, list) else [merged]
+        # Earlier mappings in a merge list take precedence (go-yaml v2).
+        for source in reversed(sources):
+            if not isinstance(source, dict):
+                raise BuildError(node, "a merge key (<<) needs a mapping or a list of mappings")
+            result.update(source)
+
+    def _sequence(self, node: Node) -> list[Any]:
+        if node.tag != SEQ_TAG:
+            raise BuildError(node, f"the tag {node.tag} is not supported")
+        build = self.build
+        return [build(item) for item in node.value]
+
+
+def _plain_key(node: Node) -> str:
+    key = mapping_key(resolve_plain(node.value))
+    if key is None:
+        raise BuildError(node, f"the key {node.value!r} cannot be a JSON member name")
+    return key
+
+
+def _tagged_scalar(node: Node) -> Any:
+    """A scalar with an explicit tag: go-yaml resolves the text and demands
+    that the result be of the tagged type (an integer may become a float)."""
+    tag, text = node.tag, node.value
+    if tag == STR_TAG:
+        return text
+    value = resolve_plain(text)
+    if tag == _INT_TAG and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if tag == _FLOAT_TAG and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if tag == _BOOL_TAG and isinstance(value, bool):
+        return value
+    if tag == _NULL_TAG and value is None:
+        return None
+    if tag in (_INT_TAG, _FLOAT_TAG, _BOOL_TAG, _NULL_TAG):
+        raise BuildError(node, f"cannot read {text!r} as {tag.rsplit(':', 1)[-1]}")
+    raise BuildError(node, f"the tag {tag} is not supported")
+
+
+def expanded_size(root: Node, limit: int = MAX_EXPANDED_VALUES) -> int:
+    """How many values the tree holds once every alias is expanded, counting
+    shared nodes at each use; stops counting past ``limit``."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+
+    def size(node: Node) -> int:
+        if type(node) is ScalarNode:
+            return 1
+        identity = id(node)
+        if identity in sizes:
+            return sizes[identity]
+        if identity in on_path:
+            raise BuildError(node, "an alias refers to a collection that contains it")
+        on_path.add(identity)
+        children = node.value if type(node) is SequenceNode else _flatten(node.value)
+        total = 1
+        for child in children:
+            total += size(child)
+            if total > limit:
+                break
+        on_path.discard(identity)
+        sizes[identity] = total
+        return total
+
+    return size(root)
+
+
+def _flatten(pairs: list[tuple[Node, Node]]) -> list[Node]:
+    return [node for pair in pairs for node in pair]

@@ -1,0 +1,52 @@
+"""Bytes to text, the way a YAML reader detects its encoding.
+
+UTF-8 is the norm; a UTF-8 byte order mark is dropped. UTF-16 and UTF-32 are
+accepted only with their byte order mark, as libyaml does for UTF-16. Anything
+else is reported, never guessed.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeFailure:
+    """Why the bytes are not text; ``line`` is where the first bad byte sits."""
+
+    message: str
+    line: int
+
+
+def decode(data: bytes) -> str | DecodeFailure:
+    """The text of ``data``, or why it cannot be read."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return _decode_with(data, encoding)
+    return _decode_with(data, "utf-8")
+
+
+def _decode_with(data: bytes, encoding: str) -> str | DecodeFailure:
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        return DecodeFailure(
+            f"not valid {encoding.removesuffix('-sig').upper()}: byte {error.start} "
+            f"(line {line}) cannot be decoded; save the file as UTF-8",
+            line,
+        )
+
+
+def decode_leniently(data: bytes) -> str:
+    """Text good enough to sniff a kind from undecodable bytes."""
+    return data.decode("latin-1")

@@ -1,0 +1,87 @@
+"""What the loader hands to the rest of the tool.
+
+These frozen records are the loading layer's whole interface: the inventory
+reads ``LoadedDocument`` values, and the report lists ``LoadProblem`` entries
+as parse errors. Lines are 1-based everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from lint.loading.kinds import item_kind_of
+
+JSONValue: TypeAlias = Any
+"""A JSON-shaped value: dict, list, str, int, float, bool or None."""
+
+Severity: TypeAlias = Literal["error", "warning"]
+
+STDIN_NAME = "<stdin>"
+"""The ``file`` of documents read from standard input."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedDocument:
+    """One document (or one list item) of a relevant kind.
+
+    ``line`` is where the content starts: the first line that is neither blank
+    nor a comment, or the item's own line for a list item. ``index`` counts
+    every document of the file, empty ones included; the items of one list
+    share their wrapper's index and differ by ``list_index``.
+    """
+
+    file: str
+    line: int
+    end_line: int
+    index: int
+    value: JSONValue
+    source: str | None = None
+    list_kind: str | None = None
+    list_index: int | None = None
+    text: str = field(default="", repr=False, compare=False)
+    """The raw text of the document (the whole wrapper for a list item)."""
+    text_line: int = field(default=1, repr=False, compare=False)
+    """The line of the file on which ``text`` begins."""
+
+    @property
+    def kind(self) -> str | None:
+        """The object's ``kind``, else the kind its typed list holds."""
+        if isinstance(self.value, dict):
+            kind = self.value.get("kind")
+            if isinstance(kind, str):
+                return kind
+        if self.list_kind is not None:
+            return item_kind_of(self.list_kind)
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class LoadProblem:
+    """A document or file that could not be read, or was read with a caveat.
+
+    ``suspect_kind`` and ``suspect_namespace`` come from a textual sniff of
+    text that failed to parse: when it names a policy kind, the check must
+    fail closed for that namespace (SEMANTICS §17.7). A ``None`` namespace
+    means the object named none, so the defaulted namespace applies.
+    """
+
+    file: str
+    line: int
+    message: str
+    suspect_kind: str | None = None
+    suspect_namespace: str | None = None
+    severity: Severity = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    """Everything one ``load()`` call produced, in file order then index."""
+
+    documents: tuple[LoadedDocument, ...]
+    problems: tuple[LoadProblem, ...]
+    skipped: Mapping[str, int]
+    """Documents of other kinds: counted, never constructed. Sorted by kind."""
+    files: int
+    bytes: int

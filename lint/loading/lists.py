@@ -1,0 +1,172 @@
+"""Turning one parsed document into the documents the check reads.
+
+A ``kind: List`` or ``<Kind>List`` wrapper is opened and each item becomes a
+document of its own (INTEGRATIONS.md §4.3). Items keep their own line. An
+``items`` value that is not a list is a problem, never "no policies" (quirk
+Q20). A non-object item of a NetworkPolicyList or CiliumNetworkPolicyList is
+kept so the check reads it as an unreadable policy (SEMANTICS §5.1).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from lint.loading.documents import LoadedDocument, LoadProblem
+from lint.loading.kinds import (
+    CONFIG_MAP_NAME,
+    NO_KIND,
+    NOT_AN_OBJECT,
+    TYPED_POLICY_LISTS,
+    is_list_kind,
+    item_kind_of,
+)
+from lint.loading.parse import node_end_line
+from lint.loading.sniff import suspect_policy
+
+
+@dataclass(slots=True)
+class Harvest:
+    """What the documents of one file came to."""
+
+    documents: list[LoadedDocument] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
+
+
+def keeps(value: dict[str, Any], kind: str, relevant: frozenset[str]) -> bool:
+    """Whether an object of this kind is read. Of the ConfigMaps, only the
+    controller's ``agent-sandbox-config`` is (AGENT-SANDBOX.md §7)."""
+    if kind not in relevant:
+        return False
+    if kind != "ConfigMap":
+        return True
+    metadata = value.get("metadata")
+    return isinstance(metadata, dict) and metadata.get("name") == CONFIG_MAP_NAME
+
+
+def harvest(
+    document: LoadedDocument,
+    relevant: frozenset[str],
+    root: Callable[[], Node | None],
+    into: Harvest,
+) -> None:
+    """Add ``document`` (or its list items) to ``into``, or count it skipped.
+
+    ``root`` gives the document's node tree, for the lines of list items; it
+    is only called for lists.
+    """
+    value = document.value
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        into.skipped[NOT_AN_OBJECT] += 1
+        return
+    kind = value.get("kind")
+    if not isinstance(kind, str):
+        into.skipped[NO_KIND] += 1
+    elif is_list_kind(kind):
+        _open_list(document, kind, relevant, root(), into)
+    elif keeps(value, kind, relevant):
+        into.documents.append(document)
+    else:
+        into.skipped[kind] += 1
+
+
+def _open_list(
+    wrapper: LoadedDocument,
+    kind: str,
+    relevant: frozenset[str],
+    root: Node | None,
+    into: Harvest,
+) -> None:
+    items = wrapper.value.get("items")
+    spans = _item_spans(root, wrapper)
+    if items is None:
+        return
+    if not isinstance(items, list):
+        into.problems.append(_items_not_a_list(wrapper, kind, spans.items_line))
+        return
+    for index, item in enumerate(items):
+        line, end_line = spans.item(index)
+        document = replace(
+            wrapper, value=item, line=line, end_line=end_line, list_kind=kind, list_index=index
+        )
+        _add_item(document, kind, relevant, into)
+
+
+def _add_item(
+    document: LoadedDocument, list_kind: str, relevant: frozenset[str], into: Harvest
+) -> None:
+    item = document.value
+    implied = item_kind_of(list_kind)
+    if isinstance(item, dict):
+        own = item.get("kind")
+        kind = own if isinstance(own, str) else implied
+        if kind is None:
+            into.skipped[NO_KIND] += 1
+        elif keeps(item, kind, relevant):
+            into.documents.append(document)
+        else:
+            into.skipped[kind] += 1
+    elif list_kind in TYPED_POLICY_LISTS:
+        into.documents.append(document)
+    elif implied is None or implied in relevant:
+        into.problems.append(
+            LoadProblem(
+                document.file,
+                document.line,
+                f"item {document.list_index} of the {list_kind} is not an object",
+            )
+        )
+    else:
+        into.skipped[implied] += 1
+
+
+def _items_not_a_list(wrapper: LoadedDocument, kind: str, line: int) -> LoadProblem:
+    if kind in TYPED_POLICY_LISTS:
+        # A list carries no namespace: its items take the defaulted one (§5.1).
+        suspect: tuple[str | None, str | None] = (item_kind_of(kind), None)
+    else:
+        suspect = suspect_policy(wrapper.text)
+    return LoadProblem(
+        wrapper.file,
+        line,
+        f"the items of this {kind} are not a list, so none of them can be read",
+        suspect_kind=suspect[0],
+        suspect_namespace=suspect[1],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Spans:
+    items_line: int
+    lines: tuple[tuple[int, int], ...]
+    fallback: tuple[int, int]
+
+    def item(self, index: int) -> tuple[int, int]:
+        return self.lines[index] if index < len(self.lines) else self.fallback
+
+
+def _item_spans(root: Node | None, wrapper: LoadedDocument) -> _Spans:
+    """Lines of the ``items`` key and of each item, read from the node tree."""
+    fallback = (wrapper.line, wrapper.end_line)
+    offset = wrapper.text_line
+    if type(root) is not MappingNode:
+        return _Spans(wrapper.line, (), fallback)
+    found = [
+        pair for pair in root.value if type(pair[0]) is ScalarNode and pair[0].value == "items"
+    ]
+    if not found:
+        return _Spans(wrapper.line, (), fallback)
+    key, items = found[-1]
+    if type(items) is not SequenceNode:
+        return _Spans(offset + key.start_mark.line, (), fallback)
+    lines = tuple(
+        (offset + item.start_mark.line, offset + node_end_line(item)) for item in items.value
+    )
+    return _Spans(offset + key.start_mark.line, lines, fallback)

@@ -1,0 +1,186 @@
+"""``load()``: from paths to the documents the check reads.
+
+The work per file is: decode, cut into documents (``split``), skip the ones
+whose text proves them irrelevant (``sniff``), parse the rest one by one
+(``parse``), and open list wrappers (``lists``). One broken document never
+costs the rest of its file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Final
+
+from yaml.nodes import Node
+
+from lint.loading.decode import DecodeFailure, decode, decode_leniently
+from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
+from lint.loading.files import SourceFile, read_inputs
+from lint.loading.kinds import RELEVANT_KINDS, is_list_kind
+from lint.loading.lists import Harvest, harvest
+from lint.loading.parse import ParseFailure, collector_paused, compose, parse_json, parse_yaml
+from lint.loading.sniff import (
+    UNUSUAL_BREAKS,
+    certain_kind,
+    has_unusual_breaks,
+    may_name_config_map,
+    suspect_policy,
+)
+from lint.loading.split import Chunk, split_stream
+
+_FIRST_NON_BLANK: Final = re.compile(r"\S")
+
+
+def load(
+    paths: Sequence[str],
+    *,
+    stdin: bytes | None = None,
+    relevant_kinds: frozenset[str] = RELEVANT_KINDS,
+) -> LoadResult:
+    """Read every manifest under ``paths`` (DESIGN §2.1).
+
+    A path is a directory (walked recursively), a file, or ``-`` for
+    ``stdin`` (read from the process when not given). Documents come in file
+    order, then by position in the file.
+    """
+    documents: list[LoadedDocument] = []
+    problems: list[LoadProblem] = []
+    skipped: Counter[str] = Counter()
+    files = size = 0
+    with collector_paused():
+        for item in read_inputs(paths, stdin):
+            if isinstance(item, LoadProblem):
+                problems.append(item)
+                continue
+            files += 1
+            size += len(item.data)
+            found = load_file(item, relevant_kinds)
+            documents += found.documents
+            problems += found.problems
+            skipped.update(found.skipped)
+    return LoadResult(
+        documents=tuple(documents),
+        problems=tuple(problems),
+        skipped=dict(sorted(skipped.items())),
+        files=files,
+        bytes=size,
+    )
+
+
+def load_file(source: SourceFile, relevant: frozenset[str]) -> Harvest:
+    """The documents, problems and skipped kinds of one file."""
+    into = Harvest()
+    text = decode(source.data)
+    if isinstance(text, DecodeFailure):
+        into.problems += _undecodable(source, text)
+        return into
+    if source.name.lower().endswith(".json") and _load_json(source.name, text, relevant, into):
+        return into
+    _load_stream(source.name, text, relevant, into)
+    return into
+
+
+def _load_json(name: str, text: str, relevant: frozenset[str], into: Harvest) -> bool:
+    """Read a plain JSON file; False when the text needs the YAML reader."""
+    value = parse_json(text)
+    if value is None:
+        return False
+    first = _FIRST_NON_BLANK.search(text)
+    if first is None:
+        return True
+    line = text.count("\n", 0, first.start()) + 1
+    end_line = text.count("\n", 0, len(text.rstrip())) + 1
+    document = LoadedDocument(name, line, end_line, 0, value, text=text, text_line=1)
+    harvest(document, relevant, lambda: _quiet_compose(text), into)
+    return True
+
+
+def _load_stream(name: str, text: str, relevant: frozenset[str], into: Harvest) -> None:
+    # libyaml also breaks lines at a lone CR, NEL, LS and PS. Cutting a copy
+    # where those read as newlines keeps every offset and line as libyaml
+    # counts them; such files are parsed whole, never sniffed.
+    unusual = has_unusual_breaks(text)
+    layout = UNUSUAL_BREAKS.sub("\n", text) if unusual else text
+    for chunk in split_stream(layout):
+        if chunk.content is None and chunk.problem is None:
+            continue
+        if chunk.problem is not None:
+            into.problems.append(_stream_problem(name, text, chunk))
+        elif unusual or not _skip(layout, chunk, relevant, into):
+            _load_chunk(name, text, chunk, relevant, into)
+
+
+def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> bool:
+    """Count and skip a document whose text settles that it is not read."""
+    kind = certain_kind(text, chunk)
+    if kind is None or is_list_kind(kind):
+        return False
+    if kind in relevant and (kind != "ConfigMap" or may_name_config_map(text, chunk)):
+        return False
+    into.skipped[kind] += 1
+    return True
+
+
+def _load_chunk(
+    name: str, text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest
+) -> None:
+    piece = text[chunk.start : chunk.end]
+    try:
+        parsed = parse_yaml(piece)
+    except ParseFailure as failure:
+        kind, namespace = suspect_policy(piece)
+        into.problems.append(
+            LoadProblem(name, chunk.line + failure.line, failure.message, kind, namespace)
+        )
+        return
+    for line, key in parsed.duplicates:
+        into.problems.append(
+            LoadProblem(
+                name,
+                chunk.line + line,
+                f"the key {key!r} is repeated in this mapping; its last value is the one read",
+                severity="warning",
+            )
+        )
+    document = LoadedDocument(
+        file=name,
+        line=chunk.line + parsed.line,
+        end_line=chunk.last_content_line(text),
+        index=chunk.index,
+        value=parsed.value,
+        source=chunk.source(text),
+        text=piece,
+        text_line=chunk.line,
+    )
+    harvest(document, relevant, lambda: parsed.root, into)
+
+
+def _stream_problem(name: str, text: str, chunk: Chunk) -> LoadProblem:
+    where = chunk.content if chunk.content is not None else chunk.start
+    kind, namespace = suspect_policy(text[chunk.start : chunk.end])
+    return LoadProblem(name, chunk.line_at(text, where), chunk.problem or "", kind, namespace)
+
+
+def _undecodable(source: SourceFile, failure: DecodeFailure) -> list[LoadProblem]:
+    """One problem for the file, and one more for each further policy the
+    bytes seem to hold, so every namespace they touch fails closed."""
+    text = decode_leniently(source.data)
+    problems: list[LoadProblem] = []
+    seen: set[tuple[str | None, str | None]] = set()
+    for chunk in split_stream(text):
+        suspect = suspect_policy(text[chunk.start : chunk.end])
+        if suspect[0] is None or suspect in seen:
+            continue
+        seen.add(suspect)
+        line = chunk.line_at(text, chunk.content or chunk.start) if problems else 1
+        problems.append(LoadProblem(source.name, line, failure.message, *suspect))
+    return problems or [LoadProblem(source.name, 1, failure.message)]
+
+
+def _quiet_compose(text: str) -> Node | None:
+    try:
+        return compose(text)
+    except ParseFailure:
+        return None

@@ -1,0 +1,179 @@
+"""Parsing one YAML document with libyaml into a JSON-shaped value.
+
+libyaml (through PyYAML's C parser) scans and composes the node tree; the
+resolver is replaced by one that only separates plain scalars from quoted
+ones, and ``construct.Builder`` turns the tree into dicts and lists with the
+Kubernetes scalar rules. ``docs/dependencies.md`` has the measurements behind
+this choice.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from yaml._yaml import CParser
+from yaml.nodes import MappingNode, Node, ScalarNode
+
+from lint.loading.construct import (
+    MAP_TAG,
+    MAX_EXPANDED_VALUES,
+    PLAIN_TAG,
+    SEQ_TAG,
+    STR_TAG,
+    Builder,
+    BuildError,
+    expanded_size,
+)
+
+
+class _Composer(CParser):
+    """libyaml's composer with a resolver that defers plain scalars."""
+
+    def descend_resolver(self, current_node: object, current_index: object) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+    def resolve(self, kind: type, value: object, implicit: tuple[bool, bool]) -> str:
+        if kind is ScalarNode:
+            return PLAIN_TAG if implicit[0] else STR_TAG
+        return MAP_TAG if kind is MappingNode else SEQ_TAG
+
+
+class ParseFailure(Exception):
+    """Text that is not one readable document; ``line`` is 0-based in it."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedDocument:
+    """A document's value and node tree, with the keys it repeated.
+
+    Lines are 0-based in the parsed text. ``root`` is None for an empty
+    document.
+    """
+
+    value: Any
+    root: Node | None
+    line: int
+    duplicates: tuple[tuple[int, str], ...]
+
+
+def compose(text: str) -> Node | None:
+    """The node tree of the single document in ``text``, with line marks."""
+    composer = _Composer(text)
+    try:
+        node: Node | None = composer.get_single_node()
+    except yaml.MarkedYAMLError as error:
+        raise ParseFailure(_mark_line(error), _describe(error)) from None
+    except yaml.reader.ReaderError as error:
+        raise ParseFailure(_reader_line(text, error), _describe(error)) from None
+    except yaml.YAMLError as error:
+        raise ParseFailure(0, _describe(error)) from None
+    finally:
+        composer.dispose()
+    return node
+
+
+def parse_yaml(text: str) -> ParsedDocument:
+    """Parse the one document in ``text`` (which may be empty)."""
+    root = compose(text)
+    if root is None:
+        return ParsedDocument(None, None, 0, ())
+    shared = "&" in text
+    builder = Builder(shared=shared, tagged_text=text if "!" in text else None)
+    try:
+        if shared and "*" in text and expanded_size(root) > MAX_EXPANDED_VALUES:
+            raise ParseFailure(
+                root.start_mark.line,
+                f"aliases expand to more than {MAX_EXPANDED_VALUES:,} values",
+            )
+        value = builder.build(root)
+    except BuildError as error:
+        raise ParseFailure(error.node.start_mark.line, error.message) from None
+    except RecursionError:
+        raise ParseFailure(root.start_mark.line, "the document is nested too deeply") from None
+    duplicates = tuple((node.start_mark.line, key) for node, key in builder.duplicates)
+    return ParsedDocument(value, root, root.start_mark.line, duplicates)
+
+
+def parse_json(text: str) -> Any:
+    """The value of a JSON text, or None when it is not plain JSON.
+
+    Non-standard constants (NaN, Infinity) and repeated keys are not plain
+    JSON; such text goes to the YAML reader, which reports them as YAML does.
+    """
+    try:
+        return json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_refuse)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise ValueError("repeated key")
+    return result
+
+
+def _refuse(constant: str) -> Any:
+    raise ValueError(constant)
+
+
+def node_end_line(node: Node) -> int:
+    """The 0-based line where the node's content ends. A block collection's
+    end mark sits at the start of the next token, so a mark at column 0
+    belongs to the line before."""
+    mark = node.end_mark
+    if mark.column == 0 and mark.line > node.start_mark.line:
+        return int(mark.line) - 1
+    return int(mark.line)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many objects.
+
+    A load allocates millions of containers, none in a cycle; each collection
+    would rescan all of them, which made loading several times slower.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _mark_line(error: yaml.MarkedYAMLError) -> int:
+    mark = error.problem_mark or error.context_mark
+    return 0 if mark is None else int(mark.line)
+
+
+def _reader_line(text: str, error: yaml.reader.ReaderError) -> int:
+    # libyaml reports the offset in the UTF-8 encoding of the text.
+    return text.encode("utf-8", "surrogatepass")[: error.position].count(b"\n")
+
+
+def _describe(error: yaml.YAMLError) -> str:
+    if isinstance(error, yaml.MarkedYAMLError):
+        parts = [error.context, error.problem]
+        text = ": ".join(part for part in parts if part)
+        if error.problem_mark is not None:
+            text += f" (column {error.problem_mark.column + 1})"
+        return text or "invalid YAML"
+    if isinstance(error, yaml.reader.ReaderError):
+        return f"unacceptable character {error.character!r}: {error.reason}"
+    return str(error).splitlines()[0] if str(error) else "invalid YAML"

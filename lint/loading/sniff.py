@@ -1,0 +1,87 @@
+"""Reading a document's kind from its text, without parsing it.
+
+Two sniffs live here. ``certain_kind`` decides whether a document may be
+skipped unparsed: it answers only when the text leaves no doubt, and None
+means "parse it". ``suspect_policy`` looks at text that failed to parse for
+a policy kind and namespace, so the check can fail closed (SEMANTICS §17.7).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from lint.loading.kinds import CONFIG_MAP_NAME, POLICY_KINDS
+from lint.loading.split import Chunk
+
+_FIRST_CONTENT: Final = re.compile(r"^[ \t]*[^ \t\r\n#]", re.M)
+_KIND_VALUE: Final = re.compile(
+    r"[ \t]+(?:([A-Za-z][A-Za-z0-9]*)|\"([A-Za-z][A-Za-z0-9]*)\"|'([A-Za-z][A-Za-z0-9]*)')"
+    r"(?:[ \t]+#[^\n]*)?[ \t\r]*"
+)
+# An indented line after the kind line would continue a plain scalar.
+_CONTINUED: Final = re.compile(r"\n(?:[ \t]*\r?\n)*[ \t]+[^ \t\r\n#]")
+
+_POLICY_KIND: Final = re.compile(
+    r"""["']?\bkind["']?[ \t]*:[ \t]*["']?("""
+    + "|".join(sorted(POLICY_KINDS, key=len, reverse=True))
+    + r")(?:List)?(?![A-Za-z0-9])"
+)
+_NAMESPACE: Final = re.compile(
+    r"""["']?\bnamespace["']?[ \t]*:[ \t]*["']?([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)(?![-a-z0-9])"""
+)
+
+
+def certain_kind(text: str, chunk: Chunk) -> str | None:
+    """The kind of the chunk's document when its text alone settles it.
+
+    It answers only when the top level is a block mapping at column 0 whose
+    column-0 lines are all plain keys (or entries of a sequence a key opens),
+    exactly one of them ``kind``, with a one-line identifier value. Flow
+    style, quoted or complex keys, anchors, aliases and tags at the top level,
+    merge keys, directives, content on the ``---`` line and indented
+    documents all give None, and the document is parsed.
+    """
+    if not chunk.plain_keys or len(chunk.kind_lines) != 1:
+        return None
+    first = _FIRST_CONTENT.search(text, chunk.body, chunk.stop)
+    if first is None or text[first.start()] in "- \t":
+        return None
+    value_text, end = chunk.kind_lines[0]
+    value = _KIND_VALUE.fullmatch(value_text)
+    if value is None or _CONTINUED.match(text, end, chunk.stop) is not None:
+        return None
+    return value.group(1) or value.group(2) or value.group(3)
+
+
+def may_name_config_map(text: str, chunk: Chunk) -> bool:
+    """Whether a ConfigMap's text can name the one the check reads: the name
+    must appear literally unless an escape sequence spells it."""
+    return (
+        text.find(CONFIG_MAP_NAME, chunk.body, chunk.stop) >= 0
+        or text.find("\\", chunk.body, chunk.stop) >= 0
+    )
+
+
+def suspect_policy(text: str) -> tuple[str | None, str | None]:
+    """A policy kind that ``text`` names, and the first namespace it names."""
+    kind = _POLICY_KIND.search(text)
+    if kind is None:
+        return None, None
+    namespace = _NAMESPACE.search(text)
+    return kind.group(1), None if namespace is None else namespace.group(1)
+
+
+# Line breaks libyaml honours besides LF and CRLF: a lone CR, NEL, LS, PS.
+UNUSUAL_BREAKS: Final = re.compile(r"\r(?!\n)|[\x85\u2028\u2029]")
+
+
+def has_unusual_breaks(text: str) -> bool:
+    """Whether libyaml would see line breaks that are not LF or CRLF.
+
+    Plain substring tests first: they are much faster than the regex over
+    megabytes of ordinary text.
+    """
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:
+        return True
+    return "\r" in text and text.count("\r") != text.count("\r\n")

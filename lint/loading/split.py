@@ -1,0 +1,217 @@
+"""Cutting a YAML stream into documents without parsing it.
+
+A line that starts with ``---`` or ``...`` followed by a blank or the end of
+the line is a document marker. YAML forbids that text at column 0 inside any
+scalar, so the cut is exact, and it gives every document's first line for free
+(INTEGRATIONS.md §5.1). The same pass reads Helm's ``# Source:`` comments,
+which the YAML parser drops (§4.1), and notes each document's column-0
+``kind:`` lines and any column-0 line that is not a plain key, for the kind
+sniff (``sniff.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+# A column-0 line the kind sniff can vouch for: blank, comment, a plain
+# `identifier:` key, or an entry of a block sequence that a key opened.
+_PLAIN_KEY_LINE: Final = (
+    r"(?:[ \t\r\n#]|\Z|[A-Za-z_][A-Za-z0-9_.\-/]*:(?:[ \t]|\r?\n|\r?\Z)|-(?:[ \t]|\r?\n|\r?\Z))"
+)
+# Every pattern starts at the newline before a line, so the regex engine
+# jumps from newline to newline instead of trying every offset.
+_LINE_EVENTS: Final = re.compile(
+    r"\n(?:(---|\.\.\.)(?=[ \t\r\n]|\Z)([^\n]*)"
+    r"|kind:([^\n]*)"
+    r"|()(?!" + _PLAIN_KEY_LINE + r"))"
+)
+_MARKER_EVENT, _KIND_EVENT, _OTHER_EVENT = 2, 3, 4  # Match.lastindex of each case
+_SOURCE: Final = re.compile(r"^# Source: ([^\n]*)", re.M)
+# A line holding something other than blanks, a comment or a directive.
+_CONTENT: Final = re.compile(r"^[ \t]*(?:[^ \t\r\n#%]|(?<=[ \t])%)", re.M)
+_BARE_REST: Final = re.compile(r"[ \t]*(?:#[^\n]*)?")
+
+STRAY_CONTENT = "a document after '...' must begin with '---'"
+STRAY_END = "'...' ends a document that was never started"
+
+
+@dataclass(slots=True)  # not frozen: a frozen __init__ is slow at this volume
+class Chunk:
+    """One document's share of a stream.
+
+    ``text[start:end]`` is what the parser gets. ``text[body:stop]`` is the
+    document without its bare ``---`` line and without a closing ``...`` line.
+    ``content`` is the offset of the first content line, None for an empty or
+    comment-only document. ``line`` is the 1-based line of ``start``.
+    ``kind_lines`` holds the text after each column-0 ``kind:`` and the offset
+    where that line ends; ``plain_keys`` says every other column-0 line of the
+    body is a blank, a comment, a plain key or a sequence entry.
+    """
+
+    index: int
+    start: int
+    body: int
+    stop: int
+    end: int
+    line: int
+    content: int | None
+    inherited_source: str | None
+    """The Source of comment-only documents just before this one."""
+    kind_lines: tuple[tuple[str, int], ...] = ()
+    plain_keys: bool = False
+    problem: str | None = None
+    """Why libyaml would refuse the stream at this document, when it would."""
+
+    def source(self, text: str) -> str | None:
+        """The Helm template this document came from: its own ``# Source:``
+        comment above the content, else one inherited from the split form."""
+        if self.content is None:
+            return None
+        return _first_source(text, self.start, self.content) or self.inherited_source
+
+    def line_at(self, text: str, offset: int) -> int:
+        """The 1-based line of ``offset``, which lies inside this chunk."""
+        return self.line + text.count("\n", self.start, offset)
+
+    def last_content_line(self, text: str) -> int:
+        """The 1-based line of the document's last content line."""
+        if self.content is None:
+            return self.line
+        end = self.stop
+        while end > self.content:
+            begin = max(text.rfind("\n", self.content, end - 1) + 1, self.content)
+            if _CONTENT.match(text, begin, end):
+                return self.line_at(text, begin)
+            end = begin
+        return self.line_at(text, self.content)
+
+
+@dataclass(slots=True)
+class _Segment:
+    """Text between two markers, as the scan collects it."""
+
+    start: int
+    marker: int | None = None  # offset of the opening '---'
+    body: int = 0
+    stop: int = -1  # end of the document proper
+    end: int = -1  # end including a closing '...' line
+    kinds: list[tuple[str, int]] = field(default_factory=list)
+    plain_keys: bool = True
+
+    def absorb(self, earlier: _Segment) -> None:
+        """Take over the comments and directives that came before '---'."""
+        self.start = earlier.start
+        self.plain_keys = self.plain_keys and earlier.plain_keys
+
+
+def split_stream(text: str) -> list[Chunk]:
+    """Every document of ``text`` in order, empty ones included (§4.3)."""
+    chunks: list[Chunk] = []
+    counter = _LineCounter(text)
+    pending: str | None = None
+    for segment, content, problem in _documents(text, _scan(text)):
+        # Helm's split form: a comment-only document's Source names the next
+        # non-empty document (INTEGRATIONS.md §4.1).
+        inherited = pending if content is not None else None
+        if content is None:
+            pending = _first_source(text, segment.start, segment.stop) or pending
+        else:
+            pending = None
+        chunks.append(
+            Chunk(
+                index=len(chunks),
+                start=segment.start,
+                body=segment.body,
+                stop=segment.stop,
+                end=segment.end,
+                line=counter.line_of(segment.start),
+                content=content,
+                inherited_source=inherited,
+                kind_lines=tuple(segment.kinds),
+                plain_keys=segment.plain_keys,
+                problem=problem,
+            )
+        )
+    return chunks
+
+
+def _scan(text: str) -> list[_Segment]:
+    """One pass over the lines that matter: markers, ``kind:`` lines and
+    column-0 lines that are not plain keys."""
+    segments = [_Segment(0)]
+    current = segments[0]
+    # The leading newline puts the first line on the same footing as the rest;
+    # a match at padded offset i describes the line at text offset i.
+    for event in _LINE_EVENTS.finditer("\n" + text):
+        what = event.lastindex
+        if what == _KIND_EVENT:
+            current.kinds.append((event.group(3), event.end() - 1))
+        elif what == _OTHER_EVENT:
+            current.plain_keys = False
+        else:
+            current = _after_marker(text, current, event.start(), event.group(2))
+            segments.append(current)
+    current.stop = current.end = len(text)
+    return segments
+
+
+def _after_marker(text: str, current: _Segment, at: int, rest: str) -> _Segment:
+    """Close ``current`` at the marker on the line at ``at``; open the next."""
+    current.stop = at
+    after = min(at + 4 + len(rest), len(text))  # the offset past the marker line
+    if text[at] == "-":
+        current.end = at
+        if rest and _BARE_REST.fullmatch(rest.rstrip("\r")) is None:
+            # Content on the marker line: such a document is never sniffed.
+            return _Segment(at, marker=at, body=at, plain_keys=False)
+        return _Segment(at, marker=at, body=after)
+    current.end = after
+    return _Segment(after, body=after)
+
+
+_Document = tuple[_Segment, int | None, str | None]
+
+
+def _documents(text: str, segments: list[_Segment]) -> list[_Document]:
+    """Drop what lies between documents, join leading comments and directives
+    to the document that follows them, and flag what libyaml would refuse."""
+    documents: list[_Document] = []
+    carried: _Segment | None = None
+    for number, segment in enumerate(segments):
+        if carried is not None:
+            segment.absorb(carried)
+            carried = None
+        found = _CONTENT.search(text, segment.body, segment.stop)
+        content = None if found is None else found.start()
+        if segment.marker is not None:
+            documents.append((segment, content, None))
+        elif content is not None:
+            # Only the first segment may start without '---'; later implicit
+            # segments follow a '...' line.
+            documents.append((segment, content, STRAY_CONTENT if number else None))
+        elif segment.stop < segment.end:
+            documents.append((segment, None, STRAY_END))
+        else:
+            carried = segment
+    return documents
+
+
+def _first_source(text: str, start: int, stop: int) -> str | None:
+    found = _SOURCE.search(text, start, stop)
+    return (found.group(1).rstrip() or None) if found else None
+
+
+class _LineCounter:
+    """Line numbers of increasing offsets, counting each newline once."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._offset = 0
+        self._line = 1
+
+    def line_of(self, offset: int) -> int:
+        self._line += self._text.count("\n", self._offset, offset)
+        self._offset = offset
+        return self._line

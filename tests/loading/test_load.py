@@ -1,0 +1,393 @@
+"""``load()`` end to end: files in, documents, problems and counts out."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from lint.loading import RELEVANT_KINDS, STDIN_NAME, LoadedDocument, load
+from tests.loading.helpers import load_text, write
+
+POLICY = """apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {name}
+  namespace: team-a
+spec:
+  podSelector: {{}}
+  policyTypes: [Egress]
+"""
+
+
+def names(documents: tuple[LoadedDocument, ...]) -> list[str | None]:
+    return [d.value["metadata"]["name"] if isinstance(d.value, dict) else None for d in documents]
+
+
+def test_relevant_documents_are_kept_and_others_counted(tree: Path) -> None:
+    text = "\n---\n".join(
+        [
+            POLICY.format(name="p1"),
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n",
+            "kind: Service\nmetadata:\n  name: s\n",
+            '{"kind": "Service", "metadata": {"name": "s2"}}',
+            "metadata: {name: nothing}\n",
+            "- a list\n",
+            POLICY.format(name="p2"),
+        ]
+    )
+    result = load_text(tree, text)
+    assert names(result.documents) == ["p1", "p2"]
+    assert result.skipped == {
+        "(no kind)": 1,
+        "(not an object)": 1,
+        "Deployment": 1,
+        "Service": 2,
+    }
+    assert result.problems == ()
+    assert (result.files, result.bytes) == (1, len(text.encode()))
+
+
+@pytest.mark.parametrize("kind", sorted(RELEVANT_KINDS - {"ConfigMap"}))
+def test_every_relevant_kind_is_kept(tree: Path, kind: str) -> None:
+    result = load_text(tree, f"apiVersion: x/v1\nkind: {kind}\nmetadata:\n  name: n\n")
+    assert [d.kind for d in result.documents] == [kind]
+
+
+def test_only_the_controller_config_map_is_kept(tree: Path) -> None:
+    text = (
+        "kind: ConfigMap\nmetadata:\n  name: agent-sandbox-config\n"
+        "---\nkind: ConfigMap\nmetadata:\n  name: app-settings\n"
+        '---\n{"kind": "ConfigMap", "metadata": {"name": "other"}}\n'
+    )
+    result = load_text(tree, text)
+    assert names(result.documents) == ["agent-sandbox-config"]
+    assert result.skipped == {"ConfigMap": 2}
+
+
+def test_relevant_kinds_can_be_narrowed(tree: Path) -> None:
+    write(tree, "m.yaml", POLICY.format(name="p") + "---\nkind: Namespace\nmetadata: {name: n}\n")
+    result = load(["m.yaml"], relevant_kinds=frozenset({"Namespace"}))
+    assert [d.kind for d in result.documents] == ["Namespace"]
+    assert result.skipped == {"NetworkPolicy": 1}
+
+
+def test_document_positions_and_lines(tree: Path) -> None:
+    text = (
+        "---\n# Source: chart/templates/np.yaml\n---\n"  # index 0: comment only
+        + POLICY.format(name="a")  # index 1, content on line 4
+        + "---\n---\n"  # index 2: empty
+        + "# leading comment\n\n"
+        + POLICY.format(name="b")  # index 3
+        + "# trailing comment\n"
+    )
+    result = load_text(tree, text)
+    first, second = result.documents
+    assert (first.file, first.index, first.line, first.end_line) == ("m.yaml", 1, 4, 11)
+    assert first.source == "chart/templates/np.yaml"
+    assert (second.index, second.line, second.end_line, second.source) == (3, 16, 23, None)
+
+
+def test_list_wrappers_are_unrolled_with_item_lines(tree: Path) -> None:
+    text = """---
+# Source: c/templates/list.yaml
+apiVersion: v1
+kind: List
+items:
+- apiVersion: networking.k8s.io/v1
+  kind: NetworkPolicy
+  metadata: {name: a}
+- kind: Deployment
+  metadata: {name: d}
+-
+  kind: CiliumNetworkPolicy
+  metadata: {name: c}
+"""
+    result = load_text(tree, text)
+    assert [(d.kind, d.line, d.list_kind, d.list_index, d.index) for d in result.documents] == [
+        ("NetworkPolicy", 6, "List", 0, 0),
+        ("CiliumNetworkPolicy", 12, "List", 2, 0),
+    ]
+    assert result.documents[0].end_line == 8
+    assert all(d.source == "c/templates/list.yaml" for d in result.documents)
+    assert result.skipped == {"Deployment": 1}
+
+
+def test_typed_list_items_take_the_listed_kind(tree: Path) -> None:
+    text = "kind: NetworkPolicyList\nitems:\n- metadata: {name: a}\n  spec: {}\n- 42\n- null\n"
+    result = load_text(tree, text)
+    assert [(d.kind, d.value, d.line, d.list_index) for d in result.documents] == [
+        ("NetworkPolicy", {"metadata": {"name": "a"}, "spec": {}}, 3, 0),
+        ("NetworkPolicy", 42, 5, 1),
+        ("NetworkPolicy", None, 6, 2),
+    ]
+    assert result.problems == ()
+
+
+def test_non_object_item_of_a_plain_list_is_a_problem(tree: Path) -> None:
+    result = load_text(
+        tree, "kind: List\nitems:\n- kind: Namespace\n  metadata: {name: n}\n- oops\n"
+    )
+    assert [d.kind for d in result.documents] == ["Namespace"]
+    (problem,) = result.problems
+    assert (problem.file, problem.line, problem.severity) == ("m.yaml", 5, "error")
+    assert "item 1" in problem.message
+
+
+def test_irrelevant_typed_list_is_counted_by_item_kind(tree: Path) -> None:
+    result = load_text(tree, "kind: PodList\nitems:\n- metadata: {name: a}\n- 3\n")
+    assert result.documents == ()
+    assert result.problems == ()
+    assert result.skipped == {"Pod": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "suspect"),
+    [
+        (
+            "kind: List\nitems: {kind: NetworkPolicy, metadata: {namespace: b}}\n",
+            ("NetworkPolicy", "b"),
+        ),
+        ("kind: NetworkPolicyList\nitems: nope\n", ("NetworkPolicy", None)),
+        ("kind: List\nitems: 3\n", (None, None)),
+    ],
+)
+def test_list_whose_items_are_not_a_list_is_a_problem(
+    tree: Path, text: str, suspect: tuple[str | None, str | None]
+) -> None:
+    result = load_text(tree, text)
+    assert result.documents == ()
+    (problem,) = result.problems
+    assert problem.line == 2
+    assert (problem.suspect_kind, problem.suspect_namespace) == suspect
+
+
+@pytest.mark.parametrize("items", ["", "items: null\n", "items: []\n"])
+def test_list_without_items_is_empty(tree: Path, items: str) -> None:
+    result = load_text(tree, f"kind: NetworkPolicyList\n{items}")
+    assert (result.documents, result.problems) == ((), ())
+
+
+def test_empty_and_comment_only_documents_are_nothing(tree: Path) -> None:
+    result = load_text(tree, "---\n---\n# just a comment\n---\nnull\n---\n~\n...\n")
+    assert (result.documents, result.problems, result.skipped) == ((), (), {})
+
+
+def test_a_broken_document_keeps_the_rest_of_its_file(tree: Path) -> None:
+    text = (
+        POLICY.format(name="before")
+        + "---\nkind: NetworkPolicy\nmetadata:\n  namespace: team-b\nspec: [unclosed\n"
+        + "---\n"
+        + POLICY.format(name="after")
+    )
+    result = load_text(tree, text)
+    assert names(result.documents) == ["before", "after"]
+    (problem,) = result.problems
+    assert (problem.line, problem.severity) == (14, "error")
+    assert (problem.suspect_kind, problem.suspect_namespace) == ("NetworkPolicy", "team-b")
+
+
+def test_a_broken_irrelevant_document_names_no_suspect(tree: Path) -> None:
+    result = load_text(tree, "{kind: Deployment, spec: {a: [}\n")
+    (problem,) = result.problems
+    assert (problem.suspect_kind, problem.suspect_namespace) == (None, None)
+
+
+def test_documents_the_sniff_skips_are_never_parsed(tree: Path) -> None:
+    # The price of not parsing what the check does not read: a syntax error in
+    # a Deployment goes unreported (docs/yaml.md).
+    result = load_text(tree, "kind: Deployment\nspec: {a: [}\n")
+    assert (result.problems, result.skipped) == ((), {"Deployment": 1})
+
+
+def test_duplicate_keys_warn_and_keep_the_last_value(tree: Path) -> None:
+    text = POLICY.format(name="first") + "metadata:\n  name: second\n"
+    result = load_text(tree, text)
+    assert names(result.documents) == ["second"]
+    (problem,) = result.problems
+    assert (problem.line, problem.severity) == (9, "warning")
+    assert "'metadata'" in problem.message
+
+
+def test_yaml_1_1_scalars_as_kubernetes_reads_them(tree: Path) -> None:
+    text = (
+        "kind: NetworkPolicy\nmetadata: {name: n}\nspec:\n"
+        "  a: on\n  b: 0777\n  c: 2024-01-01\n  d: 1e2\n  e: 12:30\n  f: 'yes'\n"
+    )
+    (document,) = load_text(tree, text).documents
+    assert document.value["spec"] == {
+        "a": True,
+        "b": 511,
+        "c": "2024-01-01",
+        "d": 100.0,
+        "e": "12:30",
+        "f": "yes",
+    }
+
+
+def test_custom_tags_are_refused_never_constructed(tree: Path) -> None:
+    text = "kind: NetworkPolicy\nmetadata: {name: n}\nspec: !!python/object:os.system {}\n"
+    result = load_text(tree, text)
+    assert result.documents == ()
+    (problem,) = result.problems
+    assert problem.line == 3
+    assert "python/object" in problem.message
+    assert problem.suspect_kind == "NetworkPolicy"
+
+
+def test_json_files(tree: Path) -> None:
+    text = '\n\n{\n  "kind": "NetworkPolicy",\n  "metadata": {"name": "j"}\n}\n'
+    result = load_text(tree, text, name="p.json")
+    (document,) = result.documents
+    assert (document.file, document.line, document.end_line, document.index) == ("p.json", 3, 6, 0)
+    assert document.value == {"kind": "NetworkPolicy", "metadata": {"name": "j"}}
+
+
+def test_json_list_items_get_their_lines(tree: Path) -> None:
+    text = '{"kind": "List", "items": [\n  {"kind": "Namespace", "metadata": {"name": "a"}},\n  {"kind": "Namespace", "metadata": {"name": "b"}}\n]}\n'
+    result = load_text(tree, text, name="l.json")
+    assert [(d.line, d.list_index) for d in result.documents] == [(2, 0), (3, 1)]
+
+
+def test_json_file_holding_yaml_falls_back_to_yaml(tree: Path) -> None:
+    text = POLICY.format(name="first") + "---\n" + POLICY.format(name="second")
+    result = load_text(tree, text, name="x.json")
+    assert names(result.documents) == ["first", "second"]
+
+
+def test_json_with_repeated_keys_is_read_as_yaml_and_warns(tree: Path) -> None:
+    text = '{"kind": "Namespace",\n "metadata": {"name": "a"},\n "metadata": {"name": "b"}}\n'
+    result = load_text(tree, text, name="d.json")
+    assert names(result.documents) == ["b"]
+    assert [(p.line, p.severity) for p in result.problems] == [(3, "warning")]
+
+
+def test_utf8_byte_order_mark_is_dropped(tree: Path) -> None:
+    result = load_text(tree, codecs.BOM_UTF8 + POLICY.format(name="bom").encode())
+    assert names(result.documents) == ["bom"]
+    assert result.documents[0].line == 1
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_with_byte_order_mark(tree: Path, encoding: str) -> None:
+    data = POLICY.format(name="wide").encode(encoding)
+    if encoding == "utf-16-be":
+        data = codecs.BOM_UTF16_BE + data
+    assert names(load_text(tree, data).documents) == ["wide"]
+
+
+def test_undecodable_bytes_are_a_problem_at_line_1_naming_every_suspect(tree: Path) -> None:
+    data = (
+        POLICY.format(name="p").encode()
+        + b"  label: caf\xe9\n---\n"
+        + POLICY.format(name="q").replace("team-a", "team-z").encode()
+    )
+    result = load_text(tree, data)
+    assert result.documents == ()
+    assert [(p.line, p.suspect_kind, p.suspect_namespace) for p in result.problems] == [
+        (1, "NetworkPolicy", "team-a"),
+        (11, "NetworkPolicy", "team-z"),
+    ]
+    assert "line 9" in result.problems[0].message
+
+
+def test_undecodable_bytes_without_policies(tree: Path) -> None:
+    result = load_text(tree, b"kind: Service\nname: \xff\xfe\xfa\n")
+    assert [(p.line, p.suspect_kind) for p in result.problems] == [(1, None)]
+
+
+def test_stray_content_after_document_end(tree: Path) -> None:
+    result = load_text(tree, "kind: Namespace\nmetadata: {name: a}\n...\nkind: NetworkPolicy\n")
+    assert [d.kind for d in result.documents] == ["Namespace"]
+    (problem,) = result.problems
+    assert (problem.line, problem.suspect_kind) == (4, "NetworkPolicy")
+
+
+def test_unusual_line_breaks_count_as_libyaml_counts_them(tree: Path) -> None:
+    text = "kind: Namespace\u2028metadata: {name: a}\u2028---\u2028kind: NetworkPolicy\rmetadata: {name: b}\r"
+    result = load_text(tree, text)
+    assert [(d.kind, d.line) for d in result.documents] == [("Namespace", 1), ("NetworkPolicy", 4)]
+
+
+def test_directories_are_walked_in_sorted_order(tree: Path) -> None:
+    for name in [
+        "b.yaml",
+        "a/z.yml",
+        "a.json",
+        "a/y.yaml",
+        "c/d/e.yaml",
+        "skip.txt",
+        ".git/x.yaml",
+    ]:
+        write(tree, name, "kind: Namespace\nmetadata: {name: n}\n")
+    result = load(["."])
+    assert [d.file for d in result.documents] == [
+        "a/y.yaml",
+        "a/z.yml",
+        "a.json",
+        "b.yaml",
+        "c/d/e.yaml",
+    ]
+    assert result.files == 5
+
+
+def test_paths_keep_their_order_and_files_are_read_once(tree: Path) -> None:
+    write(tree, "one.yaml", "kind: Namespace\nmetadata: {name: one}\n")
+    write(tree, "d/two.yaml", "kind: Namespace\nmetadata: {name: two}\n")
+    result = load(["d", "one.yaml", ".", "one.yaml"])
+    assert [d.file for d in result.documents] == ["d/two.yaml", "one.yaml"]
+
+
+def test_explicit_files_need_no_manifest_suffix(tree: Path) -> None:
+    write(tree, "rendered.txt", "kind: Namespace\nmetadata: {name: n}\n")
+    assert [d.file for d in load(["rendered.txt"]).documents] == ["rendered.txt"]
+
+
+def test_missing_path_is_a_problem(tree: Path) -> None:
+    result = load(["nowhere.yaml"])
+    (problem,) = result.problems
+    assert (problem.file, problem.line) == ("nowhere.yaml", 1)
+
+
+def test_symlink_loop_is_a_problem_not_a_hang(tree: Path) -> None:
+    write(tree, "d/a.yaml", "kind: Namespace\nmetadata: {name: n}\n")
+    (tree / "d" / "loop").symlink_to(tree / "d", target_is_directory=True)
+    (tree / "d" / "self.yaml").symlink_to(tree / "d" / "self.yaml")
+    result = load(["d"])
+    assert [d.file for d in result.documents] == ["d/a.yaml"]
+    assert sorted(p.file for p in result.problems) == ["d/loop", "d/self.yaml"]
+
+
+def test_unreadable_file_is_a_problem(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tree, "secret.yaml", "kind: Namespace\n")
+    write(tree, "open.yaml", "kind: Namespace\nmetadata: {name: n}\n")
+    real = Path.read_bytes
+
+    def refuse(path: Path) -> bytes:
+        if path.name == "secret.yaml":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    result = load(["."])
+    assert [d.file for d in result.documents] == ["open.yaml"]
+    (problem,) = result.problems
+    assert (problem.file, problem.line, problem.message) == (
+        "secret.yaml",
+        1,
+        "cannot read: Permission denied",
+    )
+
+
+def test_stdin(tree: Path) -> None:
+    result = load(["-"], stdin=POLICY.format(name="piped").encode())
+    assert [(d.file, d.line) for d in result.documents] == [(STDIN_NAME, 1)]
+
+
+def test_loading_twice_gives_equal_results(tree: Path) -> None:
+    for number in range(5):
+        write(tree, f"d{number % 2}/f{number}.yaml", POLICY.format(name=f"p{number}"))
+    first, second = load(["."]), load(["."])
+    assert first == second
+    assert [d.file for d in first.documents] == sorted(d.file for d in first.documents)
