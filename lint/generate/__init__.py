@@ -1,0 +1,1 @@
+"""``egress-lint generate``: the reference manifests for every declaration, from Jinja templates."""

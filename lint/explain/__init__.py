@@ -1,0 +1,1 @@
+"""``egress-lint explain``: one sandbox's effective egress and one destination's verdict."""

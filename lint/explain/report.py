@@ -1,0 +1,247 @@
+"""The explain report, as text for people and JSON for tools.
+
+The JSON shape is documented in docs/explain.md and versioned by
+``schemaVersion``. Both forms carry the same facts: the sandbox, every
+examined policy with its verdict, what the selecting policies let out
+grouped by destination, and, with ``--to``, the verdict for one destination
+with the rules behind it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, Final
+
+from lint import __version__
+from lint.decision.values import render_labels
+from lint.explain.sandbox import Explanation, PolicyView, RuleView
+from lint.explain.verdict import Hit, ToVerdict
+from lint.report.model import Location
+from lint.report.text_report import escape
+
+EXPLAIN_SCHEMA_VERSION: Final = 1
+
+
+def _where(location: Location | None) -> str | None:
+    return None if location is None else f"{location.file}:{location.line}"
+
+
+def _field(rule: RuleView) -> str:
+    return "egressDeny" if rule.deny else "egress"
+
+
+def grouped(explanation: Explanation) -> dict[str, list[tuple[PolicyView, RuleView, str]]]:
+    """Every grant of a policy that may select the pod, by destination in
+    order of first appearance: (policy, rule, ports text)."""
+    groups: dict[str, list[tuple[PolicyView, RuleView, str]]] = {}
+    for policy in explanation.policies:
+        for rule in policy.rules:
+            if rule.read.unreadable is not None:
+                key = f"(a rule that cannot be read: {rule.read.unreadable})"
+                groups.setdefault(key, []).append((policy, rule, "unknown ports"))
+            for grant in rule.read.grants:
+                groups.setdefault(grant.destination, []).append((policy, rule, grant.ports_text))
+    return groups
+
+
+# --- JSON ---------------------------------------------------------------------------
+
+
+def render_json(explanation: Explanation, to: ToVerdict | None) -> str:
+    chosen = explanation.chosen
+    translation = explanation.translation
+    document: dict[str, Any] = {
+        "schemaVersion": EXPLAIN_SCHEMA_VERSION,
+        "tool": {"name": "egress-lint", "version": __version__},
+        "sandbox": {
+            "namespace": chosen.namespace,
+            "template": chosen.template,
+            "profile": chosen.profile,
+            "path": explanation.path,
+            "podLabels": dict(sorted(explanation.labels.items())),
+            "declaredAt": chosen.declared_at,
+        },
+        "egress": {
+            "policyKind": translation.policy_kind,
+            "engine": "cilium" if chosen.egress.get("engine") == "cilium" else "core",
+            "ciliumPoliciesRead": explanation.cilium_read,
+            "ciliumPoliciesSkipped": explanation.cilium_skipped,
+            "expected": {"kind": translation.kind, "name": translation.name},
+        },
+        "union": {
+            "refusal": explanation.decision.refusal,
+            "summary": explanation.decision.summary,
+        },
+        "policies": [_policy(p) for p in explanation.policies],
+        "destinations": [
+            {"destination": key, "grants": [_grant_ref(p, r, ports) for p, r, ports in items]}
+            for key, items in grouped(explanation).items()
+        ],
+        "to": None if to is None else _to(to),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _policy(policy: PolicyView) -> dict[str, Any]:
+    entry = policy.entry
+    return {
+        "kind": entry.kind,
+        "name": entry.name,
+        "namespace": entry.namespace,
+        "origin": entry.origin,
+        **_file_line(entry.location),
+        "verdict": entry.verdict,
+        "detail": entry.detail,
+        "selects": policy.selects.value,
+        "enforcesEgress": policy.document.enforces,
+        "ignoredRules": policy.ignored,
+        "rules": [_rule(rule) for rule in policy.rules],
+    }
+
+
+def _file_line(location: Location | None) -> dict[str, Any]:
+    if location is None:
+        return {"file": None, "line": None}
+    return {"file": location.file, "line": location.line}
+
+
+def _rule(rule: RuleView) -> dict[str, Any]:
+    return {
+        "field": _field(rule),
+        "index": rule.index,
+        **_file_line(rule.location),
+        "unreadable": rule.read.unreadable,
+        "grants": [
+            {"destination": grant.destination, "ports": grant.ports_text}
+            for grant in rule.read.grants
+        ],
+    }
+
+
+def _grant_ref(policy: PolicyView, rule: RuleView, ports: str) -> dict[str, Any]:
+    return {
+        "kind": policy.entry.kind,
+        "name": policy.entry.name,
+        "field": _field(rule),
+        "rule": rule.index,
+        "ports": ports,
+        **_file_line(rule.location),
+    }
+
+
+def _hit(hit: Hit) -> dict[str, Any]:
+    return {
+        **_grant_ref(hit.policy, hit.rule, hit.grant.ports_text if hit.grant else "unknown ports"),
+        "destination": hit.grant.destination if hit.grant else None,
+        "why": hit.match.why,
+    }
+
+
+def _to(to: ToVerdict) -> dict[str, Any]:
+    return {
+        "destination": to.destination.text,
+        "verdict": to.verdict,
+        "reason": to.reason,
+        "admittedBy": [_hit(h) for h in to.admitted_by],
+        "partlyAdmittedBy": [_hit(h) for h in to.partly],
+        "undecided": [_hit(h) for h in to.undecided],
+        "deniedBy": [_hit(h) for h in to.denied_by],
+        "unreadablePolicies": [f"{p.entry.kind}/{p.entry.name}" for p in to.unreadable],
+    }
+
+
+# --- text ---------------------------------------------------------------------------
+
+
+def render_text(explanation: Explanation, to: ToVerdict | None) -> str:
+    lines = list(_header(explanation))
+    lines.append("")
+    if to is not None:
+        lines.extend(_to_lines(to))
+    else:
+        lines.extend(_policy_lines(explanation))
+        lines.append("")
+        lines.extend(_destination_lines(explanation))
+    return "\n".join(escape(line) for line in lines) + "\n"
+
+
+def _header(explanation: Explanation) -> Iterator[str]:
+    chosen = explanation.chosen
+    translation = explanation.translation
+    profile = f", profile {chosen.profile}" if chosen.profile else ""
+    engine = "cilium" if chosen.egress.get("engine") == "cilium" else "core"
+    yield f"Sandbox {chosen.template}{profile} in {chosen.namespace}, path {explanation.path}"
+    yield f"  declared at {chosen.declared_at}: {translation.policy_kind}, engine {engine}"
+    yield f"  expects {translation.kind}/{translation.name}"
+    yield f"  pod labels: {render_labels(explanation.labels)}"
+    if explanation.cilium_skipped:
+        yield (
+            f"  not read under engine core: {explanation.cilium_skipped} Cilium policy "
+            "object(s) (--read-cilium always reads them)"
+        )
+    decision = explanation.decision
+    if decision.refusal is None:
+        yield "  union check: passes"
+    else:
+        yield f"  union check: {decision.refusal}: {decision.summary}"
+
+
+def _policy_lines(explanation: Explanation) -> Iterator[str]:
+    policies = explanation.policies
+    selecting = [p for p in policies if p.entry.verdict != "does-not-select"]
+    others = [p.label for p in policies if p.entry.verdict == "does-not-select"]
+    yield f"Policies that may select the pod ({len(selecting)} of {len(policies)} examined):"
+    if not selecting:
+        yield "  none"
+    for policy in selecting:
+        where = _where(policy.entry.location)
+        origin = "" if policy.entry.origin == "manifest" else f", {policy.entry.origin}"
+        yield f"  {policy.label}: {policy.entry.verdict} ({where or 'no file'}{origin})"
+        if policy.entry.detail:
+            yield f"      {policy.entry.detail}"
+        if policy.ignored:
+            yield f"      {policy.ignored}"
+    if others:
+        yield f"Not selecting the pod: {', '.join(others)}"
+
+
+def _destination_lines(explanation: Explanation) -> Iterator[str]:
+    groups = grouped(explanation)
+    yield "What the selecting policies let out, by destination:"
+    if not groups:
+        yield "  nothing: no rule of a selecting policy admits any destination"
+    for destination, items in groups.items():
+        yield f"  {destination}"
+        for policy, rule, ports in items:
+            deny = "DENY " if rule.deny else ""
+            where = _where(rule.location)
+            yield f"    {deny}{ports}: {policy.label} {_field(rule)} rule {rule.index} ({where})"
+
+
+def _to_lines(to: ToVerdict) -> Iterator[str]:
+    yield f"To {to.destination.text}: {to.verdict}"
+    yield f"  {to.reason}"
+    for title, hits in (
+        ("denied by", to.denied_by),
+        ("admitted by", to.admitted_by),
+        ("admitted in part by", to.partly),
+        ("may be reached through", to.undecided),
+    ):
+        if hits:
+            yield f"  {title}:"
+            yield from (f"    {_hit_text(hit)}" for hit in hits)
+    if to.unreadable:
+        listed = ", ".join(p.label for p in to.unreadable)
+        yield f"  policies that cannot be read, so may admit it: {listed}"
+
+
+def _hit_text(hit: Hit) -> str:
+    what = (
+        f"{hit.grant.destination} on {hit.grant.ports_text}"
+        if hit.grant
+        else "a rule that cannot be read"
+    )
+    where = _where(hit.rule.location)
+    text = f"{hit.policy.label} {_field(hit.rule)} rule {hit.rule.index} ({where}): {what}"
+    return text + (f" ({hit.match.why})" if hit.match.why else "")

@@ -1,0 +1,167 @@
+"""One sandbox's effective egress: every policy ``check`` would examine for
+it, with its verdict, and what each selecting policy's rules let out.
+
+Nothing is decided twice: the candidates, documents and verdicts come from
+the same functions ``check`` runs (``judge_candidates``,
+``egress_documents``, ``decide_union``), so explain and check always agree
+on which policies select the pod and how each is judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from lint.checks.candidates import Placeholder, Sourced
+from lint.checks.context import CheckContext, ReadCilium, examined_entries, precise_location
+from lint.checks.decisions import Scope, judge_candidates
+from lint.decision.allowance import build_allowance
+from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
+from lint.decision.egress_documents import egress_documents
+from lint.decision.model import Candidate, Decision, PolicyDocument, Subject, Translation, Tri
+from lint.decision.union import decide_union
+from lint.decision.values import JSON
+from lint.explain.grants import RuleGrants, cilium_rule_grants, core_rule_grants
+from lint.explain.selection import Chosen
+from lint.inventory import Inventory
+from lint.loading import LoadProblem
+from lint.report.model import ExaminedEntry, Location
+from lint.sandboxes import Path, acquisition_paths, pod_labels
+
+
+@dataclass(frozen=True, slots=True)
+class RuleView:
+    """One rule of a selecting policy. ``deny`` marks a Cilium egressDeny rule."""
+
+    index: int
+    deny: bool
+    location: Location | None
+    read: RuleGrants
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyView:
+    """One examined policy document, as ``check`` judged it, with its rules
+    when it may select the pod. ``ignored`` says why rules are not counted."""
+
+    entry: ExaminedEntry
+    document: PolicyDocument
+    rules: tuple[RuleView, ...]
+    ignored: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.entry.kind}/{self.entry.name}"
+
+    @property
+    def selects(self) -> Tri:
+        return Tri.UNKNOWN if self.document.unreadable is not None else self.document.selects
+
+    @property
+    def certain(self) -> bool:
+        """Readable and certainly selecting the pod."""
+        return self.selects is Tri.YES
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Everything explain reports about one sandbox and path."""
+
+    chosen: Chosen
+    path: Path
+    labels: Mapping[str, str]
+    translation: Translation
+    decision: Decision
+    policies: tuple[PolicyView, ...]
+    cilium_read: bool
+    cilium_skipped: int = 0
+    """Cilium objects that exist but are not candidates under engine core."""
+
+
+def explain(
+    chosen: Chosen,
+    inventory: Inventory,
+    problems: Sequence[LoadProblem],
+    *,
+    path: Path | None,
+    read_cilium: ReadCilium,
+) -> Explanation:
+    """Judge every candidate for the chosen sandbox on one acquisition path
+    (the first of its paths unless ``path`` is given)."""
+    namespace = inventory.namespace(chosen.namespace)
+    template = namespace.named("SandboxTemplate", chosen.template)
+    walked = path or acquisition_paths(chosen.paths, namespace, chosen.template)[0]
+    labels = pod_labels(chosen.template, template, chosen.egress, chosen.pod_labels, walked)
+    subject = Subject(chosen.namespace, labels)
+    allowance = build_allowance(chosen.translation)
+    with_cilium = chosen.egress.get("engine") == "cilium" or read_cilium == "always"
+    scope = Scope(chosen.namespace, template, walked == "pooled", with_cilium)
+
+    def read(candidate: Candidate) -> list[PolicyDocument]:
+        return egress_documents(candidate, subject, allowance, chosen.translation)
+
+    judged = judge_candidates(CheckContext(inventory, problems, read_cilium), scope, read)
+    decision = decide_union(judged.documents, allowance)
+    entries = examined_entries(decision.examined, judged.origins, "egress")
+    policies = tuple(
+        _policy_view(entry, examined.document, judged.origins[id(examined.document)])
+        for entry, examined in zip(entries, decision.examined, strict=True)
+    )
+    skipped = 0
+    if not with_cilium:
+        skipped = len(namespace.of_kind(CILIUM_KIND))
+        skipped += len(inventory.cluster_objects(CLUSTERWIDE_KIND))
+    return Explanation(
+        chosen, walked, labels, chosen.translation, decision, policies, with_cilium, skipped
+    )
+
+
+def _policy_view(
+    entry: ExaminedEntry, document: PolicyDocument, origin: Sourced | Placeholder
+) -> PolicyView:
+    if isinstance(origin, Placeholder) or document.unreadable is not None:
+        return PolicyView(entry, document, ())
+    if document.selects is Tri.NO:
+        return PolicyView(entry, document, ())
+    spec = _spec_of(origin.candidate, document)
+    if not isinstance(spec, dict):
+        return PolicyView(entry, document, ())
+    base = origin.base if document.spec_index is None else ("specs", document.spec_index)
+    if document.kind == CORE_KIND:
+        if not document.enforces:
+            return PolicyView(entry, document, (), _NOT_EGRESS)
+        rules = _rules(origin, base, spec, "egress", deny=False)
+        return PolicyView(entry, document, rules)
+    rules = _rules(origin, base, spec, "egress", deny=False)
+    rules += _rules(origin, base, spec, "egressDeny", deny=True)
+    return PolicyView(entry, document, rules)
+
+
+_NOT_EGRESS = "its policyTypes leave out Egress, so the API server ignores its egress rules"
+
+
+def _spec_of(candidate: Candidate, document: PolicyDocument) -> JSON:
+    raw = candidate.raw
+    if not isinstance(raw, dict):
+        return None
+    if document.spec_index is None:
+        return raw.get("spec")
+    specs = raw.get("specs")
+    return specs[document.spec_index] if isinstance(specs, list) else None
+
+
+def _rules(
+    origin: Sourced, base: tuple[str | int, ...], spec: dict[str, JSON], key: str, *, deny: bool
+) -> tuple[RuleView, ...]:
+    rules = spec.get(key)
+    if not isinstance(rules, list):
+        return ()
+    views = []
+    for index, rule in enumerate(rules):
+        if origin.candidate.kind == CORE_KIND:
+            read = core_rule_grants(rule)
+        else:
+            read = cilium_rule_grants(rule, clusterwide=origin.candidate.clusterwide)
+        location = precise_location(origin.obj, (*base, key, index))
+        views.append(RuleView(index, deny, location, read))
+    return tuple(views)
