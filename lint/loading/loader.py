@@ -31,6 +31,10 @@ from lint.loading.sniff import (
 from lint.loading.split import Chunk, split_stream
 
 _FIRST_NON_BLANK: Final = re.compile(r"\S")
+UNRENDERED_HINT: Final = (
+    "it looks like an unrendered template: check the output of `helm template` "
+    "or `kustomize build` instead"
+)
 
 
 def load(
@@ -131,9 +135,10 @@ def _load_chunk(
         parsed = parse_yaml(piece)
     except ParseFailure as failure:
         kind, namespace = suspect_policy(piece)
-        into.problems.append(
-            LoadProblem(name, chunk.line + failure.line, failure.message, kind, namespace)
-        )
+        message = failure.message
+        if "{{" in piece:
+            message += f"; {UNRENDERED_HINT}"
+        into.problems.append(LoadProblem(name, chunk.line + failure.line, message, kind, namespace))
         return
     for line, key in parsed.duplicates:
         into.problems.append(

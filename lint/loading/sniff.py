@@ -27,8 +27,16 @@ _POLICY_KIND: Final = re.compile(
     + "|".join(sorted(POLICY_KINDS, key=len, reverse=True))
     + r")(?:List)?(?![A-Za-z0-9])"
 )
-_NAMESPACE: Final = re.compile(
-    r"""["']?\bnamespace["']?[ \t]*:[ \t]*["']?([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)(?![-a-z0-9])"""
+_NAME: Final = r"""["']?([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)["']?[ \t]*(?:[,}#\r\n]|$)"""
+# metadata.namespace in block style: the `namespace:` key of the column-0
+# `metadata:` block, at that block's own indentation.
+_METADATA_BLOCK: Final = re.compile(
+    r"^metadata:[ \t]*\r?\n((?:[ \t]+[^\n]*\n?|[ \t]*\r?\n)*)", re.M
+)
+_BLOCK_NAMESPACE: Final = re.compile(r"^([ \t]+)namespace:[ \t]+" + _NAME, re.M)
+# ... and in flow or JSON style, within the metadata object.
+_FLOW_NAMESPACE: Final = re.compile(
+    r"""["']?metadata["']?[ \t]*:[ \t]*\{[^{}]*?["']?namespace["']?[ \t]*:[ \t]*""" + _NAME
 )
 
 
@@ -64,12 +72,23 @@ def may_name_config_map(text: str, chunk: Chunk) -> bool:
 
 
 def suspect_policy(text: str) -> tuple[str | None, str | None]:
-    """A policy kind that ``text`` names, and the first namespace it names."""
+    """A policy kind that ``text`` names, and the namespace its metadata
+    names (None when it names none, so the defaulted namespace applies)."""
     kind = _POLICY_KIND.search(text)
     if kind is None:
         return None, None
-    namespace = _NAMESPACE.search(text)
-    return kind.group(1), None if namespace is None else namespace.group(1)
+    return kind.group(1), _metadata_namespace(text)
+
+
+def _metadata_namespace(text: str) -> str | None:
+    block = _METADATA_BLOCK.search(text)
+    if block is not None:
+        keys = list(_BLOCK_NAMESPACE.finditer(block.group(1)))
+        if keys:
+            outermost = min(keys, key=lambda key: len(key.group(1)))
+            return outermost.group(2)
+    flow = _FLOW_NAMESPACE.search(text)
+    return None if flow is None else flow.group(1)
 
 
 # Line breaks libyaml honours besides LF and CRLF: a lone CR, NEL, LS, PS.

@@ -188,6 +188,13 @@ def test_a_broken_document_keeps_the_rest_of_its_file(tree: Path) -> None:
     assert (problem.suspect_kind, problem.suspect_namespace) == ("NetworkPolicy", "team-b")
 
 
+def test_unrendered_templates_get_a_hint(tree: Path) -> None:
+    text = "kind: NetworkPolicy\nmetadata:\n  name: {{ .Values.name }}\n"
+    (problem,) = load_text(tree, text).problems
+    assert "unrendered template" in problem.message
+    assert problem.suspect_kind == "NetworkPolicy"
+
+
 def test_a_broken_irrelevant_document_names_no_suspect(tree: Path) -> None:
     result = load_text(tree, "{kind: Deployment, spec: {a: [}\n")
     (problem,) = result.problems

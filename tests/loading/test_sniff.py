@@ -117,6 +117,24 @@ SUSPECTS = [
     ("kind: BaselineAdminNetworkPolicy\n", ("BaselineAdminNetworkPolicy", None)),
     ("kind: Deployment\nmetadata:\n  namespace: a\n", (None, None)),
     ("kind: NetworkPolicyReport\n", (None, None)),
+    # Only metadata.namespace counts, not a selector key that ends in "namespace".
+    (
+        "kind: CiliumNetworkPolicy\nmetadata:\n  name: x\nspec:\n  toEndpoints:\n"
+        "  - matchLabels:\n      io.kubernetes.pod.namespace: kube-system\n",
+        ("CiliumNetworkPolicy", None),
+    ),
+    (
+        "kind: NetworkPolicy\nmetadata:\n  labels:\n    namespace: inner\n  namespace: outer\nspec: [",
+        ("NetworkPolicy", "outer"),
+    ),
+    (
+        "kind: NetworkPolicy\nmetadata: {name: a, namespace: 'flow'}\nspec: [",
+        ("NetworkPolicy", "flow"),
+    ),
+    (
+        "kind: NetworkPolicy\nmetadata:\n  namespace: {{ .Release.Namespace }}\n",
+        ("NetworkPolicy", None),
+    ),
 ]
 
 
