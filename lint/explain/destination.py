@@ -3,6 +3,8 @@
 Accepted forms: an address with a port (``169.254.169.254:80/TCP``,
 ``[2001:db8::1]:443``), a bare address or a CIDR (every port), and a
 hostname with a port (``api.github.com:443``). The protocol defaults to TCP.
+An IPv6 address takes a port only in brackets, so ``2001:db8::1:443`` is
+one address.
 Addresses and CIDRs are read by the engine's own CIDR parser (SEMANTICS
 §8.1), so ``explain`` accepts exactly what policies may contain.
 """
@@ -19,7 +21,7 @@ from lint.decision.model import Cidr, CidrPeer, PortRange
 
 PROTOCOLS: Final = ("TCP", "UDP", "SCTP")
 _WITH_PORT: Final = re.compile(
-    r"(?P<where>\[[^\]]*\]|[^\[\]/]+):(?P<port>[0-9]{1,5})(?:/(?P<protocol>[A-Za-z]+))?",
+    r"(?P<where>\[[^\]]*\]|[^\[\]/:]+):(?P<port>[0-9]{1,5})(?:/(?P<protocol>[A-Za-z]+))?",
     re.ASCII,
 )
 
