@@ -45,7 +45,7 @@ def _wrap(text: str, indent: str) -> list[str]:
         escape(text),
         WIDTH,
         initial_indent=indent,
-        subsequent_indent=indent + "  ",
+        subsequent_indent=" " * len(indent) + "  ",
         break_long_words=True,
         break_on_hyphens=False,
     ) or [indent]
@@ -54,6 +54,8 @@ def _wrap(text: str, indent: str) -> list[str]:
 def render_text(report: Report, *, colour: bool = False, show_suppressed: bool = False) -> str:
     paint = _Painter(colour)
     lines: list[str] = []
+    if report.declaration_file is not None:
+        lines.extend([f"declarations: {escape(report.declaration_file)}", ""])
     if report.defaults_applied:
         lines.extend(_defaults_note())
     for sandbox in report.sandboxes:
@@ -95,11 +97,12 @@ def _sandbox_block(
     status = paint("FAIL", "error") if own else paint("ok", "ok")
     profile = f" profile {ref.profile}" if ref.profile else ""
     egress = sandbox.egress
-    header = (
-        f"{ref.namespace}/{ref.template}{profile} [{ref.path}]  "
-        f"{egress.policy_kind}/{egress.engine} -> {egress.expected_kind}/{egress.expected_name}"
+    lines = [f"{status} {escape(f'{ref.namespace}/{ref.template}{profile} [{ref.path} path]')}"]
+    intent = (
+        f"egress {egress.policy_kind} ({egress.engine}), "
+        f"expects {egress.expected_kind}/{egress.expected_name}"
     )
-    lines = [f"{status} {escape(header)}"]
+    lines.extend(_wrap(intent, "     "))
     for finding in own:
         lines.extend(_finding_block(finding, sandbox, paint))
     lines.append("")

@@ -55,7 +55,7 @@ def test_named_mismatch_names_the_field_and_its_line() -> None:
     assert (finding["ruleId"], finding["file"], finding["line"]) == (
         "named-policy-mismatch",
         "manifests.yaml",
-        14,
+        15,
     )
 
 
@@ -74,7 +74,7 @@ def test_named_port_is_not_evaluable_at_its_rule() -> None:
     verdicts = {e["name"]: e["verdict"] for e in union["examined"]}
     assert verdicts == {"task-egress": "within", "web-out": "not-evaluable"}
     finding = outcome.report["findings"][0]
-    assert (finding["ruleId"], finding["line"]) == ("egress-not-evaluable", 33)
+    assert (finding["ruleId"], finding["line"]) == ("egress-not-evaluable", 30)
 
 
 def test_match_pattern_in_another_policy_widens() -> None:
