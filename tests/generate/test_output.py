@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lint.declarations import DeclarationError
 from lint.generate.command import GenerateOptions, run_generate
 from lint.generate.output import MAX_COMPONENT_BYTES, OutputError, safe_component
 from tests.generate.variants import HEAD, VARIANTS
@@ -146,3 +147,16 @@ def test_identical_files_are_left_alone(workdir: Path) -> None:
     again = run_generate(GenerateOptions(out=Path("out")))
     assert [w.action for w in again] == ["unchanged", "unchanged"]
     assert not list((workdir / "out").rglob(".egress-lint-*"))
+
+
+def test_a_profile_cannot_carry_a_path(workdir: Path) -> None:
+    """A profile is a DNS-1123 label (SEMANTICS §2.4 P3), so the declaration
+    is refused before any name reaches a path."""
+    (workdir / ".egress-lint.yaml").write_text(
+        HEAD
+        + "  - {template: t, external: true, egress: {profile: ../x, policy: {kind: deny-all}}}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(DeclarationError, match="profile"):
+        run_generate(GenerateOptions(out=Path("out")))
+    assert not (workdir / "out").exists()

@@ -161,3 +161,12 @@ def test_missing_templates_are_a_clear_error(
     monkeypatch.setattr(render, "REPOSITORY_TEMPLATES", tmp_path / "b")
     with pytest.raises(RenderError, match="templates are missing"):
         templates_dir()
+
+
+def test_a_wheel_reads_its_packaged_templates_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyproject force-includes templates/ as lint/_templates in the wheel."""
+    (tmp_path / "_header.j2").write_text("", encoding="utf-8")
+    monkeypatch.setattr(render, "PACKAGED_TEMPLATES", tmp_path)
+    assert templates_dir() == tmp_path
