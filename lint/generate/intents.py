@@ -11,7 +11,7 @@ from lint.checks.runner import DEFAULT_EGRESS, CheckOptions, read_declarations
 from lint.decision.constants import DEFAULT_AGENT_PORT
 from lint.decision.translation import translate
 from lint.declarations import Declarations, SandboxDeclaration
-from lint.generate.objects import Intent, Source
+from lint.generate.model import Intent, Source
 from lint.inventory import RELEVANT_KINDS, build_inventory
 from lint.loading import load
 

@@ -1,67 +1,27 @@
 """Which objects ``generate`` writes, with the data each template lays out.
 
 Every manifest here is computed in Python: the egress policy is the
-engine's translation itself (SEMANTICS §3), and the baseline, fence and RBAC
-come from their own builders. Templates only add the comment header and
-place the serialised manifest.
+engine's translation itself (SEMANTICS §3), the baseline comes from its own
+builder (§13), and the fence and RBAC from ``per_sandbox``. Templates only
+add the comment header and place the serialised manifest.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 from lint.decision.cidr import is_ipv6_text
 from lint.decision.constants import CILIUM_KIND, IPV4_EXCLUSIONS, IPV6_EXCLUSIONS
-from lint.decision.model import Translation
 from lint.decision.validation import narrowing_active, profile_label_key
 from lint.decision.values import JSON, compact_json
-from lint.generate import baseline, fence, rbac
+from lint.generate import baseline
+from lint.generate.model import GeneratedObject, GenerateError, Intent, Source
+from lint.generate.per_sandbox import by_namespace, per_sandbox_objects
 
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """Where the intent behind an object was declared. ``where`` is
-    ``file:line (sandboxes[i])``, or, when no declaration file exists and
-    the default applies (``defaulted``), the SandboxTemplate's ``file:line``."""
-
-    where: str
-    template: str
-    profile: str | None
-    defaulted: bool = False
-
-
-@dataclass(frozen=True)
-class Intent:
-    """One declaration, reduced to what generation needs. ``agent_port`` is
-    None when the entry's ingress is ``unverified``."""
-
-    source: Source
-    namespace: str
-    egress: Mapping[str, JSON]
-    translation: Translation
-    agent_port: int | None
-
-
-@dataclass(frozen=True)
-class GeneratedObject:
-    """One manifest to write. ``namespace`` is None for cluster-scoped kinds;
-    ``facts`` are what the template's header explains."""
-
-    kind: str
-    name: str
-    namespace: str | None
-    manifest: dict[str, JSON]
-    template: str
-    facts: Mapping[str, JSON]
-    sources: tuple[Source, ...]
-
-
-class GenerateError(Exception):
-    """Declarations that cannot be generated together (two different objects
-    under one kind and name). A usage error: exit 2."""
+__all__ = ["GenerateError", "GeneratedObject", "Intent", "Source", "plan"]
 
 
 EGRESS_TEMPLATES: Final = {
@@ -77,20 +37,13 @@ def plan(intents: Sequence[Intent]) -> list[GeneratedObject]:
     objects = _ObjectSet()
     for intent in intents:
         objects.add(egress_object(intent))
-    for namespace, members in _by_namespace(intents).items():
+    for namespace, members in by_namespace(intents).items():
         found = baseline_object(namespace, members)
         if found is not None:
             objects.add(found)
     for obj in per_sandbox_objects(intents):
         objects.add(obj)
     return objects.ordered()
-
-
-def _by_namespace(intents: Iterable[Intent]) -> dict[str, list[Intent]]:
-    grouped: dict[str, list[Intent]] = {}
-    for intent in intents:
-        grouped.setdefault(intent.namespace, []).append(intent)
-    return grouped
 
 
 @dataclass
@@ -241,108 +194,3 @@ def _blocks_dns(intent: Intent, reason: str) -> bool:
     if reason == "dnsNames":
         return baseline.dns_names_narrowed(intent.egress)
     return intent.translation.policy_kind == "no-network"
-
-
-# --- per-sandbox egress: the fence and RBAC -----------------------------------------
-
-
-def per_sandbox_objects(intents: Sequence[Intent]) -> list[GeneratedObject]:
-    """The fence and its binding for each ``perSandbox`` declaration, the
-    writer Role per namespace, and one fence-reading ClusterRole (§15.2, §15.3)."""
-    fenced = [
-        (intent, fence.fence_names(intent.egress["perSandbox"], intent.namespace))
-        for intent in intents
-        if isinstance(intent.egress.get("perSandbox"), dict)
-    ]
-    if not fenced:
-        return []
-    objects: list[GeneratedObject] = []
-    for intent, names in fenced:
-        objects.extend(_fence_objects(intent, names))
-    for namespace, members in _by_namespace(intent for intent, _ in fenced).items():
-        objects.extend(_writer_objects(namespace, members))
-    objects.extend(_reader_objects(fenced))
-    return objects
-
-
-def _fence_objects(intent: Intent, names: fence.FenceNames) -> list[GeneratedObject]:
-    facts: dict[str, JSON] = {
-        "policy": names.policy,
-        "binding": names.binding,
-        "label_key": names.label_key,
-        "username": names.username,
-        "sandbox_namespace": names.namespace,
-    }
-    return [
-        GeneratedObject(
-            "ValidatingAdmissionPolicy",
-            names.policy,
-            None,
-            fence.fence_policy(names),
-            "validatingadmissionpolicy-fence.yaml.j2",
-            facts,
-            (intent.source,),
-        ),
-        GeneratedObject(
-            "ValidatingAdmissionPolicyBinding",
-            names.binding,
-            None,
-            fence.fence_binding(names),
-            "validatingadmissionpolicybinding-fence.yaml.j2",
-            facts,
-            (intent.source,),
-        ),
-    ]
-
-
-def _writer_objects(namespace: str, intents: Sequence[Intent]) -> list[GeneratedObject]:
-    sources = tuple(intent.source for intent in intents)
-    facts: dict[str, JSON] = {"sandbox_namespace": namespace}
-    return [
-        GeneratedObject(
-            "Role",
-            rbac.WRITER_ROLE,
-            namespace,
-            rbac.writer_role(namespace),
-            "role-per-sandbox.yaml.j2",
-            facts,
-            sources,
-        ),
-        GeneratedObject(
-            "RoleBinding",
-            rbac.WRITER_ROLE,
-            namespace,
-            rbac.writer_role_binding(namespace),
-            "rolebinding-per-sandbox.yaml.j2",
-            facts,
-            sources,
-        ),
-    ]
-
-
-def _reader_objects(fenced: Sequence[tuple[Intent, fence.FenceNames]]) -> list[GeneratedObject]:
-    sources = tuple(dict.fromkeys(intent.source for intent, _ in fenced))
-    policies = [names.policy for _, names in fenced]
-    bindings = [names.binding for _, names in fenced]
-    namespaces = [names.namespace for _, names in fenced]
-    facts: dict[str, JSON] = {"namespaces": sorted(set(namespaces))}
-    return [
-        GeneratedObject(
-            "ClusterRole",
-            rbac.FENCE_READER_ROLE,
-            None,
-            rbac.fence_reader_role(policies, bindings),
-            "clusterrole-fence-read.yaml.j2",
-            facts,
-            sources,
-        ),
-        GeneratedObject(
-            "ClusterRoleBinding",
-            rbac.FENCE_READER_ROLE,
-            None,
-            rbac.fence_reader_binding(namespaces),
-            "clusterrolebinding-fence-read.yaml.j2",
-            facts,
-            sources,
-        ),
-    ]

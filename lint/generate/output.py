@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from lint.generate.objects import GeneratedObject
+from lint.generate.model import GeneratedObject
 
 CLUSTER_DIRECTORY: Final = "_cluster"
 # Comfortably under the 255-byte limit of common file systems.

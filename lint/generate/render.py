@@ -21,7 +21,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 import lint
 from lint.decision.values import JSON
-from lint.generate.objects import GeneratedObject
+from lint.generate.model import GeneratedObject
 from lint.generate.yaml_emit import dump_document
 from lint.loading import load
 

@@ -10,7 +10,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from lint.generate import render
-from lint.generate.objects import GeneratedObject, Source
+from lint.generate.model import GeneratedObject, Source
 from lint.generate.output import stream_text
 from lint.generate.render import RenderError, render_object, templates_dir
 from tests.generate.conftest import Generate
