@@ -18,6 +18,8 @@ import click
 from lint import __version__
 from lint.checks.runner import CheckOptions, run_check
 from lint.declarations import DeclarationError
+from lint.explain.command import explain_command
+from lint.generate.command import generate_command
 from lint.report.json_report import render_json
 from lint.report.model import Report
 from lint.report.sarif_report import SarifOptions, render_sarif
@@ -227,6 +229,10 @@ def rules(fmt: str) -> None:
     width = max(len(r.id) for r in RULES)
     for r in RULES:
         click.echo(f"{r.id:<{width}}  {r.level:<7}  {r.summary}")
+
+
+main.add_command(generate_command)
+main.add_command(explain_command)
 
 
 def entry() -> None:
