@@ -1,10 +1,8 @@
 """Parsing one YAML document with libyaml into a JSON-shaped value.
 
-libyaml (through PyYAML's C parser) scans and composes the node tree; the
-resolver is replaced by one that only separates plain scalars from quoted
-ones, and ``construct.Builder`` turns the tree into dicts and lists with the
-Kubernetes scalar rules. ``docs/dependencies.md`` has the measurements behind
-this choice.
+libyaml composes the node tree (``composer``), and ``construct.Builder``
+turns it into dicts and lists with the Kubernetes scalar rules.
+``docs/dependencies.md`` has the measurements behind this choice.
 """
 
 from __future__ import annotations
@@ -17,34 +15,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
-from yaml._yaml import CParser
-from yaml.nodes import MappingNode, Node, ScalarNode
+from yaml.nodes import Node
 
+from lint.loading.composer import COMPOSER, READER_OFFSETS_IN_BYTES, compose_single
 from lint.loading.construct import (
-    MAP_TAG,
     MAX_EXPANDED_VALUES,
-    PLAIN_TAG,
-    SEQ_TAG,
-    STR_TAG,
     Builder,
     BuildError,
     expanded_size,
 )
-
-
-class _Composer(CParser):
-    """libyaml's composer with a resolver that defers plain scalars."""
-
-    def descend_resolver(self, current_node: object, current_index: object) -> None:
-        pass
-
-    def ascend_resolver(self) -> None:
-        pass
-
-    def resolve(self, kind: type, value: object, implicit: tuple[bool, bool]) -> str:
-        if kind is ScalarNode:
-            return PLAIN_TAG if implicit[0] else STR_TAG
-        return MAP_TAG if kind is MappingNode else SEQ_TAG
 
 
 class ParseFailure(Exception):
@@ -70,25 +49,21 @@ class ParsedDocument:
     duplicates: tuple[tuple[int, str], ...]
 
 
-def compose(text: str) -> Node | None:
+def compose(text: str, composer: type = COMPOSER) -> Node | None:
     """The node tree of the single document in ``text``, with line marks."""
-    composer = _Composer(text)
     try:
-        node: Node | None = composer.get_single_node()
+        return compose_single(text, composer)
     except yaml.MarkedYAMLError as error:
         raise ParseFailure(_mark_line(error), _describe(error)) from None
     except yaml.reader.ReaderError as error:
-        raise ParseFailure(_reader_line(text, error), _describe(error)) from None
+        raise ParseFailure(_reader_line(text, error, composer), _describe(error)) from None
     except yaml.YAMLError as error:
         raise ParseFailure(0, _describe(error)) from None
-    finally:
-        composer.dispose()
-    return node
 
 
-def parse_yaml(text: str) -> ParsedDocument:
+def parse_yaml(text: str, composer: type = COMPOSER) -> ParsedDocument:
     """Parse the one document in ``text`` (which may be empty)."""
-    root = compose(text)
+    root = compose(text, composer)
     if root is None:
         return ParsedDocument(None, None, 0, ())
     shared = "&" in text
@@ -162,9 +137,10 @@ def _mark_line(error: yaml.MarkedYAMLError) -> int:
     return 0 if mark is None else int(mark.line)
 
 
-def _reader_line(text: str, error: yaml.reader.ReaderError) -> int:
-    # libyaml reports the offset in the UTF-8 encoding of the text.
-    return text.encode("utf-8", "surrogatepass")[: error.position].count(b"\n")
+def _reader_line(text: str, error: yaml.reader.ReaderError, composer: type) -> int:
+    if composer is COMPOSER and READER_OFFSETS_IN_BYTES:
+        return text.encode("utf-8", "surrogatepass")[: error.position].count(b"\n")
+    return text.count("\n", 0, error.position)
 
 
 def _describe(error: yaml.YAMLError) -> str:

@@ -1,0 +1,256 @@
+"""The egress-lint benchmark: one command, one table.
+
+    python bench/run.py [--repeat N] [--sizes 4,8,16] [--no-corpus] [--no-check]
+
+For generated trees of the given sizes (MB, made by ``bench/generate.py``
+under ``bench/out/``) and for ``shared/corpus`` when it is present, it
+measures:
+
+- a bare parse of every file into Python objects with each parser that is
+  installed: ``yaml_rs`` (the optional ``bench`` extra), PyYAML's C loader,
+  ruamel.yaml's safe C loader;
+- ``lint.loading.load()`` in this process;
+- ``egress-lint check <tree> --format json --config <tree>/.egress-lint.yaml``
+  in a subprocess: wall time and peak RSS.
+
+Times are the best of ``--repeat`` runs. The ratio columns divide by the
+fastest bare parse. A failing or missing CLI leaves its columns as ``n/a``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+OUT = HERE / "out"
+CORPUS = REPO / ".." / "shared" / "corpus"
+MB = 1_000_000
+# Namespaces per requested size: each generated namespace is about 0.82 MB.
+NAMESPACES_PER_MB = 20 / 16
+
+try:
+    import yaml_rs  # the optional `bench` extra
+except ImportError:
+    yaml_rs = None
+try:
+    from ruamel.yaml import YAML as RuamelYAML
+except ImportError:
+    RuamelYAML = None
+
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+
+from generate import TreeShape, generate  # noqa: E402
+
+from lint.loading import load  # noqa: E402
+from lint.loading.decode import decode  # noqa: E402
+from lint.loading.split import split_stream  # noqa: E402
+
+
+@dataclass
+class Row:
+    """One line of the table."""
+
+    name: str
+    megabytes: float
+    documents: int
+    parses: dict[str, float | None] = field(default_factory=dict)
+    load: float = 0.0
+    check: float | None = None
+    check_rss_mb: float | None = None
+    check_note: str = ""
+
+
+def manifest_files(root: Path) -> list[Path]:
+    suffixes = {".yaml", ".yml", ".json"}
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in suffixes)
+
+
+def read_texts(root: Path) -> list[str]:
+    texts = []
+    for path in manifest_files(root):
+        text = decode(path.read_bytes())
+        if isinstance(text, str):
+            texts.append(text)
+    return texts
+
+
+def count_documents(texts: list[str]) -> int:
+    return sum(1 for text in texts for chunk in split_stream(text) if chunk.content is not None)
+
+
+def best_of(repeat: int, action: Callable[[], object]) -> float:
+    """The fastest of ``repeat`` runs, with the collector paused as the
+    loader pauses it, and results freed outside the timing."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        gc.disable()
+        started = time.perf_counter()
+        result = action()
+        elapsed = time.perf_counter() - started
+        gc.enable()
+        del result
+        best = min(best, elapsed)
+    return best
+
+
+def bare_parsers() -> Iterator[tuple[str, Callable[[str], object] | None]]:
+    """(name, parse one text) for each parser; None when not installed."""
+    yield "yaml_rs", None if yaml_rs is None else yaml_rs.loads
+    yield "PyYAML C", lambda text: list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+    if RuamelYAML is None:
+        yield "ruamel C", None
+    else:
+        ruamel = RuamelYAML(typ="safe", pure=False)
+        yield "ruamel C", lambda text: list(ruamel.load_all(text))
+
+
+def parse_all(parse: Callable[[str], object], texts: list[str]) -> list[object]:
+    results = []
+    for text in texts:
+        try:
+            results.append(parse(text))
+        except Exception as error:  # a parser's own errors count as parsed input
+            results.append(error)
+    return results
+
+
+def run_check(root: Path, repeat: int) -> tuple[float | None, float | None, str]:
+    """Best wall time and peak RSS (MB) of the CLI, or a note why not."""
+    script = shutil.which("egress-lint") or str(Path(sys.executable).with_name("egress-lint"))
+    command = [script, "check", str(root), "--format", "json"]
+    config = root / ".egress-lint.yaml"
+    if config.is_file():
+        command += ["--config", str(config)]
+    best, peak = float("inf"), 0.0
+    for _ in range(repeat):
+        started = time.perf_counter()
+        try:
+            process = subprocess.Popen(
+                command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            )
+        except OSError as error:
+            return None, None, f"cannot run {script}: {error.strerror}"
+        stderr = process.stderr.read() if process.stderr else b""
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+        code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):
+            first = stderr.decode(errors="replace").strip().splitlines()[:1]
+            return None, None, f"exit {code}: {first[0] if first else 'no message'}"
+        best = min(best, elapsed)
+        peak = max(peak, usage.ru_maxrss / 1024)  # kilobytes on Linux
+    return best, peak, ""
+
+
+def measure(name: str, root: Path, repeat: int, with_check: bool) -> Row:
+    texts = read_texts(root)
+    size = sum(len(t.encode()) for t in texts) / MB
+    row = Row(name, size, count_documents(texts))
+    for parser, parse in bare_parsers():
+        row.parses[parser] = (
+            None
+            if parse is None
+            else best_of(1 if parser == "ruamel C" else repeat, lambda p=parse: parse_all(p, texts))
+        )
+    row.load = best_of(repeat, lambda: load([str(root)]))
+    if with_check:
+        row.check, row.check_rss_mb, row.check_note = run_check(root, repeat)
+    return row
+
+
+def tree_for(megabytes: int) -> Path:
+    """The generated tree of about this size, made once."""
+    namespaces = max(1, round(megabytes * NAMESPACES_PER_MB))
+    root = OUT / f"tree-{megabytes}mb"
+    stamp = root / ".shape"
+    shape = TreeShape(namespaces=namespaces)
+    if not stamp.is_file() or stamp.read_text() != repr(shape):
+        shutil.rmtree(root, ignore_errors=True)
+        generate(root, shape)
+        stamp.write_text(repr(shape))
+    return root
+
+
+def render(rows: list[Row]) -> str:
+    parsers = list(rows[0].parses) if rows else []
+    header = [
+        "input",
+        "MB",
+        "docs",
+        *[f"{p} s" for p in parsers],
+        "load() s",
+        "load/fast",
+        "check s",
+        "check MB/s",
+        "check/fast",
+        "check RSS MB",
+    ]
+    lines = [header]
+    for row in rows:
+        known = [t for t in row.parses.values() if t is not None]
+        fastest = min(known) if known else None
+        lines.append(
+            [
+                row.name,
+                f"{row.megabytes:.1f}",
+                str(row.documents),
+                *[_seconds(row.parses[p]) for p in parsers],
+                _seconds(row.load),
+                _ratio(row.load, fastest),
+                _seconds(row.check),
+                "n/a" if row.check is None else f"{row.megabytes / row.check:.1f}",
+                _ratio(row.check, fastest),
+                "n/a" if row.check_rss_mb is None else f"{row.check_rss_mb:.0f}",
+            ]
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    table = [
+        " | ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True))
+        for line in lines
+    ]
+    table.insert(1, "-+-".join("-" * w for w in widths))
+    notes = [f"{row.name}: check {row.check_note}" for row in rows if row.check_note]
+    return "\n".join(table + notes)
+
+
+def _seconds(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _ratio(value: float | None, fastest: float | None) -> str:
+    return "n/a" if value is None or not fastest else f"{value / fastest:.2f}x"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Run the egress-lint benchmarks.")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (best kept)")
+    parser.add_argument("--sizes", default="4,8,16", help="generated tree sizes in MB")
+    parser.add_argument("--no-corpus", action="store_true", help="skip shared/corpus")
+    parser.add_argument("--no-check", action="store_true", help="skip the CLI runs")
+    args = parser.parse_args()
+    rows = []
+    for size in (int(s) for s in args.sizes.split(",") if s):
+        root = tree_for(size)
+        rows.append(measure(f"generated {size} MB", root, args.repeat, not args.no_check))
+        print(f"measured {root}", file=sys.stderr)
+    if CORPUS.is_dir() and not args.no_corpus:
+        rows.append(measure("shared/corpus", CORPUS.resolve(), args.repeat, not args.no_check))
+    print(render(rows))
+
+
+if __name__ == "__main__":
+    main()
