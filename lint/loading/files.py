@@ -36,9 +36,13 @@ def read_inputs(paths: Sequence[str], stdin: bytes | None) -> Iterator[SourceFil
     for path in paths:
         if path == "-":
             if walker.first_visit(("-",)):
-                yield SourceFile(STDIN_NAME, sys.stdin.buffer.read() if stdin is None else stdin)
+                yield SourceFile(STDIN_NAME, _read_stdin() if stdin is None else stdin)
             continue
         yield from walker.inputs(Path(path))
+
+
+def _read_stdin() -> bytes:
+    return b"" if sys.stdin is None else sys.stdin.buffer.read()
 
 
 def display_name(path: Path) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from yaml.nodes import Node
@@ -101,19 +102,29 @@ def _load_json(name: str, text: str, relevant: frozenset[str], into: Harvest) ->
     return True
 
 
+@dataclass(frozen=True, slots=True)
+class _Stream:
+    """A file's text, and the same text with every line break libyaml
+    honours written as a newline: offsets agree, and lines and comments are
+    read from ``layout``."""
+
+    name: str
+    text: str
+    layout: str
+
+
 def _load_stream(name: str, text: str, relevant: frozenset[str], into: Harvest) -> None:
-    # libyaml also breaks lines at a lone CR, NEL, LS and PS. Cutting a copy
-    # where those read as newlines keeps every offset and line as libyaml
-    # counts them; such files are parsed whole, never sniffed.
+    # libyaml also breaks lines at a lone CR, NEL, LS and PS. Such files are
+    # cut on a copy where those read as newlines, and never sniffed.
     unusual = has_unusual_breaks(text)
-    layout = UNUSUAL_BREAKS.sub("\n", text) if unusual else text
-    for chunk in split_stream(layout):
+    stream = _Stream(name, text, UNUSUAL_BREAKS.sub("\n", text) if unusual else text)
+    for chunk in split_stream(stream.layout):
         if chunk.content is None and chunk.problem is None:
             continue
         if chunk.problem is not None:
-            into.problems.append(_stream_problem(name, text, chunk))
-        elif unusual or not _skip(layout, chunk, relevant, into):
-            _load_chunk(name, text, chunk, relevant, into)
+            into.problems.append(_stream_problem(stream, chunk))
+        elif unusual or not _skip(stream.layout, chunk, relevant, into):
+            _load_chunk(stream, chunk, relevant, into)
 
 
 def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> bool:
@@ -127,45 +138,48 @@ def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> b
     return True
 
 
-def _load_chunk(
-    name: str, text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest
-) -> None:
-    piece = text[chunk.start : chunk.end]
+def _load_chunk(stream: _Stream, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> None:
+    piece = stream.text[chunk.start : chunk.end]
     try:
         parsed = parse_yaml(piece)
     except ParseFailure as failure:
-        kind, namespace = suspect_policy(piece)
-        message = failure.message
-        if "{{" in piece:
-            message += f"; {UNRENDERED_HINT}"
-        into.problems.append(LoadProblem(name, chunk.line + failure.line, message, kind, namespace))
+        into.problems.append(_parse_problem(stream.name, chunk.line + failure.line, piece, failure))
         return
-    for line, key in parsed.duplicates:
-        into.problems.append(
-            LoadProblem(
-                name,
-                chunk.line + line,
-                f"the key {key!r} is repeated in this mapping; its last value is the one read",
-                severity="warning",
-            )
+    into.problems += [
+        LoadProblem(
+            stream.name,
+            chunk.line + line,
+            f"the key {key!r} is repeated in this mapping; its last value is the one read",
+            severity="warning",
         )
+        for line, key in parsed.duplicates
+    ]
     document = LoadedDocument(
-        file=name,
+        file=stream.name,
         line=chunk.line + parsed.line,
-        end_line=chunk.last_content_line(text),
+        end_line=chunk.last_content_line(stream.layout),
         index=chunk.index,
         value=parsed.value,
-        source=chunk.source(text),
+        source=chunk.source(stream.layout),
         text=piece,
         text_line=chunk.line,
     )
     harvest(document, relevant, lambda: parsed.root, into)
 
 
-def _stream_problem(name: str, text: str, chunk: Chunk) -> LoadProblem:
-    where = chunk.content if chunk.content is not None else chunk.start
-    kind, namespace = suspect_policy(text[chunk.start : chunk.end])
-    return LoadProblem(name, chunk.line_at(text, where), chunk.problem or "", kind, namespace)
+def _parse_problem(name: str, line: int, piece: str, failure: ParseFailure) -> LoadProblem:
+    kind, namespace = suspect_policy(piece)
+    message = failure.message
+    if "{{" in piece:
+        message += f"; {UNRENDERED_HINT}"
+    return LoadProblem(name, line, message, kind, namespace)
+
+
+def _stream_problem(stream: _Stream, chunk: Chunk) -> LoadProblem:
+    where = chunk.start if chunk.content is None else chunk.content
+    kind, namespace = suspect_policy(stream.text[chunk.start : chunk.end])
+    line = chunk.line_at(stream.layout, where)
+    return LoadProblem(stream.name, line, chunk.problem or "", kind, namespace)
 
 
 def _undecodable(source: SourceFile, failure: DecodeFailure) -> list[LoadProblem]:
@@ -179,7 +193,8 @@ def _undecodable(source: SourceFile, failure: DecodeFailure) -> list[LoadProblem
         if suspect[0] is None or suspect in seen:
             continue
         seen.add(suspect)
-        line = chunk.line_at(text, chunk.content or chunk.start) if problems else 1
+        where = chunk.start if chunk.content is None else chunk.content
+        line = chunk.line_at(text, where) if problems else 1
         problems.append(LoadProblem(source.name, line, failure.message, *suspect))
     return problems or [LoadProblem(source.name, 1, failure.message)]
 

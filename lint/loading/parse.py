@@ -90,9 +90,20 @@ def parse_json(text: str) -> Any:
     JSON; such text goes to the YAML reader, which reports them as YAML does.
     """
     try:
-        return json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_refuse)
+        value = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_refuse)
     except (ValueError, RecursionError):
         return None
+    if "\\u" in text and _has_lone_surrogate(value):
+        return None  # libyaml refuses those escapes, and no encoder can write them
+    return value
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

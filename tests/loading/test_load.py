@@ -314,7 +314,10 @@ def test_stray_content_after_document_end(tree: Path) -> None:
 def test_unusual_line_breaks_count_as_libyaml_counts_them(tree: Path) -> None:
     text = "kind: Namespace\u2028metadata: {name: a}\u2028---\u2028kind: NetworkPolicy\rmetadata: {name: b}\r"
     result = load_text(tree, text)
-    assert [(d.kind, d.line) for d in result.documents] == [("Namespace", 1), ("NetworkPolicy", 4)]
+    assert [(d.kind, d.line, d.end_line) for d in result.documents] == [
+        ("Namespace", 1, 2),
+        ("NetworkPolicy", 4, 5),
+    ]
 
 
 def test_directories_are_walked_in_sorted_order(tree: Path) -> None:
@@ -390,6 +393,12 @@ def test_unreadable_file_is_a_problem(tree: Path, monkeypatch: pytest.MonkeyPatc
 def test_stdin(tree: Path) -> None:
     result = load(["-"], stdin=POLICY.format(name="piped").encode())
     assert [(d.file, d.line) for d in result.documents] == [(STDIN_NAME, 1)]
+
+
+def test_missing_stdin_reads_as_empty(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", None)
+    result = load(["-"])
+    assert (result.documents, result.problems, result.files) == ((), (), 1)
 
 
 def test_loading_twice_gives_equal_results(tree: Path) -> None:

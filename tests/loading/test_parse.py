@@ -128,6 +128,8 @@ def test_deep_nesting_is_a_failure_not_a_crash() -> None:
         ('{"a": [1, 2.5, true, null, "x"]}', {"a": [1, 2.5, True, None, "x"]}),
         ('{"a": 1, "a": 2}', None),  # repeated keys go to the YAML reader
         ('{"a": NaN}', None),
+        ('{"a": "\\ud800"}', None),  # a lone surrogate: left to YAML, which refuses it
+        ('{"a": "\\ud83d\\ude00"}', {"a": "\U0001f600"}),
         ("a: 1", None),
         ("", None),
     ],
