@@ -8,6 +8,7 @@ document with line marks instead of making every load pay for them
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -28,10 +29,7 @@ def locate(document: LoadedDocument, path: Sequence[str | int]) -> int:
     steps: list[str | int] = list(path)
     if document.list_index is not None:
         steps = ["items", document.list_index, *steps]
-    try:
-        node = compose(document.text)
-    except ParseFailure:
-        return document.line
+    node = _root(document.text)
     line = document.line
     for step in steps:
         if node is None:
@@ -42,6 +40,16 @@ def locate(document: LoadedDocument, path: Sequence[str | int]) -> int:
         node, at = found
         line = document.text_line + at
     return line
+
+
+@lru_cache(maxsize=64)
+def _root(text: str) -> Node | None:
+    """The node tree of a document's text; a finding often locates several
+    fields of the same document."""
+    try:
+        return compose(text)
+    except ParseFailure:
+        return None
 
 
 def _step(node: Node, step: str | int) -> tuple[Node, int] | None:
