@@ -85,15 +85,16 @@ def _core_document(
     if egress is UNREADABLE:
         return _unreadable(CORE_KIND, name, "`spec.egress` is not a list of rules")
     enforces = _core_enforces(policy_types, egress)
-    # An egress block that policyTypes does not enforce is ignored by the API server.
-    rules = tuple(
-        core_rule_verdict(rule, index, allowance)
-        for index, rule in enumerate((egress or []) if enforces else [])
-    )
+    selects = match_selector(spec.get("podSelector", ABSENT), subject.labels, cilium=False)
+    # An egress block that policyTypes does not enforce is ignored by the API
+    # server; a document that does not select the pod is decided before its
+    # rules are read (§11.1 step 2), so neither is judged.
+    judged = (egress or []) if enforces and selects is not Tri.NO else []
+    rules = tuple(core_rule_verdict(rule, index, allowance) for index, rule in enumerate(judged))
     return PolicyDocument(
         kind=CORE_KIND,
         name=name,
-        selects=match_selector(spec.get("podSelector", ABSENT), subject.labels, cilium=False),
+        selects=selects,
         enforces=enforces,
         rules=rules,
         named_object=translation.kind == CORE_KIND
@@ -200,14 +201,18 @@ class _CiliumSpecReader:
         enforces = self._enforces(spec, egress is not None or egress_deny is not None)
         if isinstance(enforces, str):
             return self._unreadable(enforces)
+        selects = match_selector(
+            spec.get("endpointSelector", ABSENT), identity_labels(subject), cilium=True
+        )
+        # A document that does not select the pod is decided before its
+        # rules are read (§11.1 step 2).
+        judged = egress or [] if selects is not Tri.NO else []
         return PolicyDocument(
             kind=self.kind,
             name=self.name,
-            selects=match_selector(
-                spec.get("endpointSelector", ABSENT), identity_labels(subject), cilium=True
-            ),
+            selects=selects,
             enforces=enforces,
-            rules=self._rules(egress or [], allowance),
+            rules=self._rules(judged, allowance),
             named_object=self.named,
             spec_index=self.spec_index,
         )

@@ -383,11 +383,13 @@ def _core_document(
         return _unreadable(CORE_KIND, name, "`spec.ingress` is not a list of rules")
     # The API server includes Ingress whenever policyTypes is absent (or null).
     enforces = policy_types is None or "Ingress" in policy_types
-    verdicts = tuple(
-        core_ingress_verdict(rule, index, agent_port)
-        for index, rule in enumerate((rules or []) if enforces else [])
-    )
     selects = match_selector(spec.get("podSelector", ABSENT), subject.labels, cilium=False)
+    # A document that does not select the pod is decided before its rules
+    # are read (§13.4 step 2).
+    judged = (rules or []) if enforces and selects is not Tri.NO else []
+    verdicts = tuple(
+        core_ingress_verdict(rule, index, agent_port) for index, rule in enumerate(judged)
+    )
     return PolicyDocument(CORE_KIND, name, selects, enforces, verdicts)
 
 
@@ -455,11 +457,13 @@ def _cilium_document(
     enforces = _enforces_ingress(spec, rules is not None or deny is not None, spec_index)
     if isinstance(enforces, str):
         return _unreadable(kind, name, enforces, spec_index)
-    # Judged whatever enableDefaultDeny says: what a rule admits, it admits.
-    verdicts = tuple(
-        cilium_ingress_verdict(rule, index, agent_port) for index, rule in enumerate(rules or [])
-    )
     selects = match_selector(spec.get("endpointSelector", ABSENT), labels, cilium=True)
+    # Judged whatever enableDefaultDeny says: what a rule admits, it admits;
+    # but only for a document that can select the pod (§13.4 step 2).
+    judged = (rules or []) if selects is not Tri.NO else []
+    verdicts = tuple(
+        cilium_ingress_verdict(rule, index, agent_port) for index, rule in enumerate(judged)
+    )
     return PolicyDocument(kind, name, selects, enforces, verdicts, spec_index=spec_index)
 
 
