@@ -3,18 +3,48 @@ the way from a judged document back to a file and line."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from lint.checks.candidates import Placeholder, Sourced, location_of
-from lint.decision.model import Examined, PolicyDocument, Tri
+from lint.decision.model import Candidate, Examined, PolicyDocument, Tri
+from lint.decision.selection_keys import candidate_label_keys
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
 from lint.loading import LoadProblem, locate
 from lint.report.model import ExaminedEntry, Location, ObjectRef
 
 ReadCilium = Literal["auto", "always"]
+Origin = Sourced | Placeholder
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedEntry:
+    """One examined document with its report form and where it came from."""
+
+    examined: Examined
+    entry: ExaminedEntry
+    origin: Origin
+
+
+@dataclass
+class JudgmentMemo:
+    """Judged entries per (candidate, labels it reads, context). The raw
+    object is kept with its entries, so an id is never reused while the
+    memo lives."""
+
+    entries: dict[Hashable, tuple[object, tuple[JudgedEntry, ...]]] = field(default_factory=dict)
+    label_keys: dict[int, tuple[object, tuple[str, ...]]] = field(default_factory=dict)
+    scopes: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
+
+    def keys_of(self, candidate: Candidate) -> tuple[str, ...]:
+        hit = self.label_keys.get(id(candidate.raw))
+        if hit is not None and hit[0] is candidate.raw:
+            return hit[1]
+        keys = tuple(sorted(candidate_label_keys(candidate)))
+        self.label_keys[id(candidate.raw)] = (candidate.raw, keys)
+        return keys
 
 
 @dataclass(frozen=True)
@@ -22,6 +52,7 @@ class CheckContext:
     inventory: Inventory
     problems: Sequence[LoadProblem]
     read_cilium: ReadCilium = "auto"
+    memo: JudgmentMemo = field(default_factory=JudgmentMemo)
 
 
 def precise_location(obj: KubeObject, path: Sequence[str | int]) -> Location:
@@ -62,9 +93,6 @@ def document_path(
         return base
     index = first_rule(document, outcome)
     return base if index is None else (*base, rules_key, index)
-
-
-Origin = Sourced | Placeholder
 
 
 def examined_entries(

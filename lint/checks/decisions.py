@@ -1,25 +1,43 @@
 """Plumbing shared by the union and ingress checks: gathering the judged
-documents with their origins, and turning a refusal into a finding."""
+documents with their origins, and turning a refusal into a finding.
+
+A candidate's judged entries depend only on the candidate, the pod labels
+its selectors read, and the decision's context (the allowance, or the
+agent port). Many declarations share a namespace and an allowance, so each
+candidate is judged once per distinct context and the entries are reused
+(DESIGN §7: remember verdicts).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 from lint.checks.candidates import (
+    Placeholder,
     Sourced,
     admin_placeholders,
     cilium_candidates,
     core_candidates,
     unparsed_placeholders,
 )
-from lint.checks.context import CheckContext, Origin, examined_entries, object_ref
-from lint.decision.model import Candidate, Decision, PolicyDocument
+from lint.checks.context import (
+    CheckContext,
+    JudgedEntry,
+    JudgmentMemo,
+    Origin,
+    examined_entries,
+    object_ref,
+)
+from lint.decision.egress_documents import document_name
+from lint.decision.model import Candidate, Decision, Examined, PolicyDocument
 from lint.inventory import KubeObject
-from lint.report.model import DecisionReport, ExaminedEntry, Finding, Location, SandboxRef
+from lint.report.model import DecisionReport, Finding, Location, SandboxRef
 from lint.rules import rule
 
 DocumentReader = Callable[[Candidate], list[PolicyDocument]]
+Examiner = Callable[[PolicyDocument], Examined]
+NAMESPACE_IDENTITY_LABEL = "io.kubernetes.pod.namespace"
 
 
 @dataclass(frozen=True)
@@ -39,24 +57,115 @@ class Judged:
     origins: dict[int, Origin]
 
 
-def judge_candidates(ctx: CheckContext, scope: Scope, read: DocumentReader) -> Judged:
-    """Every document the decision examines, in §5.1 order, then the
-    documents that fail closed without being read."""
+def _sourced(ctx: CheckContext, scope: Scope) -> list[Sourced]:
     namespace = ctx.inventory.namespace(scope.namespace)
     sourced = core_candidates(namespace, scope.template, scope.pooled)
     if scope.with_cilium or ctx.read_cilium == "always":
         sourced += cilium_candidates(namespace, ctx.inventory)
+    return sourced
+
+
+def _placeholders(ctx: CheckContext, scope: Scope) -> list[Placeholder]:
+    placeholders = admin_placeholders(ctx.inventory, scope.namespace)
+    return placeholders + unparsed_placeholders(ctx.problems, scope.namespace)
+
+
+def judge_candidates(ctx: CheckContext, scope: Scope, read: DocumentReader) -> Judged:
+    """Every document the decision examines, in §5.1 order, then the
+    documents that fail closed without being read."""
     judged = Judged([], {})
-    for item in sourced:
+    for item in _sourced(ctx, scope):
         for document in read(item.candidate):
             judged.documents.append(document)
             judged.origins[id(document)] = item
-    placeholders = admin_placeholders(ctx.inventory, namespace.name)
-    placeholders += unparsed_placeholders(ctx.problems, namespace.name)
-    for placeholder in placeholders:
+    for placeholder in _placeholders(ctx, scope):
         judged.documents.append(placeholder.document)
         judged.origins[id(placeholder.document)] = placeholder
     return judged
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How one decision judges: its reader and examiner, the key of its
+    context (everything besides the candidate and the pod's labels that
+    the documents depend on), and the key its rules sit under."""
+
+    read: DocumentReader
+    examine: Examiner
+    context: Hashable
+    rules_key: str
+    named: tuple[str, str] | None = None
+    """The translation's (kind, name): the one candidate exempt from rule
+    judgement (§11.2) is judged apart from every other."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A candidate with what its memo key needs, computed once per scope."""
+
+    item: Sourced
+    label_keys: tuple[str, ...]
+    name: str
+
+
+def _prepared(ctx: CheckContext, scope: Scope) -> list[Prepared]:
+    with_cilium = scope.with_cilium or ctx.read_cilium == "always"
+    # The template matters only on the pooled path, through its controller policy.
+    template = scope.template if scope.pooled else None
+    key = (scope.namespace, id(template), scope.pooled, with_cilium)
+    cached = ctx.memo.scopes.get(key)
+    if cached is not None and cached[0] is template:
+        prepared: list[Prepared] = cached[1]
+        return prepared
+    prepared = [
+        Prepared(item, ctx.memo.keys_of(item.candidate), document_name(item.candidate))
+        for item in _sourced(ctx, scope)
+    ]
+    ctx.memo.scopes[key] = (template, prepared)
+    return prepared
+
+
+def judged_entries(
+    ctx: CheckContext, scope: Scope, labels: Mapping[str, str], judging: Judging
+) -> list[JudgedEntry]:
+    """Every examined entry of the decision, in §5.1 order, reusing what an
+    earlier decision with the same context already judged."""
+    identity = {**labels, NAMESPACE_IDENTITY_LABEL: scope.namespace}
+    reads: dict[tuple[str, ...], tuple[str | None, ...]] = {}
+    result: list[JudgedEntry] = []
+    for prepared in _prepared(ctx, scope):
+        read_labels = reads.get(prepared.label_keys)
+        if read_labels is None:
+            read_labels = tuple(identity.get(key) for key in prepared.label_keys)
+            reads[prepared.label_keys] = read_labels
+        result.extend(_entries_for(ctx.memo, prepared, read_labels, judging))
+    for placeholder in _placeholders(ctx, scope):
+        examined = judging.examine(placeholder.document)
+        origins: dict[int, Origin] = {id(placeholder.document): placeholder}
+        entry = examined_entries([examined], origins, judging.rules_key)[0]
+        result.append(JudgedEntry(examined, entry, placeholder))
+    return result
+
+
+def _entries_for(
+    memo: JudgmentMemo,
+    prepared: Prepared,
+    read_labels: tuple[str | None, ...],
+    judging: Judging,
+) -> tuple[JudgedEntry, ...]:
+    candidate = prepared.item.candidate
+    named = judging.named == (candidate.kind, prepared.name)
+    key = (id(candidate.raw), candidate.position, judging.context, read_labels, named)
+    hit = memo.entries.get(key)
+    if hit is not None and hit[0] is candidate.raw:
+        return hit[1]
+    documents = judging.read(candidate)
+    examined = [judging.examine(document) for document in documents]
+    origins: dict[int, Origin] = {id(document): prepared.item for document in documents}
+    entries = examined_entries(examined, origins, judging.rules_key)
+    value = tuple(JudgedEntry(e, r, prepared.item) for e, r in zip(examined, entries, strict=True))
+    memo.entries[key] = (candidate.raw, value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -68,32 +177,27 @@ class RefusalContext:
     offending_verdict: str | None
 
 
-def decision_report(decision: Decision, judged: Judged, rules_key: str) -> DecisionReport:
-    examined = examined_entries(decision.examined, judged.origins, rules_key)
-    return DecisionReport(decision.refusal, decision.summary, examined)
+def decision_report(decision: Decision, judged: list[JudgedEntry]) -> DecisionReport:
+    return DecisionReport(decision.refusal, decision.summary, tuple(j.entry for j in judged))
 
 
 def refusal_finding(
-    decision: Decision, report: DecisionReport, judged: Judged, refusal: RefusalContext
+    judged: list[JudgedEntry], decision: Decision, refusal: RefusalContext
 ) -> Finding:
     """The finding sits at the first offending document's rule; the other
     offending documents and the declaration are related locations. A
     refusal with no offending document sits at the declaration."""
+    offending = [
+        j for j in judged if j.entry.verdict == refusal.offending_verdict and j.entry.location
+    ]
     location, subject = refusal.declaration, None
     related: list[Location] = []
-    pairs: Sequence[tuple[object, ExaminedEntry]] = list(
-        zip((e.document for e in decision.examined), report.examined, strict=True)
-    )
-    for document, entry in pairs:
-        if entry.verdict != refusal.offending_verdict or entry.location is None:
-            continue
-        if subject is None and location is refusal.declaration:
-            location = entry.location
-            origin = judged.origins[id(document)]
-            subject = object_ref(origin.obj) if isinstance(origin, Sourced) else None
-        else:
-            related.append(entry.location)
-    if location is not refusal.declaration:
+    if offending:
+        first = offending[0]
+        location = first.entry.location or refusal.declaration
+        if isinstance(first.origin, Sourced):
+            subject = object_ref(first.origin.obj)
+        related = [j.entry.location for j in offending[1:] if j.entry.location is not None]
         related.append(refusal.declaration)
     return Finding(
         rule_id=refusal.rule_id,

@@ -3,24 +3,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 from lint.checks.candidates import location_of
 from lint.checks.context import CheckContext, object_ref, precise_location
 from lint.checks.decisions import (
+    Judging,
     RefusalContext,
     Scope,
     decision_report,
-    judge_candidates,
+    judged_entries,
     refusal_finding,
 )
 from lint.decision.allowance import build_allowance
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import Allowance, Candidate, PolicyDocument, Subject, Translation
 from lint.decision.named import compare_named
-from lint.decision.union import decide_union, union_remedy
-from lint.decision.values import JSON
+from lint.decision.union import examine, summarize_union, union_remedy
+from lint.decision.values import JSON, compact_json
 from lint.inventory import KubeObject
 from lint.report.model import (
     DecisionReport,
@@ -109,13 +110,18 @@ def _check_union(
         given.sandbox.path == "pooled",
         given.egress.get("engine") == "cilium",
     )
+    translation = given.translation
 
     def read(candidate: Candidate) -> list[PolicyDocument]:
-        return egress_documents(candidate, given.subject, allowance, given.translation)
+        return egress_documents(candidate, given.subject, allowance, translation)
 
-    judged = judge_candidates(ctx, scope, read)
-    decision = decide_union(judged.documents, allowance)
-    report = decision_report(decision, judged, "egress")
+    named = (translation.kind, translation.name)
+    if translation.namespace != given.subject.namespace:
+        named = ("", "")
+    judging = Judging(read, examine, _union_context(translation), "egress", named)
+    judged = judged_entries(ctx, scope, given.subject.labels, judging)
+    decision = summarize_union([j.examined for j in judged], allowance)
+    report = decision_report(decision, judged)
     if decision.refusal is None:
         return report, []
     refusal = RefusalContext(
@@ -125,7 +131,16 @@ def _check_union(
         remedy=union_remedy(decision.refusal),
         offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
     )
-    return report, [refusal_finding(decision, report, judged, refusal)]
+    return report, [refusal_finding(judged, decision, refusal)]
+
+
+def _union_context(translation: Translation) -> Hashable:
+    """What egress documents depend on besides the candidate, the labels its
+    selectors read and whether it is the named object: the allowance, which
+    is read from the translation's kind and egress rules (§4)."""
+    spec = translation.manifest.get("spec")
+    egress = spec.get("egress") if isinstance(spec, dict) else None
+    return ("egress", translation.kind, translation.policy_kind, compact_json(egress))
 
 
 def _finding(

@@ -6,13 +6,19 @@ from dataclasses import dataclass
 
 from lint.checks.context import CheckContext
 from lint.checks.decisions import (
+    Judging,
     RefusalContext,
     Scope,
     decision_report,
-    judge_candidates,
+    judged_entries,
     refusal_finding,
 )
-from lint.decision.ingress import decide_ingress, ingress_documents, ingress_remedy
+from lint.decision.ingress import (
+    examine_ingress,
+    ingress_documents,
+    ingress_remedy,
+    summarize_ingress,
+)
 from lint.decision.model import Candidate, PolicyDocument, Subject
 from lint.inventory import KubeObject
 from lint.report.model import Finding, IngressReport, Location, SandboxRef
@@ -46,9 +52,10 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
     def read(candidate: Candidate) -> list[PolicyDocument]:
         return ingress_documents(candidate, given.subject, given.agent_port)
 
-    judged = judge_candidates(ctx, scope, read)
-    decision = decide_ingress(judged.documents, given.agent_port)
-    report = decision_report(decision, judged, "ingress")
+    judging = Judging(read, examine_ingress, ("ingress", given.agent_port), "ingress")
+    judged = judged_entries(ctx, scope, given.subject.labels, judging)
+    decision = summarize_ingress([j.examined for j in judged], given.agent_port)
+    report = decision_report(decision, judged)
     if decision.refusal is None:
         return IngressReport(given.agent_port, report), []
     refusal = RefusalContext(
@@ -58,6 +65,4 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
         remedy=ingress_remedy(decision.refusal),
         offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
     )
-    return IngressReport(given.agent_port, report), [
-        refusal_finding(decision, report, judged, refusal)
-    ]
+    return IngressReport(given.agent_port, report), [refusal_finding(judged, decision, refusal)]

@@ -508,7 +508,9 @@ def ingress_verdict(document: PolicyDocument) -> tuple[IngressVerdict, str | Non
     return "covers", None
 
 
-def _examine(document: PolicyDocument) -> Examined:
+def examine_ingress(document: PolicyDocument) -> Examined:
+    """One document's examined entry (§13.4). It depends on the document
+    alone, so callers may judge a document once and reuse the entry."""
     verdict, detail = ingress_verdict(document)
     return Examined(document.kind, document.name, verdict, detail, document)
 
@@ -521,26 +523,31 @@ def decide_ingress(documents: Sequence[PolicyDocument], agent_port: int) -> Deci
     """§13.4 precedence: an open document gives ``port-open``; otherwise an
     undecided one gives ``not-evaluable``; otherwise no covering document
     gives ``no-covering-policy``. There is no allow-all style exemption."""
-    examined = tuple(_examine(document) for document in documents)
+    return summarize_ingress(tuple(examine_ingress(d) for d in documents), agent_port)
+
+
+def summarize_ingress(examined: Sequence[Examined], agent_port: int) -> Decision:
+    """§13.4 precedence and summaries over examined entries in document order."""
+    entries = tuple(examined)
     port = _tcp(agent_port)
-    first_open = next((e for e in examined if e.verdict == "opens-agent-port"), None)
+    first_open = next((e for e in entries if e.verdict == "opens-agent-port"), None)
     if first_open is not None:
         summary = f"{_label(first_open)} selects the pod and opens {port}: {first_open.detail}"
-        return Decision("port-open", summary, examined)
-    undecided = next((e for e in examined if e.verdict == "not-evaluable"), None)
+        return Decision("port-open", summary, entries)
+    undecided = next((e for e in entries if e.verdict == "not-evaluable"), None)
     if undecided is not None:
         summary = (
             f"it cannot be decided whether {port} is closed: "
             f"{_label(undecided)}: {undecided.detail}"
         )
-        return Decision("not-evaluable", summary, examined)
-    if not any(e.verdict == "covers" for e in examined):
+        return Decision("not-evaluable", summary, entries)
+    if not any(e.verdict == "covers" for e in entries):
         summary = (
             "no policy enforces ingress on the pod, so every pod in the cluster "
             f"can reach the agent port ({port})"
         )
-        return Decision("no-covering-policy", summary, examined)
-    return Decision(None, None, examined)
+        return Decision("no-covering-policy", summary, entries)
+    return Decision(None, None, entries)
 
 
 _CLOSE_IT = (

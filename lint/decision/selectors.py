@@ -170,3 +170,22 @@ def _identical(left: JSON, right: JSON) -> bool:
     if is_number(left) and is_number(right):
         return bool(left == right)
     return deep_equal(left, right)
+
+
+def selector_label_keys(selector: JSON | Absent, *, cilium: bool) -> frozenset[str]:
+    """The label keys :func:`match_selector` can read for this selector.
+
+    Matching reads a pod's labels only through these (mapped) keys, so two
+    label sets that agree on them get the same answer. Callers use this to
+    judge a policy once for many pods (DESIGN §7).
+    """
+    if not isinstance(selector, dict):
+        return frozenset()
+    mapper: KeyMapper = map_cilium_key if cilium else _identity_key
+    match_labels = selector.get("matchLabels")
+    keys = list(match_labels) if isinstance(match_labels, dict) else []
+    expressions = selector.get("matchExpressions")
+    if isinstance(expressions, list):
+        keys += [e["key"] for e in expressions if is_object(e) and isinstance(e.get("key"), str)]
+    mapped = (mapper(key) for key in keys if isinstance(key, str))
+    return frozenset(key for key in mapped if key is not None)

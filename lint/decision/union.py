@@ -61,24 +61,31 @@ def decide_union(documents: Sequence[PolicyDocument], allowance: Allowance) -> D
     """The union decision over every document in §5.1 order (§11.1-§11.3):
     a widening document beats an undecided one, which beats having no
     enforcing document; only `allow-all` passes with no enforcing document."""
-    examined = tuple(_examine(document) for document in documents)
-    widening = _first(examined, "widens-egress")
-    if widening is not None:
-        return Decision(WIDENS, _widening_summary(widening), examined)
-    undecided = _first(examined, "not-evaluable")
-    if undecided is not None:
-        return Decision(NOT_EVALUABLE, _undecided_summary(undecided), examined)
-    enforcing = sum(1 for entry in examined if entry.verdict == "within")
-    if enforcing == 0 and not allowance.permits_everything:
-        return Decision(NO_ENFORCING, _no_enforcing_summary(allowance), examined)
-    return Decision(None, None, examined)
+    return summarize_union(tuple(examine(document) for document in documents), allowance)
 
 
-def _examine(document: PolicyDocument) -> Examined:
+def examine(document: PolicyDocument) -> Examined:
+    """One document's examined entry (§11.1). It depends on the document
+    alone, so callers may judge a document once and reuse the entry."""
     verdict, detail = document_verdict(document)
     return Examined(
         kind=document.kind, name=document.name, verdict=verdict, detail=detail, document=document
     )
+
+
+def summarize_union(examined: Sequence[Examined], allowance: Allowance) -> Decision:
+    """§11.3 precedence and summaries over examined entries in document order."""
+    entries = tuple(examined)
+    widening = _first(entries, "widens-egress")
+    if widening is not None:
+        return Decision(WIDENS, _widening_summary(widening), entries)
+    undecided = _first(entries, "not-evaluable")
+    if undecided is not None:
+        return Decision(NOT_EVALUABLE, _undecided_summary(undecided), entries)
+    enforcing = any(entry.verdict == "within" for entry in entries)
+    if not enforcing and not allowance.permits_everything:
+        return Decision(NO_ENFORCING, _no_enforcing_summary(allowance), entries)
+    return Decision(None, None, entries)
 
 
 def _first(examined: Sequence[Examined], verdict: str) -> Examined | None:

@@ -51,6 +51,23 @@ def _as_mapping(value: JSON) -> dict[str, JSON]:
 
 
 def _subtree(lines: Mapping[Path, int], source: Path, target: Path) -> dict[Path, int]:
-    """The lines under ``source``, re-rooted at ``target``."""
+    """The lines under ``source`` (a two-step path), re-rooted at ``target``."""
     size = len(source)
-    return {target + path[size:]: line for path, line in lines.items() if path[:size] == source}
+    return {target + path[size:]: line for path, line in _grouped(lines).get(source, ())}
+
+
+_GROUPS: dict[int, tuple[Mapping[Path, int], dict[Path, list[tuple[Path, int]]]]] = {}
+
+
+def _grouped(lines: Mapping[Path, int]) -> dict[Path, list[tuple[Path, int]]]:
+    """The line map grouped by its first two steps, built once per map:
+    re-rooting one entry must not scan every line of a large file."""
+    cached = _GROUPS.get(id(lines))
+    if cached is not None and cached[0] is lines:
+        return cached[1]
+    groups: dict[Path, list[tuple[Path, int]]] = {}
+    for path, line in lines.items():
+        groups.setdefault(path[:2], []).append((path, line))
+    _GROUPS.clear()  # one declaration file at a time
+    _GROUPS[id(lines)] = (lines, groups)
+    return groups

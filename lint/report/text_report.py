@@ -8,6 +8,7 @@ control character in a policy name cannot rewrite the screen.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterable
 
@@ -18,16 +19,12 @@ WIDTH = 80
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "ok": "32", "dim": "2"}
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def escape(text: str) -> str:
     """Replace control characters (C0, DEL, C1) with visible escapes."""
-    out = []
-    for char in text:
-        code = ord(char)
-        if code < 0x20 or 0x7F <= code < 0xA0:
-            out.append(f"\\x{code:02x}")
-        else:
-            out.append(char)
-    return "".join(out)
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 class _Painter:
@@ -119,14 +116,28 @@ def _finding_block(finding: Finding, sandbox: SandboxReport | None, paint: _Pain
     lines.extend(_wrap(finding.message, "    "))
     decision = _decision_for(finding, sandbox)
     if decision is not None and decision.examined:
-        lines.append(paint("    examined:", "dim"))
-        for entry in decision.examined:
-            text = f"{entry.kind}/{entry.name}: {entry.verdict}"
-            if entry.detail:
-                text += f" ({entry.detail})"
-            lines.extend(_wrap(text, "      - "))
+        lines.extend(_examined_block(decision, paint))
     if finding.remedy:
         lines.extend(_wrap("fix: " + finding.remedy, "    "))
+    return lines
+
+
+def _examined_block(decision: DecisionReport, paint: _Painter) -> list[str]:
+    """Every examined policy that selects the pod, then a count of those
+    that do not: in a large namespace they are most, and say nothing."""
+    lines = [paint("    examined:", "dim")]
+    quiet = 0
+    for entry in decision.examined:
+        if entry.verdict == "does-not-select":
+            quiet += 1
+            continue
+        text = f"{entry.kind}/{entry.name}: {entry.verdict}"
+        if entry.detail:
+            text += f" ({entry.detail})"
+        lines.extend(_wrap(text, "      - "))
+    if quiet:
+        noun = "policy does" if quiet == 1 else "policies do"
+        lines.extend(_wrap(f"and {quiet} {noun} not select the pod", "      "))
     return lines
 
 
