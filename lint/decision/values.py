@@ -179,12 +179,17 @@ def js_key_order(keys: Iterable[str]) -> list[str]:
     """Object key order in JavaScript (§0.3, quirk Q10): canonical array-index
     keys first in ascending numeric order, then the rest in insertion order."""
     ordered = list(keys)
+    # Almost no real key starts with a digit; only those can be indices.
+    if not any(key[:1].isdigit() for key in ordered if isinstance(key, str)):
+        return ordered
     indices = sorted((k for k in ordered if _is_index_key(k)), key=int)
     return indices + [k for k in ordered if not _is_index_key(k)]
 
 
 def js_items(mapping: Mapping[str, JSON]) -> list[tuple[str, JSON]]:
     """The (key, value) pairs of an object in JavaScript key order."""
+    if not any(key[:1].isdigit() for key in mapping if isinstance(key, str)):
+        return list(mapping.items())
     return [(key, mapping[key]) for key in js_key_order(mapping)]
 
 
