@@ -21,8 +21,14 @@ from lint.decision.model import (
     Translation,
     Tri,
 )
+from lint.decision.policy_shape import (
+    not_an_object,
+    read_cilium_shape,
+    read_core_shape,
+    spec_entries,
+)
 from lint.decision.selectors import match_selector
-from lint.decision.values import ABSENT, JSON, UNREADABLE, read_list
+from lint.decision.values import ABSENT, JSON
 
 NAMESPACE_IDENTITY_LABEL = "io.kubernetes.pod.namespace"
 NOT_A_POLICY_OBJECT = "a list entry that is not a policy object"
@@ -75,15 +81,10 @@ def _core_document(
     translation: Translation,
 ) -> PolicyDocument:
     """§5.3: the four unreadable checks, then enforcement, selection, rules."""
-    spec = raw.get("spec")
-    if not isinstance(spec, dict):
-        return _unreadable(CORE_KIND, name, "`spec` is not an object")
-    policy_types = read_list(spec, "policyTypes")
-    if policy_types is UNREADABLE:
-        return _unreadable(CORE_KIND, name, "`spec.policyTypes` is not a list")
-    egress = read_list(spec, "egress")
-    if egress is UNREADABLE:
-        return _unreadable(CORE_KIND, name, "`spec.egress` is not a list of rules")
+    shape = read_core_shape(raw, "egress")
+    if isinstance(shape, str):
+        return _unreadable(CORE_KIND, name, shape)
+    spec, policy_types, egress = shape.spec, shape.policy_types, shape.rules
     enforces = _core_enforces(policy_types, egress)
     selects = match_selector(spec.get("podSelector", ABSENT), subject.labels, cilium=False)
     # An egress block that policyTypes does not enforce is ignored by the API
@@ -128,7 +129,7 @@ def _cilium_documents(
 ) -> list[PolicyDocument]:
     """§5.4 steps 1-4 over the object's spec documents, in order."""
     kind = candidate.kind
-    entries = _spec_entries(candidate.raw)
+    entries = spec_entries(candidate.raw)
     if isinstance(entries, str):
         return [_unreadable(kind, name, entries)]
     clusterwide = candidate.clusterwide or kind == CLUSTERWIDE_KIND
@@ -149,21 +150,6 @@ def _cilium_documents(
     return documents
 
 
-def _spec_entries(raw: Mapping[str, JSON]) -> list[tuple[JSON, int | None]] | str:
-    """§5.4 steps 2-3: ``(spec, None)`` first when present and not null, then
-    ``(specs[i], i)``; a string is the detail of the one unreadable document."""
-    specs = read_list(raw, "specs")
-    if specs is UNREADABLE:
-        # The `spec` document is dropped too: one unreadable document only.
-        return "`specs` is not a list of rule specs"
-    spec = raw.get("spec")
-    entries: list[tuple[JSON, int | None]] = [] if spec is None else [(spec, None)]
-    entries += [(entry, position) for position, entry in enumerate(specs or [])]
-    if not entries:
-        return "it has neither a `spec` nor a `specs` list"
-    return entries
-
-
 class _CiliumSpecReader:
     """Reads one Cilium spec document (§5.4 step 4)."""
 
@@ -176,61 +162,33 @@ class _CiliumSpecReader:
         self.clusterwide = clusterwide
         self.named = named
 
-    def _where(self, field: str) -> str:
-        # Name the specs entry too, so a reader can find it in the object.
-        if self.spec_index is None:
-            return f"`spec.{field}`"
-        return f"`spec.{field}` (in `specs[{self.spec_index}]`)"
-
     def _unreadable(self, detail: str) -> PolicyDocument:
         return _unreadable(self.kind, self.name, detail, self.spec_index)
 
     def read(self, spec: JSON, subject: Subject, allowance: Allowance) -> PolicyDocument | None:
         """The document for one spec; None for a node-scoped spec (Q11)."""
         if not isinstance(spec, dict):
-            where = "`spec`" if self.spec_index is None else f"`specs[{self.spec_index}]`"
-            return self._unreadable(f"a rule spec is not an object ({where})")
+            return self._unreadable(not_an_object(self.spec_index))
         if "nodeSelector" in spec:
             return None
-        egress = read_list(spec, "egress")
-        if egress is UNREADABLE:
-            return self._unreadable(f"{self._where('egress')} is not a list of rules")
-        egress_deny = read_list(spec, "egressDeny")
-        if egress_deny is UNREADABLE:
-            return self._unreadable(f"{self._where('egressDeny')} is not a list of rules")
-        enforces = self._enforces(spec, egress is not None or egress_deny is not None)
-        if isinstance(enforces, str):
-            return self._unreadable(enforces)
+        shape = read_cilium_shape(spec, "egress", self.spec_index)
+        if isinstance(shape, str):
+            return self._unreadable(shape)
         selects = match_selector(
             spec.get("endpointSelector", ABSENT), identity_labels(subject), cilium=True
         )
         # A document that does not select the pod is decided before its
         # rules are read (§11.1 step 2).
-        judged = egress or [] if selects is not Tri.NO else []
+        judged = shape.rules if selects is not Tri.NO else []
         return PolicyDocument(
             kind=self.kind,
             name=self.name,
             selects=selects,
-            enforces=enforces,
+            enforces=shape.enforces,
             rules=self._rules(judged, allowance),
             named_object=self.named,
             spec_index=self.spec_index,
         )
-
-    def _enforces(self, spec: Mapping[str, JSON], declared: bool) -> bool | str:
-        """§5.4 step 4.6: ``enableDefaultDeny`` (null included) must be an
-        object whose ``egress``, when present, is a boolean; ``false`` turns
-        egress enforcement off. A string result is the unreadable detail."""
-        if "enableDefaultDeny" not in spec:
-            return declared
-        default_deny = spec["enableDefaultDeny"]
-        if not isinstance(default_deny, dict):
-            return f"{self._where('enableDefaultDeny')} is not an object"
-        if "egress" not in default_deny:
-            return declared
-        if not isinstance(default_deny["egress"], bool):
-            return f"{self._where('enableDefaultDeny.egress')} is not a boolean"
-        return declared and default_deny["egress"]
 
     def _rules(self, egress: list[JSON], allowance: Allowance) -> tuple[RuleVerdict, ...]:
         # Judged whatever enableDefaultDeny says; egressDeny never is (§5.4 step 4.9).

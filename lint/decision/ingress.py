@@ -5,18 +5,18 @@ must select the pod, and no selecting policy may admit a wide-open source on
 that port. Policies are read into documents as for egress (§5.3, §5.4) but
 with the ingress fields; rules are judged on whether they open the port.
 
-Three readings of a string port exist (quirk Q9): egress uses ``Number()``,
-core ingress also demands canonical decimal text, Cilium ingress uses
-``Number()`` alone. The two ingress readings live here.
+Whether a rule reaches the port at all (§13.2) is read in
+:mod:`lint.decision.ingress_ports`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from lint.decision.constants import CLUSTERWIDE_KIND, CORE_KIND, DEFAULT_AGENT_PORT
 from lint.decision.egress_documents import NOT_A_POLICY_OBJECT, document_name, identity_labels
+from lint.decision.ingress_ports import cilium_port_reach, core_port_reach
 from lint.decision.model import (
     Candidate,
     Decision,
@@ -28,16 +28,18 @@ from lint.decision.model import (
     Tri,
 )
 from lint.decision.peers import wide_open
+from lint.decision.policy_shape import (
+    not_an_object,
+    read_cilium_shape,
+    read_core_shape,
+    spec_entries,
+)
 from lint.decision.selectors import match_selector, selector_readable
 from lint.decision.values import (
     ABSENT,
     JSON,
     UNREADABLE,
     compact_json,
-    format_number,
-    is_integer,
-    is_number,
-    js_number,
     js_trim,
     read_list,
 )
@@ -56,137 +58,9 @@ CILIUM_SOURCE_FIELDS: Final = (
     "fromGroups",
 )
 
-# A port reach: YES/NO/UNKNOWN, and for UNKNOWN what to blame in details.
-Reach = tuple[Tri, str | None]
-
 
 def _tcp(agent_port: int) -> str:
     return f"TCP {agent_port}"
-
-
-# --- §13.2 port coverage -------------------------------------------------------
-
-
-def _in_span(port: float, end_port: JSON, agent_port: int) -> bool:
-    """The port is the agent port, or ``port < agentPort <= endPort``."""
-    if port == agent_port:
-        return True
-    return is_number(end_port) and port < agent_port <= end_port
-
-
-def _core_numeric(text: str) -> float | None:
-    """Core ingress reads a string port as a number only when ``Number()``
-    gives an integer whose canonical text is the trimmed string (§13.2, Q9)."""
-    number = js_number(text)
-    if is_integer(number) and format_number(number) == js_trim(text):
-        return number
-    return None
-
-
-def _core_entry_reach(entry: JSON, agent_port: int) -> Tri | None:
-    """One core ports entry: YES, UNKNOWN (marked), or None (no match)."""
-    if not isinstance(entry, dict):
-        return Tri.UNKNOWN
-    protocol = entry.get("protocol", "TCP")
-    if not isinstance(protocol, str):
-        return Tri.UNKNOWN
-    if protocol != "TCP":  # case-sensitive on purpose (Q8): `tcp` is skipped
-        return None
-    end_port = entry.get("endPort", ABSENT)
-    if end_port is not ABSENT and not is_number(end_port):
-        return Tri.UNKNOWN
-    port = entry.get("port", ABSENT)
-    if port is ABSENT:
-        return Tri.YES
-    if isinstance(port, str):
-        port = _core_numeric(port)
-        if port is None:
-            return Tri.UNKNOWN  # a named port cannot be resolved offline
-    if not is_number(port):
-        return Tri.UNKNOWN
-    return Tri.YES if _in_span(port, end_port, agent_port) else None
-
-
-def core_port_reach(rule: Mapping[str, JSON], agent_port: int) -> Reach:
-    """§13.2 core: does the rule's ``ports`` reach TCP ``agent_port``? A
-    match anywhere wins over entries that could not be read."""
-    entries = read_list(rule, "ports")
-    if entries is UNREADABLE:
-        return Tri.UNKNOWN, f"`ports` is not a list ({compact_json(rule.get('ports'))}), so it"
-    if not entries:
-        return Tri.YES, None
-    return _first_match(
-        (
-            f"the ports entry {compact_json(entry)} (a named port or a malformed entry)",
-            _core_entry_reach(entry, agent_port),
-        )
-        for entry in entries
-    )
-
-
-def _first_match(outcomes: Iterable[tuple[str, Tri | None]]) -> Reach:
-    """YES at the first match, even after entries that could not be read;
-    otherwise UNKNOWN blaming the first marked entry, or NO."""
-    marked: list[str] = []
-    for culprit, outcome in outcomes:
-        if outcome is Tri.YES:
-            return Tri.YES, None
-        if outcome is Tri.UNKNOWN:
-            marked.append(culprit)
-    return (Tri.UNKNOWN, marked[0]) if marked else (Tri.NO, None)
-
-
-def _cilium_port_reach(port_entry: JSON, agent_port: int) -> Tri | None:
-    """One Cilium port entry: YES, UNKNOWN (marked), or None (no match)."""
-    if not isinstance(port_entry, dict):
-        return Tri.UNKNOWN
-    protocol = port_entry.get("protocol", "ANY")
-    if not isinstance(protocol, str):
-        return Tri.UNKNOWN
-    if protocol.upper() not in ("TCP", "ANY"):
-        return None
-    end_port = port_entry.get("endPort", ABSENT)
-    if end_port is not ABSENT and not is_number(end_port):
-        return Tri.UNKNOWN
-    port = port_entry.get("port", ABSENT)
-    if port is ABSENT:
-        return Tri.YES
-    if isinstance(port, str):
-        port = js_number(port)  # plain Number(): "0x400" is 1024 here (Q9)
-    if not is_integer(port):
-        return Tri.UNKNOWN
-    return Tri.YES if _in_span(port, end_port, agent_port) else None
-
-
-def _cilium_entry_outcomes(
-    entries: list[JSON], agent_port: int
-) -> Iterable[tuple[str, Tri | None]]:
-    for entry in entries:
-        shown = f"the `toPorts` entry {compact_json(entry)}"
-        if not isinstance(entry, dict):
-            yield shown, Tri.UNKNOWN
-            continue
-        ports = read_list(entry, "ports")
-        if ports is UNREADABLE:
-            yield f"{shown} (its `ports` is not a list)", Tri.UNKNOWN
-            continue
-        if not ports:
-            yield shown, Tri.YES  # an entry without ports reaches every port
-            return
-        for port_entry in ports:
-            port_shown = f"the `toPorts` port entry {compact_json(port_entry)}"
-            yield port_shown, _cilium_port_reach(port_entry, agent_port)
-
-
-def cilium_port_reach(rule: Mapping[str, JSON], agent_port: int) -> Reach:
-    """§13.2 Cilium: does the rule's ``toPorts`` reach TCP ``agent_port``?
-    Protocols are uppercased and absent means ANY (Q8)."""
-    entries = read_list(rule, "toPorts")
-    if entries is UNREADABLE:
-        return Tri.UNKNOWN, f"`toPorts` is not a list ({compact_json(rule.get('toPorts'))}), so it"
-    if not entries:
-        return Tri.YES, None
-    return _first_match(_cilium_entry_outcomes(entries, agent_port))
 
 
 # --- §13.3 rule verdicts ---------------------------------------------------------
@@ -372,15 +246,10 @@ def _core_document(
     raw: Mapping[str, JSON], name: str, subject: Subject, agent_port: int
 ) -> PolicyDocument:
     """§13.1 core: the §5.3 checks with ``spec.ingress`` as the last one."""
-    spec = raw.get("spec")
-    if not isinstance(spec, dict):
-        return _unreadable(CORE_KIND, name, "`spec` is not an object")
-    policy_types = read_list(spec, "policyTypes")
-    if policy_types is UNREADABLE:
-        return _unreadable(CORE_KIND, name, "`spec.policyTypes` is not a list")
-    rules = read_list(spec, "ingress")
-    if rules is UNREADABLE:
-        return _unreadable(CORE_KIND, name, "`spec.ingress` is not a list of rules")
+    shape = read_core_shape(raw, "ingress")
+    if isinstance(shape, str):
+        return _unreadable(CORE_KIND, name, shape)
+    spec, policy_types, rules = shape.spec, shape.policy_types, shape.rules
     # The API server includes Ingress whenever policyTypes is absent (or null).
     enforces = policy_types is None or "Ingress" in policy_types
     selects = match_selector(spec.get("podSelector", ABSENT), subject.labels, cilium=False)
@@ -393,24 +262,11 @@ def _core_document(
     return PolicyDocument(CORE_KIND, name, selects, enforces, verdicts)
 
 
-def _spec_entries(raw: Mapping[str, JSON]) -> list[tuple[JSON, int | None]] | str:
-    """§5.4 step 2-3: the spec documents, or the unreadable detail."""
-    specs = read_list(raw, "specs")
-    if specs is UNREADABLE:
-        return "`specs` is not a list of rule specs"
-    spec = raw.get("spec")
-    entries: list[tuple[JSON, int | None]] = [] if spec is None else [(spec, None)]
-    entries += [(entry, position) for position, entry in enumerate(specs or [])]
-    if not entries:
-        return "it has neither a `spec` nor a `specs` list"
-    return entries
-
-
 def _cilium_documents(
     candidate: Candidate, name: str, subject: Subject, agent_port: int
 ) -> list[PolicyDocument]:
     """§13.1 Cilium: each spec document in order; node-scoped ones give none."""
-    entries = _spec_entries(candidate.raw)
+    entries = spec_entries(candidate.raw)
     if isinstance(entries, str):
         return [_unreadable(candidate.kind, name, entries)]
     kind = CLUSTERWIDE_KIND if candidate.clusterwide else candidate.kind
@@ -425,12 +281,6 @@ def _cilium_documents(
     return documents
 
 
-def _where(field: str, spec_index: int | None) -> str:
-    if spec_index is None:
-        return f"`spec.{field}`"
-    return f"`spec.{field}` (in `specs[{spec_index}]`)"
-
-
 def _cilium_document(
     spec: JSON,
     spec_index: int | None,
@@ -442,21 +292,13 @@ def _cilium_document(
 ) -> PolicyDocument | None:
     """One Cilium spec document (§5.4 step 4 with the §13.1 ingress fields)."""
     if not isinstance(spec, dict):
-        where = "`spec`" if spec_index is None else f"`specs[{spec_index}]`"
-        return _unreadable(kind, name, f"a rule spec is not an object ({where})", spec_index)
+        return _unreadable(kind, name, not_an_object(spec_index), spec_index)
     if "nodeSelector" in spec:  # null included (Q11): it selects nodes, not pods
         return None
-    rules = read_list(spec, "ingress")
-    if rules is UNREADABLE:
-        detail = f"{_where('ingress', spec_index)} is not a list of rules"
-        return _unreadable(kind, name, detail, spec_index)
-    deny = read_list(spec, "ingressDeny")
-    if deny is UNREADABLE:
-        detail = f"{_where('ingressDeny', spec_index)} is not a list of rules"
-        return _unreadable(kind, name, detail, spec_index)
-    enforces = _enforces_ingress(spec, rules is not None or deny is not None, spec_index)
-    if isinstance(enforces, str):
-        return _unreadable(kind, name, enforces, spec_index)
+    shape = read_cilium_shape(spec, "ingress", spec_index)
+    if isinstance(shape, str):
+        return _unreadable(kind, name, shape, spec_index)
+    rules, enforces = shape.rules, shape.enforces
     selects = match_selector(spec.get("endpointSelector", ABSENT), labels, cilium=True)
     # Judged whatever enableDefaultDeny says: what a rule admits, it admits;
     # but only for a document that can select the pod (§13.4 step 2).
@@ -465,24 +307,6 @@ def _cilium_document(
         cilium_ingress_verdict(rule, index, agent_port) for index, rule in enumerate(judged)
     )
     return PolicyDocument(kind, name, selects, enforces, verdicts, spec_index=spec_index)
-
-
-def _enforces_ingress(
-    spec: Mapping[str, JSON], declared: bool, spec_index: int | None
-) -> bool | str:
-    """``enableDefaultDeny`` (null included) must be an object whose
-    ``ingress``, when present, is a boolean; ``false`` turns enforcement off.
-    A string result is the unreadable detail."""
-    if "enableDefaultDeny" not in spec:
-        return declared
-    default_deny = spec["enableDefaultDeny"]
-    if not isinstance(default_deny, dict):
-        return f"{_where('enableDefaultDeny', spec_index)} is not an object"
-    if "ingress" not in default_deny:
-        return declared
-    if not isinstance(default_deny["ingress"], bool):
-        return f"{_where('enableDefaultDeny.ingress', spec_index)} is not a boolean"
-    return declared and default_deny["ingress"]
 
 
 # --- §13.4 verdicts, precedence and summaries --------------------------------------

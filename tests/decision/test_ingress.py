@@ -11,14 +11,13 @@ import pytest
 from lint.decision.controller import TEMPLATE_HASH_LABEL, controller_policy, name_hash
 from lint.decision.ingress import (
     cilium_ingress_verdict,
-    cilium_port_reach,
     core_ingress_verdict,
-    core_port_reach,
     decide_ingress,
     ingress_documents,
     ingress_remedy,
     ingress_verdict,
 )
+from lint.decision.ingress_ports import cilium_port_reach, core_port_reach
 from lint.decision.model import Candidate, PolicyDocument, RuleVerdict, Subject, Tri
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
