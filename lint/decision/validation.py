@@ -25,24 +25,45 @@ from lint.decision.constants import (
     TEMPLATE_LABEL,
 )
 from lint.decision.model import ConfigRefusal
+from lint.decision.narrowing import (
+    DNS_NAMES_SHAPE,
+    MAX_PORT,
+    POLICY_CONFIG,
+    PORTS_SHAPE,
+    is_valid_port,
+    validate_narrowing,
+    wrong_type,
+)
+
+__all__ = [
+    "MAX_PORT",
+    "POLICY_CONFIG",
+    "default_policy_name",
+    "engine_of",
+    "is_valid_port",
+    "label_key_problem",
+    "narrowing_active",
+    "per_sandbox_label_key",
+    "policy_object",
+    "profile_label_key",
+    "unknown_kind_refusal",
+    "validate_egress",
+    "validate_narrowing",
+]
 from lint.decision.values import (
     ABSENT,
     JSON,
     compact_json,
-    is_integer,
     is_object,
-    js_items,
     js_trim,
 )
 
 UNENFORCEABLE: Final = "unenforceable-policy"
-POLICY_CONFIG: Final = "policy-config"
 NARROWING_UNSUPPORTED: Final = "narrowing-unsupported"
 PROFILE_CONFIG: Final = "profile-config"
 PER_SANDBOX_CONFIG: Final = "per-sandbox-config"
 
 DEFAULT_ENGINE: Final = "core"
-MAX_PORT: Final = 65535
 
 _DNS_LABEL: Final = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?", re.ASCII)
 _LABEL_NAME: Final = re.compile(r"[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", re.ASCII)
@@ -155,7 +176,7 @@ def policy_object(egress: Mapping[str, JSON]) -> Mapping[str, JSON]:
             "policy", POLICY_CONFIG, "config.egress.policy is required: declare a policy kind."
         )
     if not is_object(policy):
-        raise _wrong_type("policy", policy, "an object with a `kind`", POLICY_CONFIG)
+        raise wrong_type("policy", policy, "an object with a `kind`", POLICY_CONFIG)
     return dict(policy)
 
 
@@ -184,7 +205,7 @@ def _check_enforceability(egress: Mapping[str, JSON], policy: Mapping[str, JSON]
     if narrowing is ABSENT:
         return
     if not is_object(narrowing):
-        raise _wrong_type("ciliumNarrowing", narrowing, "an object", POLICY_CONFIG)
+        raise wrong_type("ciliumNarrowing", narrowing, "an object", POLICY_CONFIG)
     if not narrowing_active(narrowing):
         # Quirk Q13: an inactive narrowing is ignored, bad values included.
         _check_inactive_narrowing_types(narrowing)
@@ -212,7 +233,7 @@ def _check_except_cidrs(policy: Mapping[str, JSON]) -> None:
     if entries is ABSENT:
         return
     if not isinstance(entries, list):
-        raise _wrong_type("policy.exceptCidrs", entries, "a list of CIDR strings", POLICY_CONFIG)
+        raise wrong_type("policy.exceptCidrs", entries, "a list of CIDR strings", POLICY_CONFIG)
     for entry in entries:
         if parse_cidr(entry) is None:
             raise ConfigRefusal(
@@ -238,124 +259,10 @@ def _narrowing_unsupported(kind: JSON, engine: JSON) -> ConfigRefusal:
 def _check_inactive_narrowing_types(narrowing: Mapping[str, JSON]) -> None:
     dns_names = narrowing.get("dnsNames", ABSENT)
     if dns_names is not ABSENT and not isinstance(dns_names, bool):
-        raise _wrong_type("ciliumNarrowing.dnsNames", dns_names, _DNS_NAMES_SHAPE, POLICY_CONFIG)
+        raise wrong_type("ciliumNarrowing.dnsNames", dns_names, DNS_NAMES_SHAPE, POLICY_CONFIG)
     tls_ports = narrowing.get("tlsPorts", ABSENT)
     if tls_ports is not ABSENT and not isinstance(tls_ports, list):
-        raise _wrong_type("ciliumNarrowing.tlsPorts", tls_ports, _PORTS_SHAPE, POLICY_CONFIG)
-
-
-# --- Narrowing validation (§2.3) ----------------------------------------------
-
-_PORTS_SHAPE: Final = "a list of port numbers"
-_DNS_NAMES_SHAPE: Final = "true, false or an object"
-
-
-def validate_narrowing(narrowing: Mapping[str, JSON], prefix: str) -> None:
-    """§2.3 N1-N6 in order, with field paths under ``prefix``
-    (``ciliumNarrowing`` or ``perSandbox.narrowing``)."""
-    _check_optional_ports(narrowing, "ports", prefix)
-    _check_host_ports(narrowing, prefix)
-    _check_optional_ports(narrowing, "tlsPorts", prefix)
-    _check_dns_names(narrowing, prefix)
-
-
-def is_valid_port(value: JSON) -> bool:
-    """N2 (§2.3): a number (never a boolean) that is an integer in 1-65535."""
-    return is_integer(value) and 1 <= value <= MAX_PORT
-
-
-def _check_optional_ports(narrowing: Mapping[str, JSON], key: str, prefix: str) -> None:
-    value = narrowing.get(key, ABSENT)
-    if value is not ABSENT:
-        _check_port_list(value, f"{prefix}.{key}")
-
-
-def _check_port_list(value: JSON, field: str) -> None:
-    if not isinstance(value, list):
-        raise _wrong_type(field, value, _PORTS_SHAPE, POLICY_CONFIG)
-    if not value:
-        raise ConfigRefusal(
-            field,
-            POLICY_CONFIG,
-            f"config.egress.{field} is [], and the list must not be empty: omit "
-            "the field for no port restriction, or list at least one port.",
-        )
-    for entry in value:
-        if not is_valid_port(entry):
-            raise ConfigRefusal(
-                field,
-                POLICY_CONFIG,
-                f"config.egress.{field} entry {compact_json(entry)} is not a port: "
-                "a port must be an integer from 1 to 65535.",
-            )
-
-
-def _check_host_ports(narrowing: Mapping[str, JSON], prefix: str) -> None:
-    host_ports = narrowing.get("hostPorts", ABSENT)
-    if host_ports is ABSENT:
-        return
-    field = f"{prefix}.hostPorts"
-    if not is_object(host_ports):
-        expected = "an object from allowlist entries to ports"
-        raise _wrong_type(field, host_ports, expected, POLICY_CONFIG)
-    for key in host_ports:
-        if not isinstance(key, str):
-            raise ConfigRefusal(
-                field,
-                POLICY_CONFIG,
-                f"config.egress.{field} has the key {compact_json(key)}, but its keys "
-                "must be allowlist entries written as strings.",
-            )
-    # Quirk Q10: keys are validated in JavaScript object order.
-    for key, value in js_items(host_ports):
-        _check_port_list(value, f"{field}[{compact_json(key)}]")
-
-
-def _check_dns_names(narrowing: Mapping[str, JSON], prefix: str) -> None:
-    dns_names = narrowing.get("dnsNames", ABSENT)
-    if dns_names is ABSENT or isinstance(dns_names, bool):
-        return
-    field = f"{prefix}.dnsNames"
-    if not is_object(dns_names):
-        raise _wrong_type(field, dns_names, _DNS_NAMES_SHAPE, POLICY_CONFIG)
-    _check_cluster_domain(dns_names, field)
-    _check_search_suffixes(dns_names, field)
-    namespace = dns_names.get("namespace", ABSENT)
-    # §2.3: the namespace's content is never validated; only its type is.
-    if namespace is not ABSENT and not isinstance(namespace, str):
-        raise _wrong_type(f"{field}.namespace", namespace, "a string", POLICY_CONFIG)
-
-
-def _check_cluster_domain(dns_names: Mapping[str, JSON], field: str) -> None:
-    domain = dns_names.get("clusterDomain", ABSENT)
-    if domain is ABSENT:
-        return
-    if not isinstance(domain, str):
-        raise _wrong_type(f"{field}.clusterDomain", domain, "a string", POLICY_CONFIG)
-    if js_trim(domain) == "":
-        raise ConfigRefusal(
-            f"{field}.clusterDomain",
-            POLICY_CONFIG,
-            f"config.egress.{field}.clusterDomain {compact_json(domain)} must not be "
-            "empty; omit it for the default cluster.local.",
-        )
-
-
-def _check_search_suffixes(dns_names: Mapping[str, JSON], field: str) -> None:
-    suffixes = dns_names.get("searchSuffixes", ABSENT)
-    if suffixes is ABSENT:
-        return
-    field = f"{field}.searchSuffixes"
-    if not isinstance(suffixes, list):
-        raise _wrong_type(field, suffixes, "a list of DNS suffixes", POLICY_CONFIG)
-    for entry in suffixes:
-        if not isinstance(entry, str) or js_trim(entry) == "":
-            raise ConfigRefusal(
-                field,
-                POLICY_CONFIG,
-                f"config.egress.{field} entry {compact_json(entry)} is not a usable "
-                "DNS suffix: it must be a non-blank string.",
-            )
+        raise wrong_type("ciliumNarrowing.tlsPorts", tls_ports, PORTS_SHAPE, POLICY_CONFIG)
 
 
 # --- Step 2: profile (§2.4) ---------------------------------------------------
@@ -399,13 +306,13 @@ def _check_per_sandbox(egress: Mapping[str, JSON]) -> None:
     if per_sandbox is ABSENT:
         return
     if not is_object(per_sandbox):
-        raise _wrong_type("perSandbox", per_sandbox, "an object", PER_SANDBOX_CONFIG)
+        raise wrong_type("perSandbox", per_sandbox, "an object", PER_SANDBOX_CONFIG)
     _check_per_sandbox_engine(per_sandbox)
     _check_fence_names(per_sandbox)
     narrowing = per_sandbox.get("narrowing", ABSENT)
     if narrowing is not ABSENT:
         if not is_object(narrowing):
-            raise _wrong_type("perSandbox.narrowing", narrowing, "an object", PER_SANDBOX_CONFIG)
+            raise wrong_type("perSandbox.narrowing", narrowing, "an object", PER_SANDBOX_CONFIG)
         validate_narrowing(narrowing, "perSandbox.narrowing")
     _check_per_sandbox_label_key(egress, per_sandbox)
 
@@ -490,7 +397,7 @@ def _check_policy_name(egress: Mapping[str, JSON], template: str) -> None:
     if configured is not ABSENT:
         # §1.6: used verbatim and never validated, beyond being a string.
         if not isinstance(configured, str):
-            raise _wrong_type("networkPolicyName", configured, "a string", POLICY_CONFIG)
+            raise wrong_type("networkPolicyName", configured, "a string", POLICY_CONFIG)
         return
     profile = egress.get("profile", ABSENT)
     if not isinstance(profile, str):
@@ -508,15 +415,6 @@ def _check_policy_name(egress: Mapping[str, JSON], template: str) -> None:
 
 
 # --- Helpers ------------------------------------------------------------------
-
-
-def _wrong_type(field: str, value: JSON, expected: str, error_class: str) -> ConfigRefusal:
-    return ConfigRefusal(
-        field,
-        error_class,
-        f"config.egress.{field} is {compact_json(value)}, but it must be {expected}. "
-        "Values outside the sandbox host's configuration contract are refused.",
-    )
 
 
 def _text(value: JSON) -> str:
