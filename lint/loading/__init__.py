@@ -7,7 +7,8 @@ This is the only interface the rest of the tool uses::
         ...  # document.value is JSON-shaped; document.file/line locate it
     line = locate(document, ("spec", "egress", 2))
 
-See ``docs/yaml.md`` for how YAML is read.
+See ``docs/yaml.md`` for how YAML is read and ``docs/limits.md`` for the
+bounds ``load(..., limits=LoadLimits(...))`` applies.
 """
 
 from __future__ import annotations
@@ -19,15 +20,19 @@ from lint.loading.documents import (
     LoadResult,
 )
 from lint.loading.kinds import RELEVANT_KINDS
+from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, parse_size
 from lint.loading.loader import load
 from lint.loading.locate import locate
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "RELEVANT_KINDS",
     "STDIN_NAME",
+    "LoadLimits",
     "LoadProblem",
     "LoadResult",
     "LoadedDocument",
     "load",
     "locate",
+    "parse_size",
 ]

@@ -11,6 +11,7 @@ order, as go-yaml v2 applies it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -35,9 +36,6 @@ _RESOLVING_KEY_STARTS: Final = _RESOLVING_STARTS | {"<"}
 # Node properties ahead of a scalar whose tag is the non-specific `!`.
 _NON_SPECIFIC_TAG: Final = re.compile(r"(?:&[^ \t\r\n]+[ \t\r\n]+)?!(?=[ \t\r\n])")
 
-MAX_EXPANDED_VALUES: Final = 1_000_000
-"""Most values a document's aliases may expand to; a bound on alias bombs."""
-
 
 class BuildError(Exception):
     """A node that has no JSON value; ``node`` locates it."""
@@ -50,10 +48,15 @@ class BuildError(Exception):
 
 class Builder:
     """Builds one document. ``shared`` must be set when the text has anchors,
-    so that aliased nodes are built once and cycles are refused."""
+    so that aliased nodes are built once and cycles are refused. Nesting
+    deeper than ``max_depth`` collections is refused."""
 
-    def __init__(self, *, shared: bool, tagged_text: str | None = None) -> None:
+    def __init__(
+        self, *, shared: bool, tagged_text: str | None = None, max_depth: int = 100
+    ) -> None:
         self.duplicates: list[tuple[Node, str]] = []
+        self._depth = 0
+        self._max_depth = max_depth
         self._memo: dict[int, Any] | None = {} if shared else None
         self._open: set[int] = set()
         # libyaml reports a scalar with the non-specific tag `!` as plain;
@@ -93,9 +96,15 @@ class Builder:
         memo[identity] = value
         return value
 
+    def _enter(self, node: Node) -> None:
+        self._depth += 1
+        if self._depth > self._max_depth:
+            raise BuildError(node, too_deep(self._max_depth))
+
     def _mapping(self, node: Node) -> dict[str, Any]:
         if node.tag != MAP_TAG:
             raise BuildError(node, f"the tag {node.tag} is not supported")
+        self._enter(node)
         result: dict[str, Any] = {}
         explicit: set[str] | None = None
         build = self.build
@@ -124,6 +133,7 @@ class Builder:
                 result[key] = resolve_plain(text) if resolves else text
             else:
                 result[key] = build(value_node)
+        self._depth -= 1
         return result
 
     def _is_text(self, node: Node) -> bool:
@@ -156,8 +166,11 @@ class Builder:
     def _sequence(self, node: Node) -> list[Any]:
         if node.tag != SEQ_TAG:
             raise BuildError(node, f"the tag {node.tag} is not supported")
+        self._enter(node)
         build = self.build
-        return [build(item) for item in node.value]
+        result = [build(item) for item in node.value]
+        self._depth -= 1
+        return result
 
 
 def _plain_key(node: Node) -> str:
@@ -187,32 +200,56 @@ def _tagged_scalar(node: Node) -> Any:
     raise BuildError(node, f"the tag {tag} is not supported")
 
 
-def expanded_size(root: Node, limit: int = MAX_EXPANDED_VALUES) -> int:
-    """How many values the tree holds once every alias is expanded, counting
-    shared nodes at each use; stops counting past ``limit``."""
-    sizes: dict[int, int] = {}
+def too_deep(max_depth: int) -> str:
+    """The problem message for a document nested past the depth limit."""
+    return f"the document is nested deeper than {max_depth} levels (raise it with --max-depth)"
+
+
+def check_expansion(root: Node, max_values: int, max_depth: int) -> None:
+    """Refuse a tree whose aliases expand past ``max_values`` values or
+    ``max_depth`` levels, counting a shared node at each use, without
+    expanding anything: each node's size and height are computed once."""
+    sizes: dict[int, tuple[int, int]] = {}
     on_path: set[int] = set()
 
-    def size(node: Node) -> int:
+    def measure(node: Node, depth: int) -> tuple[int, int]:
+        """Expanded size and height of ``node``, which sits at ``depth``."""
         if type(node) is ScalarNode:
-            return 1
+            return 1, 0
         identity = id(node)
-        if identity in sizes:
-            return sizes[identity]
-        if identity in on_path:
-            raise BuildError(node, "an alias refers to a collection that contains it")
-        on_path.add(identity)
-        children = node.value if type(node) is SequenceNode else _flatten(node.value)
-        total = 1
-        for child in children:
-            total += size(child)
-            if total > limit:
-                break
-        on_path.discard(identity)
-        sizes[identity] = total
-        return total
+        if identity not in sizes:
+            if depth > max_depth:
+                raise BuildError(node, too_deep(max_depth))
+            if identity in on_path:
+                raise BuildError(node, "an alias refers to a collection that contains it")
+            on_path.add(identity)
+            sizes[identity] = _measure_children(node, depth, measure, max_values)
+            on_path.discard(identity)
+        size, height = sizes[identity]
+        if size > max_values:
+            raise BuildError(node, f"aliases expand to more than {max_values:,} values")
+        if depth + height - 1 > max_depth:
+            raise BuildError(node, too_deep(max_depth))
+        return size, height
 
-    return size(root)
+    measure(root, 1)
+
+
+def _measure_children(
+    node: Node,
+    depth: int,
+    measure: Callable[[Node, int], tuple[int, int]],
+    max_values: int,
+) -> tuple[int, int]:
+    children = node.value if type(node) is SequenceNode else _flatten(node.value)
+    total, height = 1, 0
+    for child in children:
+        size, child_height = measure(child, depth + 1)
+        total += size
+        height = max(height, child_height)
+        if total > max_values:
+            break
+    return total, height + 1
 
 
 def _flatten(pairs: list[tuple[Node, Node]]) -> list[Node]:

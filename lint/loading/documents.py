@@ -61,10 +61,12 @@ class LoadedDocument:
 class LoadProblem:
     """A document or file that could not be read, or was read with a caveat.
 
-    ``suspect_kind`` and ``suspect_namespace`` come from a textual sniff of
-    text that failed to parse: when it names a policy kind, the check must
-    fail closed for that namespace (SEMANTICS §17.7). A ``None`` namespace
-    means the object named none, so the defaulted namespace applies.
+    ``suspect_kind`` is set when the input that could not be read may be a
+    policy: a policy kind its text names, the kind its API group serves, or
+    ``NetworkPolicy`` for a file that was not read at all. The check must
+    then fail closed (SEMANTICS §17.7) for ``suspect_namespace``, or for
+    every namespace when that is None (the object named none, or its
+    namespace cannot be known).
     """
 
     file: str

@@ -2,24 +2,33 @@
 
 A directory is walked recursively for ``.yaml``, ``.yml`` and ``.json`` files
 in sorted order, so two runs over the same tree read the same files in the
-same order. Each physical file is read once. Symlink loops, missing paths and
-unreadable files become problems, never exceptions.
+same order. Each physical file is read once. Symlink loops, missing paths,
+unreadable files and files past the size limits become problems, never
+exceptions, and no read takes more than the limits allow: a file that grows,
+a device or a pipe is read only up to its allowance.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final, TypeAlias
 
 from lint.loading.documents import STDIN_NAME, LoadProblem
+from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 
 MANIFEST_SUFFIXES: Final = frozenset({".yaml", ".yml", ".json"})
 SKIPPED_DIRECTORIES: Final = frozenset({".git", ".hg", ".svn"})
 """Version-control internals: never manifests, sometimes large."""
+
+UNREAD_SUSPECT: Final = "NetworkPolicy"
+"""The suspect kind of input that exists but was not read. It may hold any
+policy for any namespace, so every namespace fails closed (SEMANTICS §17.7);
+NetworkPolicy is the kind every engine reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,19 +39,21 @@ class SourceFile:
     data: bytes
 
 
-def read_inputs(paths: Sequence[str], stdin: bytes | None) -> Iterator[SourceFile | LoadProblem]:
+def read_inputs(
+    paths: Sequence[str], stdin: bytes | None, limits: LoadLimits = DEFAULT_LIMITS
+) -> Iterator[SourceFile | LoadProblem]:
     """Every input file's bytes, or the problem that kept it from being read."""
-    walker = _Walker()
+    walker = _Walker(_Budget(limits))
     for path in paths:
         if path == "-":
             if walker.first_visit(("-",)):
-                yield SourceFile(STDIN_NAME, _read_stdin() if stdin is None else stdin)
+                yield walker.budget.take(STDIN_NAME, stdin, _read_stdin)
             continue
         yield from walker.inputs(Path(path))
 
 
-def _read_stdin() -> bytes:
-    return b"" if sys.stdin is None else sys.stdin.buffer.read()
+def _read_stdin(size: int) -> bytes:
+    return b"" if sys.stdin is None else sys.stdin.buffer.read(size)
 
 
 def display_name(path: Path) -> str:
@@ -54,8 +65,70 @@ def display_name(path: Path) -> str:
     return relative.replace(os.sep, "/")
 
 
+_Reader: TypeAlias = Callable[[int], bytes]
+"""A read of at most the given number of bytes."""
+
+
+class _Budget:
+    """What is left of the total input limit, and the reads that honour it."""
+
+    def __init__(self, limits: LoadLimits) -> None:
+        self.limits = limits
+        self.used = 0
+
+    def refusal(self, name: str, size: int) -> LoadProblem | None:
+        """Why a file of ``size`` bytes may not be read, if it may not."""
+        limits = self.limits
+        if size > limits.max_file_size:
+            return _unread(
+                name,
+                f"it is over the {describe_size(limits.max_file_size)} limit on one file "
+                "(raise it with --max-file-size)",
+            )
+        if self.used + size > limits.max_total_size:
+            return _unread(
+                name,
+                f"the input read so far plus this file is over the "
+                f"{describe_size(limits.max_total_size)} limit on all files together "
+                "(raise it with --max-total-size)",
+            )
+        return None
+
+    def take(self, name: str, data: bytes | None, read: _Reader) -> SourceFile | LoadProblem:
+        """Read at most one byte past the allowance, so that a stream of
+        unknown length is bounded and still known to be too long."""
+        if data is None:
+            allowance = min(self.limits.max_file_size, self.limits.max_total_size - self.used)
+            data = read(max(allowance, 0) + 1)
+        refused = self.refusal(name, len(data))
+        if refused is not None:
+            return refused
+        self.used += len(data)
+        return SourceFile(name, data)
+
+
+def _read_file(path: Path) -> _Reader:
+    def read(size: int) -> bytes:
+        with path.open("rb") as stream:
+            return _read_up_to(stream, size)
+
+    return read
+
+
+def _read_up_to(stream: BinaryIO, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = stream.read(size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
 class _Walker:
-    def __init__(self) -> None:
+    def __init__(self, budget: _Budget) -> None:
+        self.budget = budget
         self._seen: set[tuple[object, ...]] = set()
 
     def first_visit(self, identity: tuple[object, ...]) -> bool:
@@ -70,18 +143,26 @@ class _Walker:
         except OSError as error:
             yield _problem(path, error)
             return
-        if path.is_dir():
+        if stat.S_ISDIR(status.st_mode):
             yield from self._directory(path, ancestors=frozenset())
         else:
-            yield from self._file(path, (status.st_dev, status.st_ino))
+            # A file named on the command line may be a pipe or a device
+            # (`<(helm template ...)`): it is read, within the allowance.
+            yield from self._file(path, status)
 
-    def _file(self, path: Path, identity: tuple[int, int]) -> Iterator[SourceFile | LoadProblem]:
-        if not self.first_visit(identity):
+    def _file(self, path: Path, status: os.stat_result) -> Iterator[SourceFile | LoadProblem]:
+        if not self.first_visit((status.st_dev, status.st_ino)):
             return
+        name = display_name(path)
+        if stat.S_ISREG(status.st_mode):
+            refused = self.budget.refusal(name, status.st_size)
+            if refused is not None:
+                yield refused
+                return
         try:
-            yield SourceFile(display_name(path), path.read_bytes())
+            yield self.budget.take(name, None, _read_file(path))
         except OSError as error:
-            yield _problem(path, error)
+            yield _problem(path, error, suspect=True)
 
     def _directory(
         self, path: Path, ancestors: frozenset[tuple[int, int]]
@@ -102,7 +183,7 @@ class _Walker:
         try:
             entries = sorted(os.scandir(path), key=lambda entry: entry.name)
         except OSError as error:
-            yield _problem(path, error)
+            yield _problem(path, error, suspect=True)
             return
         inner = ancestors | {identity}
         for entry in entries:
@@ -124,9 +205,24 @@ class _Walker:
         except OSError as error:
             yield _problem(path, error)
             return
-        yield from self._file(path, (status.st_dev, status.st_ino))
+        if not stat.S_ISREG(status.st_mode):
+            # A pipe or a device inside a tree is never a manifest, and
+            # reading one could block forever.
+            yield LoadProblem(
+                display_name(path), 1, "skipped: not a regular file", severity="warning"
+            )
+            return
+        yield from self._file(path, status)
 
 
-def _problem(path: Path, error: OSError) -> LoadProblem:
+def _unread(name: str, reason: str) -> LoadProblem:
+    return LoadProblem(name, 1, f"not read: {reason}", UNREAD_SUSPECT, None)
+
+
+def _problem(path: Path, error: OSError, *, suspect: bool = False) -> LoadProblem:
+    """A path that could not be read. ``suspect`` when it exists and may hold
+    manifests (a permission error, an I/O error), so that the check fails
+    closed; not when it is missing or a symlink loop."""
     reason = error.strerror or type(error).__name__
-    return LoadProblem(display_name(path), 1, f"cannot read: {reason}")
+    kind = UNREAD_SUSPECT if suspect else None
+    return LoadProblem(display_name(path), 1, f"cannot read: {reason}", kind, None)

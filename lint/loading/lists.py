@@ -4,7 +4,8 @@ A ``kind: List`` or ``<Kind>List`` wrapper is opened and each item becomes a
 document of its own (INTEGRATIONS.md §4.3). Items keep their own line. An
 ``items`` value that is not a list is a problem, never "no policies" (quirk
 Q20). A non-object item of a NetworkPolicyList or CiliumNetworkPolicyList is
-kept so the check reads it as an unreadable policy (SEMANTICS §5.1).
+kept so the check reads it as an unreadable policy (SEMANTICS §5.1). An
+object whose kind or namespace cannot be read is a problem (``identity``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from lint.loading.documents import LoadedDocument, LoadProblem
+from lint.loading.identity import kind_of, kindless_policy, unreadable_namespace
 from lint.loading.kinds import (
     CONFIG_MAP_NAME,
     NO_KIND,
@@ -66,15 +68,30 @@ def harvest(
     if not isinstance(value, dict):
         into.skipped[NOT_AN_OBJECT] += 1
         return
-    kind = value.get("kind")
-    if not isinstance(kind, str):
-        into.skipped[NO_KIND] += 1
+    kind = kind_of(value)
+    if kind is None:
+        _kindless(document, value, into)
     elif is_list_kind(kind):
         _open_list(document, kind, relevant, root(), into)
     elif keeps(value, kind, relevant):
-        into.documents.append(document)
+        _keep(document, kind, into)
     else:
         into.skipped[kind] += 1
+
+
+def _kindless(document: LoadedDocument, value: dict[str, Any], into: Harvest) -> None:
+    problem = kindless_policy(document, value)
+    if problem is None:
+        into.skipped[NO_KIND] += 1
+    else:
+        into.problems.append(problem)
+
+
+def _keep(document: LoadedDocument, kind: str, into: Harvest) -> None:
+    into.documents.append(document)
+    problem = unreadable_namespace(document, kind)
+    if problem is not None:
+        into.problems.append(problem)
 
 
 def _open_list(
@@ -105,12 +122,11 @@ def _add_item(
     item = document.value
     implied = item_kind_of(list_kind)
     if isinstance(item, dict):
-        own = item.get("kind")
-        kind = own if isinstance(own, str) else implied
+        kind = kind_of(item) or implied
         if kind is None:
-            into.skipped[NO_KIND] += 1
+            _kindless(document, item, into)
         elif keeps(item, kind, relevant):
-            into.documents.append(document)
+            _keep(document, kind, into)
         else:
             into.skipped[kind] += 1
     elif list_kind in TYPED_POLICY_LISTS:

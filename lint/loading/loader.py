@@ -20,6 +20,7 @@ from lint.loading.decode import DecodeFailure, decode, decode_leniently
 from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
 from lint.loading.files import SourceFile, read_inputs
 from lint.loading.kinds import RELEVANT_KINDS, is_list_kind
+from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 from lint.loading.lists import Harvest, harvest
 from lint.loading.parse import ParseFailure, collector_paused, compose, parse_json, parse_yaml
 from lint.loading.sniff import (
@@ -43,25 +44,27 @@ def load(
     *,
     stdin: bytes | None = None,
     relevant_kinds: frozenset[str] = RELEVANT_KINDS,
+    limits: LoadLimits = DEFAULT_LIMITS,
 ) -> LoadResult:
     """Read every manifest under ``paths`` (DESIGN §2.1).
 
     A path is a directory (walked recursively), a file, or ``-`` for
     ``stdin`` (read from the process when not given). Documents come in file
-    order, then by position in the file.
+    order, then by position in the file. Input past ``limits`` is not read
+    and becomes a problem (``docs/limits.md``).
     """
     documents: list[LoadedDocument] = []
     problems: list[LoadProblem] = []
     skipped: Counter[str] = Counter()
     files = size = 0
     with collector_paused():
-        for item in read_inputs(paths, stdin):
+        for item in read_inputs(paths, stdin, limits):
             if isinstance(item, LoadProblem):
                 problems.append(item)
                 continue
             files += 1
             size += len(item.data)
-            found = load_file(item, relevant_kinds)
+            found = load_file(item, relevant_kinds, limits)
             documents += found.documents
             problems += found.problems
             skipped.update(found.skipped)
@@ -74,24 +77,40 @@ def load(
     )
 
 
-def load_file(source: SourceFile, relevant: frozenset[str]) -> Harvest:
+def load_file(
+    source: SourceFile, relevant: frozenset[str], limits: LoadLimits = DEFAULT_LIMITS
+) -> Harvest:
     """The documents, problems and skipped kinds of one file."""
     into = Harvest()
     text = decode(source.data)
     if isinstance(text, DecodeFailure):
         into.problems += _undecodable(source, text)
         return into
-    if source.name.lower().endswith(".json") and _load_json(source.name, text, relevant, into):
+    reading = _Reading(relevant, limits, into)
+    if source.name.lower().endswith(".json") and _load_json(source.name, text, reading):
         return into
-    _load_stream(source.name, text, relevant, into)
+    _load_stream(source.name, text, reading)
     return into
 
 
-def _load_json(name: str, text: str, relevant: frozenset[str], into: Harvest) -> bool:
-    """Read a plain JSON file; False when the text needs the YAML reader."""
-    value = parse_json(text)
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What every document of one file is read with, and where it goes."""
+
+    relevant: frozenset[str]
+    limits: LoadLimits
+    into: Harvest
+
+
+def _load_json(name: str, text: str, reading: _Reading) -> bool:
+    """Read a plain JSON file; False when the text needs the YAML reader
+    (which also applies the document size limit to it)."""
+    if len(text) > reading.limits.max_document_size:
+        return False
+    value = parse_json(text, reading.limits.max_depth)
     if value is None:
         return False
+    into, relevant = reading.into, reading.relevant
     first = _FIRST_NON_BLANK.search(text)
     if first is None:
         return True
@@ -113,18 +132,19 @@ class _Stream:
     layout: str
 
 
-def _load_stream(name: str, text: str, relevant: frozenset[str], into: Harvest) -> None:
+def _load_stream(name: str, text: str, reading: _Reading) -> None:
     # libyaml also breaks lines at a lone CR, NEL, LS and PS. Such files are
     # cut on a copy where those read as newlines, and never sniffed.
     unusual = has_unusual_breaks(text)
     stream = _Stream(name, text, UNUSUAL_BREAKS.sub("\n", text) if unusual else text)
+    into = reading.into
     for chunk in split_stream(stream.layout):
         if chunk.content is None and chunk.problem is None:
             continue
         if chunk.problem is not None:
             into.problems.append(_stream_problem(stream, chunk))
-        elif unusual or not _skip(stream.layout, chunk, relevant, into):
-            _load_chunk(stream, chunk, relevant, into)
+        elif unusual or not _skip(stream.layout, chunk, reading.relevant, into):
+            _load_chunk(stream, chunk, reading)
 
 
 def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> bool:
@@ -138,10 +158,14 @@ def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> b
     return True
 
 
-def _load_chunk(stream: _Stream, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> None:
+def _load_chunk(stream: _Stream, chunk: Chunk, reading: _Reading) -> None:
+    into = reading.into
     piece = stream.text[chunk.start : chunk.end]
+    if len(piece) > reading.limits.max_document_size:
+        into.problems.append(_oversized(stream, chunk, piece, reading.limits))
+        return
     try:
-        parsed = parse_yaml(piece)
+        parsed = parse_yaml(piece, limits=reading.limits)
     except ParseFailure as failure:
         into.problems.append(_parse_problem(stream.name, chunk.line + failure.line, piece, failure))
         return
@@ -164,7 +188,20 @@ def _load_chunk(stream: _Stream, chunk: Chunk, relevant: frozenset[str], into: H
         text=piece,
         text_line=chunk.line,
     )
-    harvest(document, relevant, lambda: parsed.root, into)
+    harvest(document, reading.relevant, lambda: parsed.root, into)
+
+
+def _oversized(stream: _Stream, chunk: Chunk, piece: str, limits: LoadLimits) -> LoadProblem:
+    """A document too long to parse; what its text names as a policy still
+    fails closed (SEMANTICS §17.7)."""
+    kind, namespace = suspect_policy(piece)
+    where = chunk.start if chunk.content is None else chunk.content
+    message = (
+        f"not read: the document is {len(piece):,} characters long, over the "
+        f"{describe_size(limits.max_document_size)} limit on one document "
+        "(raise it with --max-document-size)"
+    )
+    return LoadProblem(stream.name, chunk.line_at(stream.layout, where), message, kind, namespace)
 
 
 def _parse_problem(name: str, line: int, piece: str, failure: ParseFailure) -> LoadProblem:

@@ -12,18 +12,16 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import yaml
 from yaml.nodes import Node
 
 from lint.loading.composer import COMPOSER, READER_OFFSETS_IN_BYTES, compose_single
-from lint.loading.construct import (
-    MAX_EXPANDED_VALUES,
-    Builder,
-    BuildError,
-    expanded_size,
-)
+from lint.loading.construct import Builder, BuildError, check_expansion, too_deep
+from lint.loading.limits import DEFAULT_LIMITS, LoadLimits
+
+_LIBYAML_DEPTH: Final = "exceeded maximum nesting depth"
 
 
 class ParseFailure(Exception):
@@ -49,45 +47,55 @@ class ParsedDocument:
     duplicates: tuple[tuple[int, str], ...]
 
 
-def compose(text: str, composer: type = COMPOSER) -> Node | None:
+def compose(
+    text: str, composer: type = COMPOSER, max_depth: int = DEFAULT_LIMITS.max_depth
+) -> Node | None:
     """The node tree of the single document in ``text``, with line marks."""
     try:
         return compose_single(text, composer)
     except yaml.MarkedYAMLError as error:
-        raise ParseFailure(_mark_line(error), _describe(error)) from None
+        message = _describe(error)
+        if _LIBYAML_DEPTH in message:  # libyaml's own bound, 1,000 levels
+            message = too_deep(max_depth)
+        raise ParseFailure(_mark_line(error), message) from None
+    except RecursionError:  # the pure-Python composer recurses per level
+        raise ParseFailure(0, too_deep(max_depth)) from None
     except yaml.reader.ReaderError as error:
         raise ParseFailure(_reader_line(text, error, composer), _describe(error)) from None
     except yaml.YAMLError as error:
         raise ParseFailure(0, _describe(error)) from None
 
 
-def parse_yaml(text: str, composer: type = COMPOSER) -> ParsedDocument:
+def parse_yaml(
+    text: str, composer: type = COMPOSER, limits: LoadLimits = DEFAULT_LIMITS
+) -> ParsedDocument:
     """Parse the one document in ``text`` (which may be empty)."""
-    root = compose(text, composer)
+    root = compose(text, composer, limits.max_depth)
     if root is None:
         return ParsedDocument(None, None, 0, ())
     shared = "&" in text
-    builder = Builder(shared=shared, tagged_text=text if "!" in text else None)
+    builder = Builder(
+        shared=shared, tagged_text=text if "!" in text else None, max_depth=limits.max_depth
+    )
     try:
-        if shared and "*" in text and expanded_size(root) > MAX_EXPANDED_VALUES:
-            raise ParseFailure(
-                root.start_mark.line,
-                f"aliases expand to more than {MAX_EXPANDED_VALUES:,} values",
-            )
+        if shared and "*" in text:
+            check_expansion(root, limits.max_alias_expansion, limits.max_depth)
         value = builder.build(root)
     except BuildError as error:
         raise ParseFailure(error.node.start_mark.line, error.message) from None
     except RecursionError:
-        raise ParseFailure(root.start_mark.line, "the document is nested too deeply") from None
+        raise ParseFailure(root.start_mark.line, too_deep(limits.max_depth)) from None
     duplicates = tuple((node.start_mark.line, key) for node, key in builder.duplicates)
     return ParsedDocument(value, root, root.start_mark.line, duplicates)
 
 
-def parse_json(text: str) -> Any:
+def parse_json(text: str, max_depth: int = DEFAULT_LIMITS.max_depth) -> Any:
     """The value of a JSON text, or None when it is not plain JSON.
 
     Non-standard constants (NaN, Infinity) and repeated keys are not plain
     JSON; such text goes to the YAML reader, which reports them as YAML does.
+    So does JSON nested deeper than ``max_depth``, so that the problem names
+    the line where the limit is passed.
     """
     try:
         value = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_refuse)
@@ -95,7 +103,22 @@ def parse_json(text: str) -> Any:
         return None
     if "\\u" in text and _has_lone_surrogate(value):
         return None  # libyaml refuses those escapes, and no encoder can write them
+    if _deeper_than(value, max_depth):
+        return None
     return value
+
+
+def _deeper_than(value: Any, max_depth: int) -> bool:
+    """Whether ``value`` nests more than ``max_depth`` collections; iterative,
+    so that depth never costs recursion."""
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > max_depth:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def _has_lone_surrogate(value: Any) -> bool:

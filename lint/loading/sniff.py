@@ -12,6 +12,7 @@ import re
 from typing import Final
 
 from lint.loading.kinds import CONFIG_MAP_NAME, POLICY_KINDS
+from lint.loading.scalars import resolve_plain
 from lint.loading.split import Chunk
 
 _FIRST_CONTENT: Final = re.compile(r"^[ \t]*[^ \t\r\n#]", re.M)
@@ -45,7 +46,8 @@ def certain_kind(text: str, chunk: Chunk) -> str | None:
 
     It answers only when the top level is a block mapping at column 0 whose
     column-0 lines are all plain keys (or entries of a sequence a key opens),
-    exactly one of them ``kind``, with a one-line identifier value. Flow
+    exactly one of them ``kind``, with a one-line identifier value that is a
+    string (not ``null``, ``yes`` or another YAML 1.1 word). Flow
     style, quoted or complex keys, anchors, aliases and tags at the top level,
     merge keys, directives, content on the ``---`` line and indented
     documents all give None, and the document is parsed.
@@ -59,7 +61,10 @@ def certain_kind(text: str, chunk: Chunk) -> str | None:
     value = _KIND_VALUE.fullmatch(value_text)
     if value is None or _CONTINUED.match(text, end, chunk.stop) is not None:
         return None
-    return value.group(1) or value.group(2) or value.group(3)
+    plain = value.group(1)
+    if plain is not None and not isinstance(resolve_plain(plain), str):
+        return None  # `kind: null` or `kind: yes` names no kind: parse it
+    return plain or value.group(2) or value.group(3)
 
 
 def may_name_config_map(text: str, chunk: Chunk) -> bool:

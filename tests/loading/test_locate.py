@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lint.loading import LoadedDocument, locate
 from tests.loading.helpers import load_text
+
+# The package exports the function under the module's name.
+locate_module = importlib.import_module("lint.loading.locate")
 
 POLICY = """---
 # Source: chart/templates/np.yaml
@@ -97,3 +102,118 @@ def test_json_documents_are_located(tree: Path) -> None:
     text = '{\n "kind": "Namespace",\n "metadata": {\n  "name": "j"\n }\n}\n'
     (document,) = load_text(tree, text, name="n.json").documents
     assert locate(document, ("metadata", "name")) == 4
+
+
+# Items of a large list are located from their own lines, so a list is not
+# parsed again for each of its items; the answers must not change.
+
+BLOCK_LIST = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: networking.k8s.io/v1
+  kind: NetworkPolicy
+  metadata:
+    name: first
+  spec:
+    egress:
+    - to: [{podSelector: {}}]
+    - ports:
+      - port: 53
+-   kind: NetworkPolicy   # a wider indent
+    metadata: {name: second}
+    spec: {egress: [{}, {}]}
+- kind: Namespace
+  metadata: &meta
+    name: third
+- kind: Namespace
+  metadata: *meta
+"""
+JSON_LIST = """{
+  "kind": "List",
+  "items": [
+    {
+      "kind": "NetworkPolicy",
+      "metadata": {"name": "first"},
+      "spec": {
+        "egress": [
+          {"to": []},
+          {"ports": [{"port": 53}]}
+        ]
+      }
+    },
+    {"kind": "Namespace", "metadata": {"name": "a"}}, {"kind": "Namespace", "metadata": {"name": "b"}}
+  ]
+}
+"""
+FLOW_LIST = "kind: List\nitems: [{kind: Namespace, metadata: {name: a}},\n  {kind: Namespace, metadata: {name: b}}]\n"
+PATHS: list[tuple[str | int, ...]] = [
+    (),
+    ("metadata",),
+    ("metadata", "name"),
+    ("spec", "egress", 1),
+    ("spec", "egress", 1, "ports", 0, "port"),
+    ("nothing",),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [(BLOCK_LIST, "l.yaml"), (JSON_LIST, "l.json"), (FLOW_LIST, "l.yaml")],
+)
+def test_items_are_located_as_inside_the_whole_list(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, text: str, name: str
+) -> None:
+    items = load_text(tree, text, name=name).documents
+    fast = [[locate(item, path) for path in PATHS] for item in items]
+    monkeypatch.setattr(locate_module, "_item_root", lambda document: None)
+    monkeypatch.setattr(locate_module, "_ANSWERS", locate_module._Answers(10))
+    whole = [[locate(item, path) for path in PATHS] for item in items]
+    assert fast == whole
+
+
+def _composed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    texts: list[str] = []
+    real = locate_module.compose
+
+    def counting(text: str, *args: Any) -> Any:
+        texts.append(text)
+        return real(text, *args)
+
+    monkeypatch.setattr(locate_module, "compose", counting)
+    monkeypatch.setattr(locate_module, "_NODES", locate_module._NodeCache(2**20))
+    monkeypatch.setattr(locate_module, "_ANSWERS", locate_module._Answers(10))
+    return texts
+
+
+def test_a_block_list_is_never_parsed_whole_to_locate_its_items(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "kind: List\nitems:\n" + "".join(
+        f"- kind: Namespace\n  metadata:\n    name: n{i}\n" for i in range(50)
+    )
+    items = load_text(tree, text).documents
+    composed = _composed(monkeypatch)
+    lines = [locate(item, ("metadata", "name")) for item in items]
+    assert lines == [5 + 3 * i for i in range(50)]
+    assert text not in composed
+
+
+def test_a_flow_list_is_parsed_whole_once(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = load_text(tree, FLOW_LIST).documents
+    composed = _composed(monkeypatch)
+    for _ in range(3):
+        assert [locate(item, ("metadata", "name")) for item in items] == [2, 3]
+    assert composed.count(FLOW_LIST) == 1
+
+
+def test_the_node_cache_keeps_a_budget_but_always_the_latest() -> None:
+    cache = locate_module._NodeCache(budget=20)
+    first, second, big = "a: 1\n", "b: 2\n", "c: " + "x" * 40 + "\n"
+    cache.root(first)
+    cache.root(second)
+    assert list(cache._trees) == [first, second]
+    cache.root(big)  # over the budget alone: the others go, the latest stays
+    assert list(cache._trees) == [big]
+    cache.root(first)
+    assert list(cache._trees) == [first]

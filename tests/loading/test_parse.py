@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from lint.loading.construct import MAX_EXPANDED_VALUES
+from lint.loading.limits import DEFAULT_LIMITS
 from lint.loading.parse import ParseFailure, parse_json, parse_yaml
 
 VALUES: list[tuple[str, Any]] = [
@@ -109,7 +109,7 @@ def test_alias_bomb_is_refused() -> None:
         lines.append(f"a{level}: &a{level} [{refs}]")
     with pytest.raises(ParseFailure) as caught:
         parse_yaml("\n".join(lines) + "\n")
-    assert f"{MAX_EXPANDED_VALUES:,}" in caught.value.message
+    assert f"{DEFAULT_LIMITS.max_alias_expansion:,}" in caught.value.message
 
 
 def test_shared_aliases_below_the_limit_are_built() -> None:

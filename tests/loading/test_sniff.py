@@ -31,6 +31,9 @@ CERTAIN = [
     ("kind: Role\nrules:\n- apiGroups: ['']\n  resources: [pods]\n", "Role"),
     ("kind: Service\nspec:\n  x: |\n    kind: NetworkPolicy\n", "Service"),
     ("kind: Service\n\n# comment\nmetadata: {}\n", "Service"),
+    # Quoted, those words are strings.
+    ("kind: 'null'\n", "null"),
+    ('kind: "yes"\n', "yes"),
 ]
 
 
@@ -77,6 +80,13 @@ DOUBTFUL = [
     "%YAML 1.1\n---\nkind: Service\n",
     "--- !!map\nkind: Service\n",
     "--- {kind: Service}\n",
+    # Plain words YAML 1.1 reads as null or a boolean, not as a kind: the
+    # object has no kind, which matters for a policy API group (identity.py).
+    "apiVersion: networking.k8s.io/v1\nkind: null\n",
+    "kind: Null\n",
+    "kind: yes\n",
+    "kind: off\n",
+    "kind: y\n",
     # A column-0 line that is not a plain key.
     "kind: Service\nplain text at column 0\n",
     'kind: Service\nmetadata: "a\nkind: NetworkPolicy"\n',
