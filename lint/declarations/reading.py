@@ -1,29 +1,26 @@
 """Reading a YAML (or JSON) file into plain data plus a line for every node.
 
-The declaration file is small, so it is loaded with ruamel.yaml's round-trip
-loader, which records where every key and list item starts. The tree is
-then copied into plain JSON-shaped values (dict, list, str, int, float, bool,
-None) for the rest of the tool, and the positions are kept apart in a
-mapping from key tuple to 1-based line.
+libyaml composes the file into nodes that carry their line
+(``yaml_compose``), ``yaml_construct`` builds them into values with the
+file's own scalar rules (``yaml_scalars``: YAML 1.2, core schema), and the
+tree is then copied here into plain JSON-shaped values (dict, list, str,
+int, float, bool, None), with the positions kept apart in a mapping from
+key tuple to 1-based line. ``docs/dependencies.md`` has the measurements
+behind this choice.
 """
 
 from __future__ import annotations
 
-import datetime
 from dataclasses import dataclass
 from pathlib import Path as FilePath
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.scalarbool import ScalarBoolean
-
 from lint.decision.values import JSON
 from lint.declarations.errors import DeclarationError
 from lint.declarations.fieldpaths import Path, format_path
-
-_STRING_TAG = "tag:yaml.org,2002:str"
+from lint.declarations.yaml_compose import UnreadableYaml, compose
+from lint.declarations.yaml_construct import BuiltMapping, BuiltSequence, build
+from lint.declarations.yaml_scalars import BINARY_TAG, TIMESTAMP_TAG, Foreign
 
 
 @dataclass(frozen=True)
@@ -87,44 +84,43 @@ def parse_yaml(text: str, display: str) -> SourceTree:
     """Parse one YAML document. Syntax errors, duplicate keys, several
     documents, non-string keys and values JSON has no type for (dates,
     binary, custom tags) are declaration errors with their line."""
-    loader = YAML(typ="rt")
-    loader.allow_duplicate_keys = False
     try:
-        node = loader.load(text)
-    except MarkedYAMLError as error:
-        raise _syntax_error(error, text, display) from error
-    except YAMLError as error:
-        raise DeclarationError(
-            path="", file=display, line=1, message=f"YAML error: {error}"
-        ) from error
-    lines: dict[Path, int] = {(): _start_line(node)}
-    converter = _Converter(display, text, lines)
-    return SourceTree(display, converter.plain(node, ()), lines, text)
+        return _parse(text, display)
+    except UnreadableYaml as error:
+        raise _unreadable(error, text, display) from error
+    except RecursionError:
+        too_deep = UnreadableYaml(1, "YAML error: the document is nested too deeply")
+        raise _unreadable(too_deep, text, display) from None
 
 
-def _syntax_error(error: MarkedYAMLError, text: str, display: str) -> DeclarationError:
-    mark = error.problem_mark or error.context_mark
-    line = mark.line + 1 if mark is not None else 1
-    pieces = [piece for piece in (error.context, error.problem) if piece]
-    reason = ", ".join(str(piece).strip() for piece in pieces) or "invalid YAML"
+def _parse(text: str, display: str) -> SourceTree:
+    composed = compose(text)
+    root = composed.root
+    built = None if root is None else build(root, composed.version, shared="&" in text)
+    lines: dict[Path, int] = {(): _root_line(root)}
+    value = _Converter(display, text, lines).plain(built, ())
+    return SourceTree(display, value, lines, text)
+
+
+def _unreadable(error: UnreadableYaml, text: str, display: str) -> DeclarationError:
     return DeclarationError(
         path="",
         file=display,
-        line=line,
-        message=f"YAML syntax error: {reason}",
-        excerpt=source_line(text, line),
+        line=error.line,
+        message=error.message,
+        excerpt=source_line(text, error.line) if error.quoted else None,
     )
 
 
-def _start_line(node: Any) -> int:
-    lc = getattr(node, "lc", None)
-    if lc is not None and lc.line is not None:
-        return int(lc.line) + 1
-    return 1
+def _root_line(root: Any) -> int:
+    """The root collection's line; a scalar or empty document is at line 1."""
+    if root is None or root.id == "scalar":
+        return 1
+    return int(root.start_mark.line) + 1
 
 
 class _Converter:
-    """Copies a round-trip tree into plain values, recording lines."""
+    """Copies a built tree into plain values, recording lines."""
 
     def __init__(self, display: str, text: str, lines: dict[Path, int]) -> None:
         self._display = display
@@ -133,56 +129,43 @@ class _Converter:
         self._open: set[int] = set()
 
     def plain(self, node: Any, path: Path) -> JSON:
-        if isinstance(node, CommentedMap | CommentedSeq):
+        kind = type(node)
+        if kind is BuiltMapping or kind is BuiltSequence:
             if id(node) in self._open:
                 self._fail(path, "refers to itself through a YAML alias")
             self._open.add(id(node))
             try:
-                if isinstance(node, CommentedMap):
+                if kind is BuiltMapping:
                     return self._mapping(node, path)
                 return self._sequence(node, path)
             finally:
                 self._open.discard(id(node))
-        return self._scalar(node, path)
+        if node is None or kind is str or kind is int or kind is float or kind is bool:
+            return node
+        return self._fail(path, _unsupported(node))
 
-    def _mapping(self, node: CommentedMap, path: Path) -> dict[str, JSON]:
+    def _mapping(self, node: BuiltMapping, path: Path) -> dict[str, JSON]:
         own_line = self._lines[path]
+        key_lines = node.key_lines
         result: dict[str, JSON] = {}
         for key, value in node.items():
-            position = node.lc.data.get(key)
             # Keys merged in with `<<` have no position of their own.
-            key_line = int(position[0]) + 1 if position else own_line
-            if not isinstance(key, str):
-                self._fail(path, f"the key {key!r} is not a string; quote it", key_line)
-            child = (*path, str(key))
+            key_line = key_lines.get(key, own_line)
+            if type(key) is not str:
+                self._fail(path, _key_problem(key), key_line)
+            child = (*path, key)
             self._lines[child] = key_line
-            result[str(key)] = self.plain(value, child)
+            result[key] = self.plain(value, child)
         return result
 
-    def _sequence(self, node: CommentedSeq, path: Path) -> list[JSON]:
-        own_line = self._lines[path]
+    def _sequence(self, node: BuiltSequence, path: Path) -> list[JSON]:
+        item_lines = node.item_lines
         result: list[JSON] = []
         for index, value in enumerate(node):
             child = (*path, index)
-            position = node.lc.data.get(index)
-            self._lines[child] = int(position[0]) + 1 if position else own_line
+            self._lines[child] = item_lines[index]
             result.append(self.plain(value, child))
         return result
-
-    def _scalar(self, node: Any, path: Path) -> JSON:
-        if node is None or isinstance(node, bool):
-            return node
-        if isinstance(node, ScalarBoolean):
-            return bool(node)
-        if isinstance(node, int):
-            return int(node)
-        if isinstance(node, float):
-            return float(node)
-        if isinstance(node, str):
-            return str(node)
-        if isinstance(node, TaggedScalar) and str(node.tag) == _STRING_TAG:
-            return str(node.value)
-        return self._fail(path, _unsupported(node))
 
     def _fail(self, path: Path, message: str, line: int | None = None) -> Any:
         if line is None:
@@ -196,11 +179,18 @@ class _Converter:
         )
 
 
+def _key_problem(key: Any) -> str:
+    if isinstance(key, Foreign) and key.tag not in (TIMESTAMP_TAG, BINARY_TAG):
+        shown = f" {key.text!r}" if key.text else ""
+        return f"the key{shown} has the YAML tag {key.tag}, which this file does not support"
+    return f"the key {key!r} is not a string; quote it"
+
+
 def _unsupported(node: Any) -> str:
-    if isinstance(node, datetime.date):
-        return "is a YAML date or timestamp, which JSON has no type for; quote it"
-    if isinstance(node, TaggedScalar):
+    if isinstance(node, Foreign):
+        if node.tag == TIMESTAMP_TAG:
+            return "is a YAML date or timestamp, which JSON has no type for; quote it"
+        if node.tag == BINARY_TAG:
+            return "is YAML binary data, which this file does not support"
         return f"has the YAML tag {node.tag}, which this file does not support"
-    if isinstance(node, bytes):
-        return "is YAML binary data, which this file does not support"
     return f"is a YAML value of type {type(node).__name__}, which JSON has no type for"

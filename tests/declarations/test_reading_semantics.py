@@ -466,6 +466,21 @@ ERRORS: list[tuple[str, str, int, str]] = [
         constructing("expected a mapping for merging, but found sequence"),
     ),
     ("a:\n  <<: {x: 1}\n  <<: {y: 1}\n", "", 3, constructing('found duplicate merge key "<<"')),
+    # The first merge key is read before a second one is refused.
+    (
+        "a:\n  <<: [1]\n  <<: [1]\n",
+        "",
+        2,
+        constructing("expected a mapping for merging, but found scalar"),
+    ),
+    ("a:\n  <<: {b: 1, b: 2}\n  <<: {c: 1}\n", "", 2, duplicate("b", "2", "1")),
+    # Merge keys are read before the mapping's own keys.
+    (
+        "a:\n  b: 1\n  b: 2\n  <<: 3\n",
+        "",
+        4,
+        constructing("expected a mapping or list of mappings for merging, but found scalar"),
+    ),
     # Several documents.
     ("a: 1\n---\nb: 2\n", "", 2, syntax(SINGLE)),
     ("--- a\n--- b\n", "", 2, syntax(SINGLE)),
@@ -526,6 +541,7 @@ ERRORS: list[tuple[str, str, int, str]] = [
     ("a: !!map x\n", "", 1, syntax("expected a mapping node, but found scalar")),
     ("a: !!seq {b: 1}\n", "", 1, syntax("expected a sequence node, but found mapping")),
     ("a: !!int [1]\n", "", 1, syntax("expected a scalar node, but found sequence")),
+    ("a: !!null {}\n", "", 1, syntax("expected a scalar node, but found mapping")),
     # Values JSON has no type for.
     ("a:\n  when: 2024-01-01\n", "a.when", 2, DATE),
     ("a: 2001-12-14t21:59:43.10-05:00\n", "a", 1, DATE),
@@ -543,7 +559,6 @@ ERRORS: list[tuple[str, str, int, str]] = [
     # Keys that are not strings.
     ("a:\n  b: 1\n  3: x\n", "a", 3, key("3")),
     ("a:\n  ~: x\n", "a", 2, key("None")),
-    (": x\n", "", 1, key("None")),
     ("true: a\n", "", 1, key("True")),
     ("1e2: x\n", "", 1, key("100.0")),
     (".inf: x\n", "", 1, key("inf")),
