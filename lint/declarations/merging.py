@@ -10,7 +10,7 @@ half of another one). Lines follow the values: a key taken from
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from lint.decision.values import JSON
@@ -40,9 +40,9 @@ def merge_egress(
     egress.update(own)
     # Entries must not share default values: each gets its own copy.
     egress = copy.deepcopy(egress)
-    entry_lines = _subtree(lines, ("sandboxes", index), ())
+    entry_lines = _relocated(lines, entry, ("sandboxes", index), ())
     for key in inherited:
-        entry_lines.update(_subtree(lines, ("defaults", key), ("egress", key)))
+        entry_lines.update(_relocated(lines, defaults[key], ("defaults", key), ("egress", key)))
     return MergedEgress(egress, inherited, entry_lines)
 
 
@@ -50,24 +50,23 @@ def _as_mapping(value: JSON) -> dict[str, JSON]:
     return dict(value) if isinstance(value, dict) else {}
 
 
-def _subtree(lines: Mapping[Path, int], source: Path, target: Path) -> dict[Path, int]:
-    """The lines under ``source`` (a two-step path), re-rooted at ``target``."""
-    size = len(source)
-    return {target + path[size:]: line for path, line in _grouped(lines).get(source, ())}
+def _relocated(
+    lines: Mapping[Path, int], value: JSON, source: Path, target: Path
+) -> dict[Path, int]:
+    """The lines of ``value``, which sits at ``source``, re-rooted at
+    ``target``. The value's own shape names every path below it, so only
+    those lines are read, never the whole file's map."""
+    return {
+        target + below: lines[source + below] for below in _paths(value) if source + below in lines
+    }
 
 
-_GROUPS: dict[int, tuple[Mapping[Path, int], dict[Path, list[tuple[Path, int]]]]] = {}
-
-
-def _grouped(lines: Mapping[Path, int]) -> dict[Path, list[tuple[Path, int]]]:
-    """The line map grouped by its first two steps, built once per map:
-    re-rooting one entry must not scan every line of a large file."""
-    cached = _GROUPS.get(id(lines))
-    if cached is not None and cached[0] is lines:
-        return cached[1]
-    groups: dict[Path, list[tuple[Path, int]]] = {}
-    for path, line in lines.items():
-        groups.setdefault(path[:2], []).append((path, line))
-    _GROUPS.clear()  # one declaration file at a time
-    _GROUPS[id(lines)] = (lines, groups)
-    return groups
+def _paths(value: JSON, below: Path = ()) -> Iterator[Path]:
+    """Every path inside ``value``, itself first, in document order."""
+    yield below
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*below, key))
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            yield from _paths(item, (*below, position))
