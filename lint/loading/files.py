@@ -57,12 +57,21 @@ def _read_stdin(size: int) -> bytes:
 
 
 def display_name(path: Path) -> str:
-    """The path relative to the current directory, with ``/`` separators."""
+    """The path relative to the current directory, with ``/`` separators.
+
+    Bytes of the name that are not UTF-8 are shown as ``\\xNN``: Python
+    carries them as lone surrogates, which no report can encode.
+    """
     try:
         relative = os.path.relpath(path)
     except ValueError:  # another drive on Windows
         relative = str(path)
-    return relative.replace(os.sep, "/")
+    name = relative.replace(os.sep, "/")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(name).decode("utf-8", "backslashreplace")
+    return name
 
 
 _Reader: TypeAlias = Callable[[int], bytes]

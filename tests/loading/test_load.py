@@ -305,6 +305,23 @@ def test_undecodable_bytes_without_policies(tree: Path) -> None:
     assert [(p.line, p.suspect_kind) for p in result.problems] == [(1, None)]
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_byte_order_mark_is_named_and_fails_closed(tree: Path, encoding: str) -> None:
+    # ASCII with a zero byte beside each character is valid UTF-8, so only
+    # the pattern tells it apart.
+    result = load_text(tree, POLICY.format(name="wide").encode(encoding))
+    (problem,) = result.problems
+    assert problem.line == 1
+    assert f"{encoding.upper()} without a byte order mark" in problem.message
+    assert (problem.suspect_kind, problem.suspect_namespace) == ("NetworkPolicy", "team-a")
+
+
+@pytest.mark.parametrize("data", [b"a\x00b\x00c", b"\x00\x00\x00\x00", b"kind: x\x00\n"])
+def test_other_zero_bytes_are_not_taken_for_utf16(tree: Path, data: bytes) -> None:
+    (problem,) = load_text(tree, data).problems
+    assert "UTF-16" not in problem.message
+
+
 def test_stray_content_after_document_end(tree: Path) -> None:
     result = load_text(tree, "kind: Namespace\nmetadata: {name: a}\n...\nkind: NetworkPolicy\n")
     assert [d.kind for d in result.documents] == ["Namespace"]
