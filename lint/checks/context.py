@@ -37,6 +37,7 @@ class JudgmentMemo:
     entries: dict[Hashable, tuple[object, tuple[JudgedEntry, ...]]] = field(default_factory=dict)
     label_keys: dict[int, tuple[object, tuple[str, ...]]] = field(default_factory=dict)
     scopes: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
+    groups: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
 
     def keys_of(self, candidate: Candidate) -> tuple[str, ...]:
         hit = self.label_keys.get(id(candidate.raw))

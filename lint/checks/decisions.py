@@ -108,19 +108,40 @@ class Prepared:
     name: str
 
 
-def _prepared(ctx: CheckContext, scope: Scope) -> list[Prepared]:
+@dataclass(frozen=True)
+class PreparedScope:
+    """A scope's candidates in §5.1 order, grouped by the label keys their
+    selectors read: every candidate of a group sees the same labels, so a
+    group is looked up once per decision instead of once per candidate."""
+
+    candidates: list[Prepared]
+    groups: list[tuple[tuple[str, ...], tuple[int, ...]]]
+    by_name: dict[tuple[str, str], tuple[int, ...]]
+
+
+def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
     with_cilium = scope.with_cilium or ctx.read_cilium == "always"
     # The template matters only on the pooled path, through its controller policy.
     template = scope.template if scope.pooled else None
     key = (scope.namespace, id(template), scope.pooled, with_cilium)
     cached = ctx.memo.scopes.get(key)
     if cached is not None and cached[0] is template:
-        prepared: list[Prepared] = cached[1]
+        prepared: PreparedScope = cached[1]
         return prepared
-    prepared = [
+    candidates = [
         Prepared(item, ctx.memo.keys_of(item.candidate), document_name(item.candidate))
         for item in _sourced(ctx, scope)
     ]
+    groups: dict[tuple[str, ...], list[int]] = {}
+    by_name: dict[tuple[str, str], list[int]] = {}
+    for index, candidate in enumerate(candidates):
+        groups.setdefault(candidate.label_keys, []).append(index)
+        by_name.setdefault((candidate.item.candidate.kind, candidate.name), []).append(index)
+    prepared = PreparedScope(
+        candidates,
+        [(keys, tuple(indices)) for keys, indices in groups.items()],
+        {name: tuple(indices) for name, indices in by_name.items()},
+    )
     ctx.memo.scopes[key] = (template, prepared)
     return prepared
 
@@ -131,14 +152,26 @@ def judged_entries(
     """Every examined entry of the decision, in §5.1 order, reusing what an
     earlier decision with the same context already judged."""
     identity = {**labels, NAMESPACE_IDENTITY_LABEL: scope.namespace}
-    reads: dict[tuple[str, ...], tuple[str | None, ...]] = {}
-    result: list[JudgedEntry] = []
-    for prepared in _prepared(ctx, scope):
-        read_labels = reads.get(prepared.label_keys)
-        if read_labels is None:
-            read_labels = tuple(identity.get(key) for key in prepared.label_keys)
-            reads[prepared.label_keys] = read_labels
-        result.extend(_entries_for(ctx.memo, prepared, read_labels, judging))
+    prepared = _prepared(ctx, scope)
+    named = prepared.by_name.get(judging.named, ()) if judging.named else ()
+    slots: list[tuple[JudgedEntry, ...]] = [()] * len(prepared.candidates)
+    for number, (keys, indices) in enumerate(prepared.groups):
+        read_labels = tuple(identity.get(key) for key in keys)
+        group_named = tuple(i for i in named if i in indices)
+        key = (id(prepared), number, judging.context, read_labels, group_named)
+        hit = ctx.memo.groups.get(key)
+        if hit is None or hit[0] is not prepared:
+            entries = tuple(
+                _entries_for(
+                    ctx.memo, prepared.candidates[i], read_labels, i in group_named, judging
+                )
+                for i in indices
+            )
+            hit = (prepared, entries)
+            ctx.memo.groups[key] = hit
+        for index, entries in zip(indices, hit[1], strict=True):
+            slots[index] = entries
+    result = [entry for entries in slots for entry in entries]
     for placeholder in _placeholders(ctx, scope):
         examined = judging.examine(placeholder.document)
         origins: dict[int, Origin] = {id(placeholder.document): placeholder}
@@ -151,10 +184,10 @@ def _entries_for(
     memo: JudgmentMemo,
     prepared: Prepared,
     read_labels: tuple[str | None, ...],
+    named: bool,
     judging: Judging,
 ) -> tuple[JudgedEntry, ...]:
     candidate = prepared.item.candidate
-    named = judging.named == (candidate.kind, prepared.name)
     key = (id(candidate.raw), candidate.position, judging.context, read_labels, named)
     hit = memo.entries.get(key)
     if hit is not None and hit[0] is candidate.raw:
