@@ -15,8 +15,12 @@ for the API server and for SEMANTICS.md:
 - ``same-type``: junk of the right type (``"junk"``, ``0``, ``[]``, ``{}``),
   which can be a legitimate, narrower policy. A ``port`` is an int-or-string
   field, so a number and a string are the same type there.
-- ``from-null``: any value where the policy held null, which was already
-  unreadable or absent; a value of any type may repair it.
+- ``from-null`` and ``from-ill-typed``: any value where the policy held null
+  or a value of the wrong type (the corpus has test policies built that
+  way); the mutation may repair it.
+
+The right type of a field is the API server's (``SCHEMA``); for a field it
+does not know, the type the policy gave it.
 """
 
 from __future__ import annotations
@@ -69,8 +73,40 @@ def json_type(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-INT_OR_STRING: Final = frozenset({"port"})
-"""Keys whose value may be a number or a string (Kubernetes IntOrString)."""
+_ARRAYS = (
+    "policyTypes", "egress", "ingress", "egressDeny", "ingressDeny", "to", "from", "ports",
+    "except", "matchExpressions", "values", "specs", "toEndpoints", "fromEndpoints",
+    "toEntities", "fromEntities", "toCIDR", "fromCIDR", "toCIDRSet", "fromCIDRSet",
+    "toFQDNs", "toPorts", "toServices", "toGroups", "toNodes", "fromNodes", "dns", "items",
+)  # fmt: skip
+_OBJECTS = (
+    "metadata", "spec", "podSelector", "namespaceSelector", "endpointSelector",
+    "nodeSelector", "ipBlock", "matchLabels", "enableDefaultDeny", "rules", "labels",
+    "annotations", "networkPolicy",
+)  # fmt: skip
+_STRINGS = (
+    "apiVersion", "kind", "name", "namespace", "cidr", "protocol", "key", "operator",
+    "matchName", "matchPattern", "networkPolicyManagement",
+)  # fmt: skip
+SCHEMA: Final[dict[str, frozenset[str]]] = {
+    **dict.fromkeys(_ARRAYS, frozenset({"array"})),
+    **dict.fromkeys(_OBJECTS, frozenset({"object"})),
+    **dict.fromkeys(_STRINGS, frozenset({"string"})),
+    "port": frozenset({"number", "string"}),  # Kubernetes IntOrString
+    "endPort": frozenset({"number"}),
+}
+"""The JSON types the API server accepts for the policy fields it knows."""
+
+
+def expected_types(path: Path, original: Any) -> frozenset[str]:
+    """The types the field at ``path`` may hold: the schema's, or for a field
+    it does not know, the type the policy gave it."""
+    last = path[-1]
+    if len(path) >= 2 and path[-2] == "enableDefaultDeny":
+        return frozenset({"boolean"})
+    if isinstance(last, str) and last in SCHEMA:
+        return SCHEMA[last]
+    return frozenset({json_type(original)})
 
 
 def category(path: Path, original: Any, replacement: Any) -> str:
@@ -80,10 +116,10 @@ def category(path: Path, original: Any, replacement: Any) -> str:
         return "null"
     if original is None:
         return "from-null"
-    types = {json_type(original), json_type(replacement)}
-    if len(types) == 1 or (path[-1] in INT_OR_STRING and types == {"number", "string"}):
-        return "same-type"
-    return "type-change"
+    expected = expected_types(path, original)
+    if json_type(original) not in expected:
+        return "from-ill-typed"  # the policy was already broken here
+    return "same-type" if json_type(replacement) in expected else "type-change"
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -147,12 +147,6 @@ DECLARATION = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lint/checks/candidates.py unparsed_placeholders() keeps the load order of "
-    "the problems, so the refusal names whichever unparsable policy was read first; "
-    "sorting the problems by (file, line, message) there fixes it",
-)
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_unparsable_policies_in_any_file_order_give_the_same_bytes(
     fmt: str, tmp_path: Path
@@ -211,16 +205,6 @@ spec: {{networkPolicyManagement: Unmanaged, podTemplate: {{metadata: {{labels: {
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lint/checks/runner.py finding_key() is not a total order: two findings that "
-    "differ only in `related` (the same template declared in two files, as a kustomize "
-    "base and its overlay are) tie, and sorted(set(...)) then keeps the set's "
-    "hash-seed order, so SARIF relatedLocations change between runs (seen on the "
-    "corpus, cogitave__namzu). Without a declaration file each copy is checked, "
-    "and their findings differ only in the related template location. Adding the "
-    "related locations and the other fields to the key fixes it",
-)
 def test_findings_have_a_total_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from lint.checks.runner import CheckOptions, finding_key, run_check  # noqa: PLC0415
 
