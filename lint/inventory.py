@@ -39,11 +39,6 @@ CLUSTER_KINDS = frozenset(
     }
 )
 RELEVANT_KINDS = NAMESPACED_KINDS | CLUSTER_KINDS
-_LIST_ITEM_KINDS = {
-    "NetworkPolicyList": "NetworkPolicy",
-    "CiliumNetworkPolicyList": "CiliumNetworkPolicy",
-    "CiliumClusterwideNetworkPolicyList": "CiliumClusterwideNetworkPolicy",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,17 +104,11 @@ def _metadata_string(value: JSON, key: str) -> str | None:
 
 
 def object_kind(document: LoadedDocument) -> str | None:
-    """The kind a document stands for. A non-object item of a typed policy
-    list is a policy of that kind which cannot be read (SEMANTICS §5.1)."""
-    value = document.value
-    if isinstance(value, dict):
-        kind = value.get("kind")
-        if isinstance(kind, str):
-            return kind
-        return None
-    if document.list_kind is not None:
-        return _LIST_ITEM_KINDS.get(document.list_kind)
-    return None
+    """The kind a document stands for: its own ``kind``, else the kind its
+    typed list holds. A list item without a readable kind is still a policy
+    of the list's kind, judged (and failing closed) like any other
+    (SEMANTICS §5.1)."""
+    return document.kind
 
 
 def build_inventory(documents: Iterable[LoadedDocument], default_namespace: str) -> Inventory:

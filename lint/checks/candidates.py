@@ -125,7 +125,8 @@ def unparsed_placeholders(problems: Sequence[LoadProblem], namespace: str) -> li
     """A document that might be a policy and could not be parsed fails
     closed for its namespace, or for every namespace when its own is unknown."""
     placeholders = []
-    for problem in problems:
+    # Sorted, so the refusal names the same document whatever the file order.
+    for problem in sorted(problems, key=lambda p: (p.file, p.line, p.message)):
         if problem.severity != "error" or problem.suspect_kind not in POLICY_KINDS_SNIFFED:
             continue
         if problem.suspect_namespace not in (None, namespace):

@@ -117,11 +117,14 @@ def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
 
 def _plans(declarations: Declarations, inventory: Inventory) -> list[Plan]:
     if declarations.defaults_applied:
-        return [
-            _default_plan(template)
-            for template in inventory.all_of_kind("SandboxTemplate")
-            if template.name is not None and template.namespace is not None
-        ]
+        # One plan per template: a later apply of the same name (a kustomize
+        # overlay over its base) replaces the earlier one.
+        templates = {
+            (t.namespace, t.name): t
+            for t in inventory.all_of_kind("SandboxTemplate")
+            if t.name is not None and t.namespace is not None
+        }
+        return [_default_plan(template) for template in templates.values()]
     plans = []
     for entry in declarations.entries:
         ingress = entry.ingress
@@ -232,9 +235,10 @@ def _sandbox_key(report: SandboxReport) -> tuple[str, str, str, int]:
     return (ref.namespace, ref.template, ref.profile or "", _PATH_ORDER.get(ref.path, 2))
 
 
-def finding_key(finding: Finding) -> tuple[str, int, str, tuple[str, str, str, int], str]:
-    """The documented total order of findings: file, line, rule id,
-    sandbox (namespace, template, profile, path), message."""
+def finding_key(finding: Finding) -> tuple[object, ...]:
+    """The documented total order of findings: file, line, rule id, sandbox
+    (namespace, template, profile, path), message, then everything else a
+    finding carries, so no two different findings tie."""
     sandbox = finding.sandbox
     sandbox_key = (
         (
@@ -247,4 +251,21 @@ def finding_key(finding: Finding) -> tuple[str, int, str, tuple[str, str, str, i
         else ("", "", "", -1)
     )
     location = finding.location
-    return (location.file, location.line, finding.rule_id, sandbox_key, finding.message)
+    related = tuple((r.file, r.line, r.source or "") for r in finding.related)
+    subject = finding.subject
+    subject_key = (
+        (subject.kind, subject.namespace or "", subject.name)
+        if subject is not None
+        else ("", "", "")
+    )
+    return (
+        location.file,
+        location.line,
+        finding.rule_id,
+        sandbox_key,
+        finding.message,
+        location.source or "",
+        related,
+        subject_key,
+        finding.remedy,
+    )
