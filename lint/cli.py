@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from lint.checks.runner import CheckOptions, run_check
 from lint.declarations import DeclarationError
 from lint.explain.command import explain_command
 from lint.generate.command import generate_command
+from lint.loading import DEFAULT_LIMITS, LoadLimits, parse_size
 from lint.report.json_report import render_json
 from lint.report.model import Report
 from lint.report.sarif_report import SarifOptions, render_sarif
@@ -101,6 +103,9 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
     text = _render(report, out, colour)
     if out.passthrough and stdin is not None:
         sys.stdout.buffer.write(stdin)
+        # Input past the file limit was not checked (the report says so),
+        # but it still passes through whole.
+        shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
         sys.stdout.flush()
     _emit(text, out.output, to_stderr=out.passthrough)
     return exit_code(report, out.fail_on)
@@ -167,6 +172,15 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
     show_default=True,
     help="SARIF: the automationDetails category.",
 )
+@click.option("--max-file-size", metavar="SIZE", help="Largest file read (default 64M).")
+@click.option("--max-total-size", metavar="SIZE", help="Most bytes read in all (default 128M).")
+@click.option("--max-document-size", metavar="SIZE", help="Largest document parsed (default 8M).")
+@click.option("--max-depth", type=int, help="Deepest nesting in a document (default 100).")
+@click.option(
+    "--max-alias-expansion",
+    type=int,
+    help="Most values a document may hold once aliases are expanded (default 1000000).",
+)
 def check(
     paths: tuple[str, ...],
     config: Path | None,
@@ -181,14 +195,22 @@ def check(
     show_suppressed: bool,
     helm_chart_root: str | None,
     category: str,
+    max_file_size: str | None,
+    max_total_size: str | None,
+    max_document_size: str | None,
+    max_depth: int | None,
+    max_alias_expansion: int | None,
 ) -> None:
     """Check rendered manifests against the declared egress intent."""
     paths = paths or (".",)
-    stdin = sys.stdin.buffer.read() if "-" in paths else None
-    if passthrough and stdin is None:
+    if passthrough and "-" not in paths:
         raise click.UsageError("--passthrough reads the manifests from standard input: pass '-'")
+    limits = _limits(
+        max_file_size, max_total_size, max_document_size, max_depth, max_alias_expansion
+    )
+    stdin = _read_stdin(limits.max_file_size) if "-" in paths else None
     options = CheckOptions(
-        paths, config, namespace, "always" if read_cilium == "always" else "auto"
+        paths, config, namespace, "always" if read_cilium == "always" else "auto", limits
     )
     out = OutputOptions(
         fmt,
@@ -202,6 +224,48 @@ def check(
         write_baseline,
     )
     sys.exit(execute(options, out, stdin))
+
+
+_LIMIT_FLAGS = {
+    "max_file_size": "--max-file-size",
+    "max_total_size": "--max-total-size",
+    "max_document_size": "--max-document-size",
+    "max_depth": "--max-depth",
+    "max_alias_expansion": "--max-alias-expansion",
+}
+
+
+def _limits(
+    file_size: str | None,
+    total_size: str | None,
+    document_size: str | None,
+    depth: int | None,
+    aliases: int | None,
+) -> LoadLimits:
+    """The load limits from the flags (docs/limits.md); a bad value is a
+    usage error naming its flag."""
+    values: dict[str, int] = {}
+    sizes = (("max_file_size", file_size), ("max_total_size", total_size))
+    for name, text in (*sizes, ("max_document_size", document_size)):
+        if text is not None:
+            try:
+                values[name] = parse_size(text)
+            except ValueError as error:
+                raise click.BadParameter(str(error), param_hint=_LIMIT_FLAGS[name]) from None
+    for name, number in (("max_depth", depth), ("max_alias_expansion", aliases)):
+        if number is not None:
+            values[name] = number
+    try:
+        return dataclasses.replace(DEFAULT_LIMITS, **values)
+    except ValueError as error:
+        name = next((n for n in _LIMIT_FLAGS if n in str(error)), "max_file_size")
+        raise click.BadParameter(str(error), param_hint=_LIMIT_FLAGS[name]) from None
+
+
+def _read_stdin(limit: int) -> bytes:
+    """Standard input, at most one byte past the file limit: the loader
+    reports the excess, and an endless stream cannot exhaust memory."""
+    return sys.stdin.buffer.read(limit + 1)
 
 
 def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:

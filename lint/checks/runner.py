@@ -29,7 +29,7 @@ from lint.decision.translation import translate
 from lint.decision.values import JSON
 from lint.declarations import Declarations, find_declaration_file, load_declarations
 from lint.inventory import RELEVANT_KINDS, Inventory, KubeObject, build_inventory
-from lint.loading import LoadProblem, load
+from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem, load
 from lint.report.model import (
     Finding,
     Location,
@@ -50,6 +50,7 @@ class CheckOptions:
     config: Path | None = None
     namespace: str | None = None
     read_cilium: ReadCilium = "auto"
+    limits: LoadLimits = DEFAULT_LIMITS
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,9 @@ def _search_starts(paths: Sequence[str]) -> list[Path]:
 def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
     declarations = read_declarations(options)
     default_namespace = options.namespace or declarations.default_namespace or "default"
-    loaded = load(list(options.paths), stdin=stdin, relevant_kinds=RELEVANT_KINDS)
+    loaded = load(
+        list(options.paths), stdin=stdin, relevant_kinds=RELEVANT_KINDS, limits=options.limits
+    )
     inventory = build_inventory(loaded.documents, default_namespace)
     plans = _plans(declarations, inventory)
     ctx = CheckContext(inventory, loaded.problems, options.read_cilium)
