@@ -36,7 +36,7 @@ def check(tmp_path: Path, *args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-@pytest.mark.xfail(strict=True, reason=WIRING)
+
 @pytest.mark.parametrize(
     ("flag", "value", "message"),
     [
@@ -51,7 +51,7 @@ def test_each_limit_has_a_flag(tmp_path: Path, flag: str, value: str, message: s
     assert (code, message in output) == (1, True), output
 
 
-@pytest.mark.xfail(strict=True, reason=WIRING)
+
 def test_the_alias_limit_has_a_flag(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(
         "kind: Namespace\nmetadata: {name: a}\nx: &x [1, 2, 3]\ny: [*x, *x, *x]\n", encoding="utf-8"
@@ -62,7 +62,7 @@ def test_the_alias_limit_has_a_flag(tmp_path: Path) -> None:
     assert "more than 10 values" in result.output
 
 
-@pytest.mark.xfail(strict=True, reason=WIRING + "; a bad value is a usage error (exit 2)")
+
 @pytest.mark.parametrize(("flag", "value"), [("--max-file-size", "0"), ("--max-depth", "9999")])
 def test_a_bad_limit_is_a_usage_error(tmp_path: Path, flag: str, value: str) -> None:
     code, output = check(tmp_path, flag, value)
@@ -75,13 +75,6 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lint/cli.py `check` reads all of standard input before loading "
-    "(sys.stdin.buffer.read()); an endless stream exhausts memory. Read at most "
-    "max_file_size + 1 bytes, or pass stdin=None and let load() read it within the "
-    "limit (--passthrough needs the bytes: read them bounded the same way)",
-)
 def test_an_endless_standard_input_is_read_within_the_limit() -> None:
     with open("/dev/zero", "rb") as endless:
         result = subprocess.run(
