@@ -129,7 +129,7 @@ def run(name: str, make: Callable[[Path], None] | None) -> dict[str, object]:
         )
         cost = json.loads(result.read_text())
         cost["name"] = name
-        cost["megabytes"] = round(size / 2**20, 1)
+        cost["read"] = f"{size / 2**20:.1f} MB" if size >= 2**20 / 10 else f"{size:,} bytes"
         cost["traceback"] = b"Traceback" in process.stderr
         return cost
 
@@ -146,14 +146,14 @@ def _bytes_read(root: Path) -> int:
 
 
 def main() -> None:
-    print("| Input | MB | Exit | Wall time | Peak RSS |")
+    print("| Input | Read | Exit | Wall time | Peak RSS |")
     print("|---|---|---|---|---|")
     for name, make in SCENARIOS:
         if make is None and not CORPUS.is_dir():
             continue
         cost = run(name, make)
         print(
-            f"| {cost['name']} | {cost['megabytes']} | {cost['exit']} | "
+            f"| {cost['name']} | {cost['read']} | {cost['exit']} | "
             f"{cost['seconds']:.1f} s | {int(cost['max_rss_kib']) // 1024:,} MiB |",
             flush=True,
         )

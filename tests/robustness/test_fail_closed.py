@@ -7,7 +7,7 @@ by a wrong type, null or junk, or deleted, and the check is run in-process
 on the result (SEMANTICS §17.7: a policy that cannot be read fails closed).
 A deterministic sample of the corpus policies is audited the same way; set
 ``EGRESS_LINT_EXHAUSTIVE=1`` to audit every corpus policy (about 300,000
-mutations, twenty minutes or more). ``audit.py`` defines flips, fail-opens
+mutations, about half an hour on two cores). ``audit.py`` defines flips, fail-opens
 and their exceptions.
 """
 
