@@ -36,7 +36,6 @@ def check(tmp_path: Path, *args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-
 @pytest.mark.parametrize(
     ("flag", "value", "message"),
     [
@@ -51,7 +50,6 @@ def test_each_limit_has_a_flag(tmp_path: Path, flag: str, value: str, message: s
     assert (code, message in output) == (1, True), output
 
 
-
 def test_the_alias_limit_has_a_flag(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(
         "kind: Namespace\nmetadata: {name: a}\nx: &x [1, 2, 3]\ny: [*x, *x, *x]\n", encoding="utf-8"
@@ -60,7 +58,6 @@ def test_the_alias_limit_has_a_flag(tmp_path: Path) -> None:
         main, ["check", str(tmp_path / "a.yaml"), "--max-alias-expansion", "10"]
     )
     assert "more than 10 values" in result.output
-
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--max-file-size", "0"), ("--max-depth", "9999")])
