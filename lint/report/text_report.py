@@ -19,12 +19,18 @@ WIDTH = 80
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "ok": "32", "dim": "2"}
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def escape(text: str) -> str:
-    """Replace control characters (C0, DEL, C1) with visible escapes."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    """Replace control characters (C0, DEL, C1) and the bidirectional
+    controls that could reorder a line on screen with visible escapes."""
+    return _CONTROL.sub(_visible, text)
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 class _Painter:
