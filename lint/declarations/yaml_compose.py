@@ -14,14 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
 
 import yaml
-from yaml.composer import Composer
 from yaml.nodes import MappingNode, Node, ScalarNode
-from yaml.parser import Parser
-from yaml.reader import Reader
-from yaml.scanner import Scanner
 
 from lint.declarations.yaml_scalars import (
     MAP_TAG,
@@ -32,6 +27,7 @@ from lint.declarations.yaml_scalars import (
     YAML_1_2,
     YamlVersion,
 )
+from lint.loading.composer import Resolving, compose_single, composers
 
 
 class UnreadableYaml(Exception):
@@ -59,14 +55,9 @@ class Composed:
     version: YamlVersion
 
 
-class _Resolving:
-    """The resolver hooks both composers call."""
-
-    def descend_resolver(self, current_node: object, current_index: object) -> None:
-        pass
-
-    def ascend_resolver(self) -> None:
-        pass
+class _Resolving(Resolving):
+    """Marks untagged plain scalars (and empty nodes tagged ``!``) for
+    ``yaml_scalars``."""
 
     def resolve(self, kind: type, value: object, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode:
@@ -77,29 +68,7 @@ class _Resolving:
         return MAP_TAG if kind is MappingNode else SEQ_TAG
 
 
-class _PythonComposer(_Resolving, Reader, Scanner, Parser, Composer):
-    """PyYAML's pure-Python composer: slow, used to report errors."""
-
-    def __init__(self, text: str) -> None:
-        Reader.__init__(self, text)
-        Scanner.__init__(self)
-        Parser.__init__(self)
-        Composer.__init__(self)
-
-
-def _libyaml_composer() -> type | None:
-    try:
-        from yaml._yaml import CParser  # noqa: PLC0415 - optional C extension
-    except ImportError:  # pragma: no cover - PyYAML wheels ship libyaml
-        return None
-
-    class LibyamlComposer(_Resolving, CParser):
-        """libyaml's composer."""
-
-    return LibyamlComposer
-
-
-_LIBYAML: Final = _libyaml_composer()
+_LIBYAML, _PythonComposer = composers(_Resolving)
 
 # A %YAML directive; directives can only precede the document.
 _VERSION_DIRECTIVE = re.compile(r"%YAML[ \t]+([0-9]+)\.([0-9]+)")
@@ -111,7 +80,7 @@ def compose(text: str) -> Composed:
     root: Node | None
     if _LIBYAML is not None:
         try:
-            root = _compose_single(text, _LIBYAML)
+            root = compose_single(text, _LIBYAML)
         except (yaml.YAMLError, UnicodeEncodeError):
             root = _compose_or_refuse(text)
     else:  # pragma: no cover - PyYAML wheels ship libyaml
@@ -134,18 +103,9 @@ def declared_version(text: str) -> YamlVersion:
     return YAML_1_2
 
 
-def _compose_single(text: str, composer: type) -> Node | None:
-    parser = composer(text)
-    try:
-        node: Node | None = parser.get_single_node()
-    finally:
-        parser.dispose()
-    return node
-
-
 def _compose_or_refuse(text: str) -> Node | None:
     try:
-        return _compose_single(text, _PythonComposer)
+        return compose_single(text, _PythonComposer)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         pieces = [piece for piece in (error.context, error.problem) if piece]

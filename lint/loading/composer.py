@@ -21,8 +21,10 @@ from yaml.scanner import Scanner
 from lint.loading.construct import MAP_TAG, PLAIN_TAG, SEQ_TAG, STR_TAG
 
 
-class _Resolving:
-    """The resolver hooks the composers call."""
+class Resolving:
+    """The resolver hooks the composers call. This one marks untagged plain
+    scalars (and those tagged ``!``: construct tells them apart from the
+    text); subclasses may mark differently."""
 
     def descend_resolver(self, current_node: object, current_index: object) -> None:
         pass
@@ -32,35 +34,36 @@ class _Resolving:
 
     def resolve(self, kind: type, value: object, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode:
-            # implicit[0]: plain and untagged, or tagged `!` (construct
-            # tells those apart from the text).
             return PLAIN_TAG if implicit[0] else STR_TAG
         return MAP_TAG if kind is MappingNode else SEQ_TAG
 
 
-class PythonComposer(_Resolving, Reader, Scanner, Parser, Composer):
-    """The pure-Python composer, for a PyYAML without libyaml."""
+def composers(resolving: type) -> tuple[type | None, type]:
+    """libyaml's composer (None when PyYAML lacks it) and PyYAML's
+    pure-Python one, both resolving through ``resolving``."""
 
-    def __init__(self, text: str) -> None:
-        Reader.__init__(self, text)
-        Scanner.__init__(self)
-        Parser.__init__(self)
-        Composer.__init__(self)
+    class PythonComposer(resolving, Reader, Scanner, Parser, Composer):  # type: ignore[misc]
+        """The pure-Python composer."""
 
+        def __init__(self, text: str) -> None:
+            Reader.__init__(self, text)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+            Composer.__init__(self)
 
-def _libyaml_composer() -> type | None:
     try:
         from yaml._yaml import CParser  # noqa: PLC0415 - optional C extension
     except ImportError:  # pragma: no cover - PyYAML wheels ship libyaml
-        return None
+        return None, PythonComposer
 
-    class CComposer(_Resolving, CParser):
+    class CComposer(resolving, CParser):  # type: ignore[misc]
         """libyaml's composer."""
 
-    return CComposer
+    return CComposer, PythonComposer
 
 
-COMPOSER: Final[type] = _libyaml_composer() or PythonComposer
+_LIBYAML_COMPOSER, PythonComposer = composers(Resolving)
+COMPOSER: Final[type] = _LIBYAML_COMPOSER or PythonComposer
 """The composer in use: libyaml's when PyYAML has it."""
 
 READER_OFFSETS_IN_BYTES: Final = COMPOSER is not PythonComposer
