@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from lint.decision.controller import controller_policy
 from lint.decision.model import Candidate, PolicyDocument, Tri
-from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject, Namespace
 from lint.loading import LoadProblem
 from lint.report.model import Location, Origin
@@ -60,12 +60,15 @@ def _latest(objects: Iterable[KubeObject]) -> list[KubeObject]:
     return sorted([*by_name.values(), *unnamed], key=_name_key)
 
 
-def _synthesized(template: KubeObject, namespace: str) -> KubeObject | None:
+def _synthesized(template: KubeObject, namespace: str) -> Sourced | None:
+    """The policy the controller will write for the template, placed at the
+    template's document (AGENT-SANDBOX §4); its rules live under
+    ``spec.networkPolicy`` there."""
     manifest = controller_policy(template.value, namespace)
     if manifest is None:
         return None
-    name = manifest["metadata"]["name"]
-    return KubeObject(NP, name, namespace, template.document)
+    obj = KubeObject(NP, manifest["metadata"]["name"], namespace, template.document)
+    return Sourced(Candidate(NP, manifest, 0), "synthesized", obj, ("spec", "networkPolicy"))
 
 
 def core_candidates(
@@ -73,22 +76,17 @@ def core_candidates(
 ) -> list[Sourced]:
     """The namespace's NetworkPolicies by name, with the controller's policy
     for the template on the pooled path (AGENT-SANDBOX §4)."""
-    objects = _latest(namespace.of_kind(NP))
-    synthesized = None
-    if pooled and template is not None:
-        synthesized = _synthesized(template, namespace.name)
+    sourced = [
+        Sourced(Candidate(NP, obj.value, 0), "manifest", obj, ("spec",))
+        for obj in _latest(namespace.of_kind(NP))
+    ]
+    synthesized = _synthesized(template, namespace.name) if pooled and template else None
     if synthesized is not None:
-        objects = sorted([*objects, synthesized], key=_name_key)
-    result = []
-    for position, obj in enumerate(objects):
-        if obj is synthesized and template is not None:
-            raw: JSON = controller_policy(template.value, namespace.name)
-            result.append(
-                Sourced(Candidate(NP, raw, position), "synthesized", obj, ("spec", "networkPolicy"))
-            )
-        else:
-            result.append(Sourced(Candidate(NP, obj.value, position), "manifest", obj, ("spec",)))
-    return result
+        sourced = sorted([*sourced, synthesized], key=lambda item: _name_key(item.obj))
+    return [
+        dataclasses.replace(item, candidate=dataclasses.replace(item.candidate, position=position))
+        for position, item in enumerate(sourced)
+    ]
 
 
 def cilium_candidates(namespace: Namespace, inventory: Inventory) -> list[Sourced]:

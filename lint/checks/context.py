@@ -136,12 +136,3 @@ def _entry_location(origin: Origin, entry: Examined, rules_key: str) -> Location
         path = document_path(origin, entry.document, rules_key, _OFFENDING[entry.verdict])
         return precise_location(origin.obj, path)
     return location_of(origin.obj)
-
-
-def offending(examined: Sequence[Examined], verdicts: frozenset[str]) -> Examined | None:
-    """The first examined entry with one of these verdicts: the one a
-    refusal's summary names (§11.3, §13.4)."""
-    for entry in examined:
-        if entry.verdict in verdicts:
-            return entry
-    return None
