@@ -24,7 +24,7 @@ from lint.cli import main
 from lint.generate.command import GenerateOptions, run_generate
 from lint.generate.output import MAX_COMPONENT_BYTES, safe_component
 from lint.loading import load
-from lint.report.json_report import render_json
+from lint.report.json_report import render_json, report_document
 from lint.report.sarif_report import SarifOptions, render_sarif
 from lint.report.text_report import render_text
 from tests.robustness.strategies import quote
@@ -142,7 +142,10 @@ def test_reports_are_valid_json_for_any_text(workdir: Path, name: str, label: st
     template = TEMPLATE.replace("{app: task}", f"{{app: task, extra: {quote(label)}}}")
     (workdir / "m.yaml").write_text(template + widening(name), encoding="utf-8")
     report = run_check(CheckOptions(paths=("m.yaml",), config=workdir / ".egress-lint.yaml"))
-    document = json.loads(render_json(report).encode("utf-8"))
+    rendered = render_json(report)
+    document = json.loads(rendered.encode("utf-8"))
+    value = report_document(report)
+    assert rendered == json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
     sandbox = document["sandboxes"][0]
     assert sandbox["podLabels"]["extra"] == label
     assert name in [entry["name"] for entry in sandbox["egress"]["union"]["examined"]]
