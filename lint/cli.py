@@ -7,24 +7,22 @@ above it, 2 usage or declaration errors. 3 means egress-lint itself failed.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Final, NoReturn
 
 import click
 
 from lint import __version__
 from lint.checks.runner import CheckOptions, run_check
 from lint.declarations import DeclarationError
-from lint.explain.command import explain_command
-from lint.generate.command import generate_command
 from lint.loading import DEFAULT_LIMITS, LoadLimits, parse_size
 from lint.report.json_report import render_json
 from lint.report.model import Report
-from lint.report.sarif_report import SarifOptions, render_sarif
 from lint.report.text_report import escape, render_text
 from lint.rules import RULES, level_rank
 from lint.suppression import (
@@ -44,7 +42,30 @@ def _fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+_LAZY_COMMANDS: Final = {
+    "explain": "lint.explain.command:explain_command",
+    "generate": "lint.generate.command:generate_command",
+}
+
+
+class _Commands(click.Group):
+    """The command group. `generate` and `explain` (and Jinja behind
+    `generate`) are imported only when asked for: every `check` in a
+    pre-commit hook would otherwise pay for them at start-up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = _LAZY_COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module, attribute = target.split(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="egress-lint")
 def main() -> None:
     """Check, offline, what Kubernetes agent-sandbox pods can reach."""
@@ -76,6 +97,8 @@ def _render(report: Report, out: OutputOptions, colour: bool) -> str:
     if out.fmt == "json":
         return render_json(report)
     if out.fmt == "sarif":
+        from lint.report.sarif_report import SarifOptions, render_sarif  # noqa: PLC0415 - on demand
+
         return render_sarif(report, SarifOptions(out.helm_chart_root, out.category))
     return render_text(report, colour=colour, show_suppressed=out.show_suppressed)
 
@@ -293,10 +316,6 @@ def rules(fmt: str) -> None:
     width = max(len(r.id) for r in RULES)
     for r in RULES:
         click.echo(f"{r.id:<{width}}  {r.level:<7}  {r.summary}")
-
-
-main.add_command(generate_command)
-main.add_command(explain_command)
 
 
 def entry() -> None:
