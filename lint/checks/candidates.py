@@ -76,13 +76,15 @@ def core_candidates(
 ) -> list[Sourced]:
     """The namespace's NetworkPolicies by name, with the controller's policy
     for the template on the pooled path (AGENT-SANDBOX §4)."""
-    sourced = [
-        Sourced(Candidate(NP, obj.value, 0), "manifest", obj, ("spec",))
-        for obj in _latest(namespace.of_kind(NP))
-    ]
+    objects = _latest(namespace.of_kind(NP))
     synthesized = _synthesized(template, namespace.name) if pooled and template else None
-    if synthesized is not None:
-        sourced = sorted([*sourced, synthesized], key=lambda item: _name_key(item.obj))
+    if synthesized is None:
+        return [
+            Sourced(Candidate(NP, obj.value, position), "manifest", obj, ("spec",))
+            for position, obj in enumerate(objects)
+        ]
+    sourced = [Sourced(Candidate(NP, obj.value, 0), "manifest", obj, ("spec",)) for obj in objects]
+    sourced = sorted([*sourced, synthesized], key=lambda item: _name_key(item.obj))
     return [
         dataclasses.replace(item, candidate=dataclasses.replace(item.candidate, position=position))
         for position, item in enumerate(sourced)

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lint.checks.candidates import Placeholder, Sourced, location_of
-from lint.decision.model import Candidate, Examined, PolicyDocument, Tri
+from lint.decision.model import Candidate, Examined, PolicyDocument, Subject, Tri
+from lint.decision.policy_shape import Direction
+from lint.decision.selection import selects_nothing
 from lint.decision.selection_keys import candidate_label_keys
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
@@ -30,14 +32,17 @@ class JudgedEntry:
 
 @dataclass
 class JudgmentMemo:
-    """Judged entries per (candidate, labels it reads, context). The raw
-    object is kept with its entries, so an id is never reused while the
-    memo lives."""
+    """What the check has judged, for reuse: entries per (candidate, labels
+    it reads, context); entries of candidates that select nothing, per
+    direction; and whether a candidate selects nothing. The raw object is
+    kept with each answer, so an id is never reused while the memo lives."""
 
     entries: dict[Hashable, tuple[object, tuple[JudgedEntry, ...]]] = field(default_factory=dict)
     label_keys: dict[int, tuple[object, tuple[str, ...]]] = field(default_factory=dict)
     scopes: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
     groups: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
+    unselected: dict[Hashable, tuple[object, tuple[JudgedEntry, ...]]] = field(default_factory=dict)
+    quiet: dict[Hashable, tuple[object, bool]] = field(default_factory=dict)
 
     def keys_of(self, candidate: Candidate) -> tuple[str, ...]:
         hit = self.label_keys.get(id(candidate.raw))
@@ -46,6 +51,24 @@ class JudgmentMemo:
         keys = tuple(sorted(candidate_label_keys(candidate)))
         self.label_keys[id(candidate.raw)] = (candidate.raw, keys)
         return keys
+
+    def selects_nothing(
+        self,
+        candidate: Candidate,
+        subject: Subject,
+        direction: Direction,
+        read_labels: tuple[str | None, ...],
+    ) -> bool:
+        """``selection.selects_nothing``, once per candidate, namespace,
+        direction and values of the labels the candidate reads."""
+        raw = candidate.raw
+        key = (id(raw), candidate.position, subject.namespace, direction, read_labels)
+        hit = self.quiet.get(key)
+        if hit is not None and hit[0] is raw:
+            return hit[1]
+        answer = selects_nothing(candidate, subject, direction)
+        self.quiet[key] = (raw, answer)
+        return answer
 
 
 @dataclass(frozen=True)

@@ -30,14 +30,14 @@ from lint.checks.context import (
     object_ref,
 )
 from lint.decision.egress_documents import document_name
-from lint.decision.model import Candidate, Decision, Examined, PolicyDocument
+from lint.decision.model import Candidate, Decision, Examined, PolicyDocument, Subject
+from lint.decision.policy_shape import Direction
 from lint.inventory import KubeObject
 from lint.report.model import DecisionReport, Finding, Location, SandboxRef
 from lint.rules import rule
 
 DocumentReader = Callable[[Candidate], list[PolicyDocument]]
 Examiner = Callable[[PolicyDocument], Examined]
-NAMESPACE_IDENTITY_LABEL = "io.kubernetes.pod.namespace"
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,8 @@ class Judging:
     read: DocumentReader
     examine: Examiner
     context: Hashable
-    rules_key: str
+    rules_key: Direction
+    subject: Subject
     named: tuple[str, str] | None = None
     """The translation's (kind, name): the one candidate exempt from rule
     judgement (§11.2) is judged apart from every other."""
@@ -116,6 +117,8 @@ class PreparedScope:
 
     candidates: list[Prepared]
     groups: list[tuple[tuple[str, ...], tuple[int, ...]]]
+    group_of: dict[int, int]
+    """The group number of each candidate index."""
     by_name: dict[tuple[str, str], tuple[int, ...]]
 
 
@@ -137,9 +140,11 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
     for index, candidate in enumerate(candidates):
         groups.setdefault(candidate.label_keys, []).append(index)
         by_name.setdefault((candidate.item.candidate.kind, candidate.name), []).append(index)
+    group_list = [(keys, tuple(indices)) for keys, indices in groups.items()]
     prepared = PreparedScope(
         candidates,
-        [(keys, tuple(indices)) for keys, indices in groups.items()],
+        group_list,
+        {index: number for number, (_, members) in enumerate(group_list) for index in members},
         {name: tuple(indices) for name, indices in by_name.items()},
     )
     ctx.memo.scopes[key] = (template, prepared)
@@ -150,14 +155,18 @@ def judged_entries(
     ctx: CheckContext, scope: Scope, labels: Mapping[str, str], judging: Judging
 ) -> list[JudgedEntry]:
     """Every examined entry of the decision, in §5.1 order, reusing what an
-    earlier decision with the same context already judged."""
-    identity = {**labels, NAMESPACE_IDENTITY_LABEL: scope.namespace}
+    earlier decision with the same context already judged.
+
+    A group's memo key holds the pod's own values of the keys its selectors
+    read. The namespace, which Cilium adds to the labels it matches, is
+    fixed by the scope.
+    """
     prepared = _prepared(ctx, scope)
-    named = prepared.by_name.get(judging.named, ()) if judging.named else ()
+    named = _named_by_group(prepared, judging)
     slots: list[tuple[JudgedEntry, ...]] = [()] * len(prepared.candidates)
     for number, (keys, indices) in enumerate(prepared.groups):
-        read_labels = tuple(identity.get(key) for key in keys)
-        group_named = tuple(i for i in named if i in indices)
+        read_labels = tuple(map(labels.get, keys))
+        group_named = named.get(number, ())
         key = (id(prepared), number, judging.context, read_labels, group_named)
         hit = ctx.memo.groups.get(key)
         if hit is None or hit[0] is not prepared:
@@ -180,6 +189,16 @@ def judged_entries(
     return result
 
 
+def _named_by_group(prepared: PreparedScope, judging: Judging) -> dict[int, tuple[int, ...]]:
+    """The candidates named like the translation, by the group they sit in."""
+    indices = prepared.by_name.get(judging.named, ()) if judging.named else ()
+    named: dict[int, tuple[int, ...]] = {}
+    for index in indices:
+        group = prepared.group_of[index]
+        named[group] = (*named.get(group, ()), index)
+    return named
+
+
 def _entries_for(
     memo: JudgmentMemo,
     prepared: Prepared,
@@ -188,17 +207,43 @@ def _entries_for(
     judging: Judging,
 ) -> tuple[JudgedEntry, ...]:
     candidate = prepared.item.candidate
-    key = (id(candidate.raw), candidate.position, judging.context, read_labels, named)
+    # A clusterwide candidate sits in every namespace's scope, and Cilium
+    # matches the namespace too: it is part of the key.
+    namespace = judging.subject.namespace
+    key = (id(candidate.raw), candidate.position, namespace, judging.context, read_labels, named)
     hit = memo.entries.get(key)
     if hit is not None and hit[0] is candidate.raw:
         return hit[1]
-    documents = judging.read(candidate)
+    if memo.selects_nothing(candidate, judging.subject, judging.rules_key, read_labels):
+        value = _unselected(memo, prepared, named, judging)
+    else:
+        value = _judge(prepared, judging)
+    memo.entries[key] = (candidate.raw, value)
+    return value
+
+
+def _unselected(
+    memo: JudgmentMemo, prepared: Prepared, named: bool, judging: Judging
+) -> tuple[JudgedEntry, ...]:
+    """Entries of a candidate none of whose documents select the pod: the
+    same under every context and label set (``selects_nothing``), so they
+    are judged once per direction and shared."""
+    candidate = prepared.item.candidate
+    key = (id(candidate.raw), candidate.position, judging.rules_key, named)
+    hit = memo.unselected.get(key)
+    if hit is not None and hit[0] is candidate.raw:
+        return hit[1]
+    value = _judge(prepared, judging)
+    memo.unselected[key] = (candidate.raw, value)
+    return value
+
+
+def _judge(prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
+    documents = judging.read(prepared.item.candidate)
     examined = [judging.examine(document) for document in documents]
     origins: dict[int, Origin] = {id(document): prepared.item for document in documents}
     entries = examined_entries(examined, origins, judging.rules_key)
-    value = tuple(JudgedEntry(e, r, prepared.item) for e, r in zip(examined, entries, strict=True))
-    memo.entries[key] = (candidate.raw, value)
-    return value
+    return tuple(JudgedEntry(e, r, prepared.item) for e, r in zip(examined, entries, strict=True))
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,7 @@ def _check_union(
     named = (translation.kind, translation.name)
     if translation.namespace != given.subject.namespace:
         named = ("", "")
-    judging = Judging(read, examine, _union_context(translation), "egress", named)
+    judging = Judging(read, examine, _union_context(translation), "egress", given.subject, named)
     judged = judged_entries(ctx, scope, given.subject.labels, judging)
     decision = summarize_union([j.examined for j in judged], allowance)
     report = decision_report(decision, judged)

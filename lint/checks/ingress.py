@@ -52,7 +52,9 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
     def read(candidate: Candidate) -> list[PolicyDocument]:
         return ingress_documents(candidate, given.subject, given.agent_port)
 
-    judging = Judging(read, examine_ingress, ("ingress", given.agent_port), "ingress")
+    judging = Judging(
+        read, examine_ingress, ("ingress", given.agent_port), "ingress", given.subject
+    )
     judged = judged_entries(ctx, scope, given.subject.labels, judging)
     decision = summarize_ingress([j.examined for j in judged], given.agent_port)
     report = decision_report(decision, judged)
