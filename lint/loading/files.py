@@ -116,10 +116,22 @@ class _Budget:
         return SourceFile(name, data)
 
 
-def _read_file(path: Path) -> _Reader:
+def _read_file(path: Path, expected: int | None = None) -> _Reader:
+    """A read of the file; ``expected`` is the size its status gave.
+
+    A read of n bytes allocates n bytes first, and the allowance is far
+    larger than most manifests: the expected size plus one is read first,
+    and only a file that grew meanwhile is read on, up to the allowance.
+    """
+
     def read(size: int) -> bytes:
         with path.open("rb") as stream:
-            return _read_up_to(stream, size)
+            if expected is None or expected >= size:
+                return _read_up_to(stream, size)
+            first = _read_up_to(stream, expected + 1)
+            if len(first) <= expected:
+                return first
+            return first + _read_up_to(stream, size - len(first))
 
     return read
 
@@ -169,7 +181,8 @@ class _Walker:
                 yield refused
                 return
         try:
-            yield self.budget.take(name, None, _read_file(path))
+            expected = status.st_size if stat.S_ISREG(status.st_mode) else None
+            yield self.budget.take(name, None, _read_file(path, expected))
         except OSError as error:
             yield _problem(path, error, suspect=True)
 

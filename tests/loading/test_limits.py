@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from lint.loading import DEFAULT_LIMITS, LoadLimits, load, parse_size
+from lint.loading.files import _read_file
 from lint.loading.limits import DEPTH_CEILING, describe_size
 from lint.loading.parse import ParseFailure, parse_yaml
 from tests.loading.helpers import write
@@ -338,3 +339,21 @@ def test_a_billion_laughs_is_refused_quickly_and_fails_closed(tree: Path) -> Non
     (problem,) = load(["bomb.yaml"]).problems
     assert "more than 1,000,000 values" in problem.message
     assert suspect(problem) == ("NetworkPolicy", "team")
+
+
+@pytest.mark.parametrize(
+    ("content", "expected", "allowance", "read"),
+    [
+        (b"abc", 3, 10, b"abc"),  # as its status said
+        (b"abcdef", 3, 10, b"abcdef"),  # grew after its status was taken
+        (b"abcdef", 3, 4, b"abcde"),  # grew past the allowance: one byte over
+        (b"ab", 3, 10, b"ab"),  # shrank
+        (b"abcdef", None, 10, b"abcdef"),  # no status size (a pipe or device)
+    ],
+)
+def test_a_file_is_read_whole_whatever_its_status_said(
+    tmp_path: Path, content: bytes, expected: int | None, allowance: int, read: bytes
+) -> None:
+    path = tmp_path / "m.yaml"
+    path.write_bytes(content)
+    assert _read_file(path, expected)(allowance + 1) == read
