@@ -6,9 +6,11 @@ above it, 2 usage or declaration errors. 3 means egress-lint itself failed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import json
+import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -318,14 +320,44 @@ def rules(fmt: str) -> None:
         click.echo(f"{r.id:<{width}}  {r.level:<7}  {r.summary}")
 
 
-def entry() -> None:
-    """The console script: a failure of egress-lint itself is one line on
-    stderr and exit 3, never a traceback."""
+def run_cli() -> int:
+    """The command line as a call: its exit code, never an exception. A
+    failure of egress-lint itself is one line on stderr and exit 3, never a
+    traceback."""
     try:
-        main()
+        main()  # standalone mode: it always ends in SystemExit
+    except SystemExit as done:
+        return _status(done.code)
     except Exception as error:
         message = f"internal error: {type(error).__name__}: {error}. Please report it."
-        _fail(message, 3)
+        try:
+            _fail(message, 3)
+        except SystemExit:
+            return 3
+    return 0
+
+
+def _status(code: object) -> int:
+    """The exit status Python gives a SystemExit code."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    click.echo(str(code), err=True)
+    return 1
+
+
+def entry() -> NoReturn:
+    """The console script. It leaves without tearing the interpreter down:
+    freeing a large run's objects one by one took longer than writing its
+    report (about 60 ms on the 16 MB bench tree), and nothing is left to do
+    once the output is flushed."""
+    code = run_cli()
+    for stream in (sys.stdout, sys.stderr):
+        # A reader that went away, or a closed stream, has nothing to flush to.
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,13 +1,18 @@
-"""`egress-lint check` starts without importing what only other commands
-need: a pre-commit hook runs it on every commit."""
+"""How the process starts and ends: `egress-lint check` imports only what it
+needs (a pre-commit hook runs it on every commit), and the console script
+leaves with everything written and the command's exit code."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from lint import cli
 from lint.cli import main
 
 ONLY_ON_DEMAND = ("jinja2", "lint.generate", "lint.explain", "lint.report.sarif_report")
@@ -30,3 +35,45 @@ def test_lazy_commands_are_listed_and_run() -> None:
     assert CliRunner().invoke(main, ["generate", "--help"]).exit_code == 0
     assert CliRunner().invoke(main, ["explain", "--help"]).exit_code == 0
     assert CliRunner().invoke(main, ["nonesuch"]).exit_code == 2
+
+
+ENTRY = "import sys; from lint.cli import entry; sys.argv[0] = 'egress-lint'; entry()"
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["check", "fixtures/demo", "--format", "json"], 1),
+        (["check", "fixtures/demo", "--format", "json", "--fail-on", "never"], 0),
+        (["check", "--format", "nonesuch"], 2),
+    ],
+)
+def test_the_console_script_flushes_everything_before_it_leaves(args: list[str], code: int) -> None:
+    """`entry` ends the process without interpreter teardown; what it wrote
+    must all be there, and the exit code must be the command's."""
+    run = subprocess.run(
+        [sys.executable, "-c", ENTRY, *args], cwd=REPO, capture_output=True, check=False
+    )
+    assert run.returncode == code, run.stderr
+    if code < 2:
+        report = json.loads(run.stdout)
+        assert report["sandboxes"] and run.stdout.endswith(b"\n")
+    else:
+        assert b"nonesuch" in run.stderr
+
+
+def test_an_internal_failure_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> None:
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(cli, "main", broken)
+    messages: list[str] = []
+    monkeypatch.setattr(cli.click, "echo", lambda text, err=False: messages.append(text))
+    assert cli.run_cli() == 3
+    assert messages == ["egress-lint: internal error: KeyError: 'surprise'. Please report it."]
+
+
+@pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (2, 2), ("bye", 1)])
+def test_exit_codes_follow_python_s_rules(code: object, status: int) -> None:
+    assert cli._status(code) == status

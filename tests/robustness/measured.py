@@ -15,18 +15,14 @@ import sys
 import time
 from pathlib import Path
 
-from lint.cli import entry
+from lint.cli import run_cli
 
 
 def main() -> None:
     result_file = Path(sys.argv[1])
     sys.argv = ["egress-lint", *sys.argv[2:]]
     started = time.perf_counter()
-    code: object = 0
-    try:
-        entry()
-    except SystemExit as exit_:
-        code = exit_.code
+    code = run_cli()
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     result_file.write_text(json.dumps({"exit": code, "seconds": seconds, "max_rss_kib": peak}))
