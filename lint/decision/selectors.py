@@ -61,18 +61,24 @@ def match_selector(selector: JSON | Absent, labels: Mapping[str, str], *, cilium
     key order (quirk Q10), so an integer-like key is judged first and can
     decide ``no`` before a later key would have given ``unknown``.
     """
+    if selector is ABSENT:
+        return Tri.YES
     if not selector_readable(selector):
         return Tri.UNKNOWN
-    if selector is ABSENT or is_empty_for_matching(selector):
+    match_labels = selector.get("matchLabels")
+    expressions = selector.get("matchExpressions")
+    # Readable, so each is absent or of its type, and falsy exactly when
+    # empty: this is is_empty_for_matching (§6.4), without reading again.
+    if not match_labels and not expressions:
         return Tri.YES
     mapper: KeyMapper = map_cilium_key if cilium else _identity_key
-    for key, wanted in js_items(selector.get("matchLabels") or {}):
+    for key, wanted in js_items(match_labels or {}):
         mapped = mapper(key)
         if mapped is None:
             return Tri.UNKNOWN
         if labels.get(mapped) != wanted:
             return Tri.NO
-    for expression in selector.get("matchExpressions") or []:
+    for expression in expressions or []:
         outcome = _match_expression(expression, labels, mapper)
         if outcome is not Tri.YES:
             return outcome
