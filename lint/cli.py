@@ -22,6 +22,7 @@ import click
 from lint import __version__
 from lint.checks.runner import CheckOptions, run_check
 from lint.declarations import DeclarationError
+from lint.forked import MAX_PROCESSES, available_processes
 from lint.loading import DEFAULT_LIMITS, LoadLimits, parse_size
 from lint.report.json_report import render_json
 from lint.report.model import Report
@@ -206,6 +207,12 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
     type=int,
     help="Most values a document may hold once aliases are expanded (default 1000000).",
 )
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Processes to load and judge on (default: one per CPU, at most "
+    f"{MAX_PROCESSES}; large inputs only). 1 stays in one process.",
+)
 def check(
     paths: tuple[str, ...],
     config: Path | None,
@@ -225,6 +232,7 @@ def check(
     max_document_size: str | None,
     max_depth: int | None,
     max_alias_expansion: int | None,
+    jobs: int | None,
 ) -> None:
     """Check rendered manifests against the declared egress intent."""
     paths = paths or (".",)
@@ -235,7 +243,12 @@ def check(
     )
     stdin = _read_stdin(limits.max_file_size) if "-" in paths else None
     options = CheckOptions(
-        paths, config, namespace, "always" if read_cilium == "always" else "auto", limits
+        paths,
+        config,
+        namespace,
+        "always" if read_cilium == "always" else "auto",
+        limits,
+        jobs or available_processes(),
     )
     out = OutputOptions(
         fmt,

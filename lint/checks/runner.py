@@ -6,6 +6,7 @@ This function is callable without click; the CLI only gathers options.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from lint.checks.candidates import location_of
 from lint.checks.context import CheckContext, ReadCilium
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
+from lint.checks.parallel import check_plans
 from lint.checks.prerequisites import (
     DeclaredSandbox,
     admission_fences,
@@ -52,6 +54,8 @@ class CheckOptions:
     namespace: str | None = None
     read_cilium: ReadCilium = "auto"
     limits: LoadLimits = DEFAULT_LIMITS
+    jobs: int = 1
+    """Processes to load and judge on (``lint.forked``); 1 stays in this one."""
 
 
 @dataclass(frozen=True)
@@ -111,8 +115,10 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> Report:
     ctx = CheckContext(inventory, loaded.problems, options.read_cilium)
     sandboxes: list[SandboxReport] = []
     findings = _load_findings(loaded.problems)
-    for plan in plans:
-        reports, plan_findings = _check_plan(ctx, plan)
+    checked = check_plans(
+        plans, lambda plan: plan.namespace, functools.partial(_check_plan, ctx), options.jobs
+    )
+    for reports, plan_findings in checked:
         sandboxes.extend(reports)
         findings.extend(plan_findings)
     findings.extend(_prerequisites(inventory, plans))

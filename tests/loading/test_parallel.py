@@ -1,0 +1,143 @@
+"""Loading on several processes gives what one process gives, in the same
+order, and a child that fails costs nothing but time."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from lint.forked import MAX_PROCESSES, available_processes
+from lint.inventory import RELEVANT_KINDS
+from lint.loading import parallel
+from lint.loading.files import SourceFile, read_inputs
+from lint.loading.limits import DEFAULT_LIMITS
+from lint.loading.lists import Harvest
+from lint.loading.loader import load_file
+from lint.loading.parallel import load_files, shares_of
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / ".." / "shared" / "corpus"
+FIXTURES = REPO / "fixtures"
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux only")
+
+
+def _files(root: Path) -> list[SourceFile]:
+    return [i for i in read_inputs([str(root)], None, DEFAULT_LIMITS) if isinstance(i, SourceFile)]
+
+
+def _load_one(source: SourceFile) -> Harvest:
+    return load_file(source, RELEVANT_KINDS, DEFAULT_LIMITS)
+
+
+def _same(left: list[Harvest], right: list[Harvest]) -> None:
+    assert len(left) == len(right)
+    for one, other in zip(left, right, strict=True):
+        assert one.documents == other.documents
+        assert [(d.text, d.text_line) for d in one.documents] == [
+            (d.text, d.text_line) for d in other.documents
+        ]
+        assert one.problems == other.problems
+        assert one.skipped == other.skipped
+
+
+@pytest.fixture
+def small_shares(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Share out even small inputs, so that small trees exercise the forks."""
+    monkeypatch.setattr(parallel, "MIN_SHARE_BYTES", 1)
+
+
+def _sources(sizes: list[int]) -> list[SourceFile]:
+    return [SourceFile(f"f{i}", b"x" * size) for i, size in enumerate(sizes)]
+
+
+@pytest.mark.parametrize(
+    ("sizes", "jobs", "expected"),
+    [
+        ([10] * 8, 2, [4, 4]),
+        ([10] * 8, 3, [3, 3, 2]),
+        ([10] * 3, 8, [1, 1, 1]),
+        ([100, 1, 1, 1], 2, [1, 3]),
+        ([5], 4, [1]),
+        ([], 2, []),
+    ],
+)
+def test_shares_are_contiguous_and_about_equal(
+    small_shares: None, sizes: list[int], jobs: int, expected: list[int]
+) -> None:
+    sources = _sources(sizes)
+    shares = shares_of(sources, jobs)
+    assert [len(share) for share in shares] == expected
+    assert [s for share in shares for s in share] == sources
+
+
+def test_small_inputs_stay_in_one_process() -> None:
+    sources = _sources([parallel.MIN_SHARE_BYTES // 4] * 4)
+    assert len(shares_of(sources, 8)) == 1
+    assert len(shares_of(_sources([parallel.MIN_SHARE_BYTES] * 4), 2)) == 2
+
+
+TREES = [FIXTURES, *([CORPUS] if CORPUS.is_dir() else [])]
+
+
+@pytest.mark.parametrize("root", TREES, ids=lambda p: p.name)
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_shared_loading_equals_one_process(small_shares: None, root: Path, jobs: int) -> None:
+    files = _files(root)
+    _same(load_files(files, _load_one, jobs), [_load_one(f) for f in files])
+
+
+def test_a_failing_child_s_share_is_loaded_here(small_shares: None) -> None:
+    parent = os.getpid()
+
+    def load_one(source: SourceFile) -> Harvest:
+        if os.getpid() != parent:
+            raise RuntimeError("a child that breaks")
+        return _load_one(source)
+
+    files = _files(FIXTURES)
+    _same(load_files(files, load_one, 2), [_load_one(f) for f in files])
+
+
+def test_an_unreadable_answer_is_loaded_here(
+    small_shares: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel.marshal, "dumps", lambda value: b"\x00garbage")
+    files = _files(FIXTURES)
+    _same(load_files(files, _load_one, 2), [_load_one(f) for f in files])
+
+
+def test_values_cross_the_pipe_intact(small_shares: None) -> None:
+    shared = {"k": ["v"]}
+    odd = {
+        "floats": [math.inf, -math.inf, 1e308, -0.0],
+        "ints": [2**63, -(2**64), 0],
+        "text": ["\ud800 lone surrogate", "é😀", ""],
+        "shared": [shared, shared],
+        "scalars": [True, False, None],
+    }
+
+    def load_one(source: SourceFile) -> Harvest:
+        harvest = _load_one(source)
+        harvest.skipped["Odd"] = 1
+        harvest.documents = [
+            d.__class__(d.file, d.line, d.end_line, d.index, odd) for d in harvest.documents
+        ]
+        return harvest
+
+    files = _files(FIXTURES / "demo")
+    shared_run = load_files(files, load_one, 2)
+    assert [d.value for h in shared_run for d in h.documents] == [
+        d.value for f in files for d in load_one(f).documents
+    ]
+    value = shared_run[-1].documents[0].value
+    assert value["shared"][0] is value["shared"][1]
+    assert math.copysign(1.0, value["floats"][3]) == -1.0
+
+
+def test_available_jobs_is_at_least_one() -> None:
+    assert 1 <= available_processes() <= MAX_PROCESSES
