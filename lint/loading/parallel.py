@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import marshal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from lint.forked import Forked, can_fork
@@ -30,6 +30,23 @@ FileLoader = Callable[[SourceFile], Harvest]
 MIN_SHARE_BYTES: Final = 2_000_000
 """Below about this much input per process, starting a process and sending
 its documents back costs more than it saves."""
+
+
+def harvest_inputs(
+    inputs: Iterable[SourceFile | LoadProblem], load_one: FileLoader, jobs: int
+) -> Iterator[tuple[SourceFile, Harvest] | tuple[LoadProblem, None]]:
+    """Each input in order, a file with its harvest. With one job the
+    inputs are read and loaded one at a time; with more, all are read
+    first (the input limits bound how much that is) and then shared out."""
+    if jobs <= 1:
+        for item in inputs:
+            yield (item, load_one(item)) if isinstance(item, SourceFile) else (item, None)
+        return
+    listed = list(inputs)
+    files = [item for item in listed if isinstance(item, SourceFile)]
+    harvests = iter(load_files(files, load_one, jobs))
+    for item in listed:
+        yield (item, next(harvests)) if isinstance(item, SourceFile) else (item, None)
 
 
 def load_files(files: Sequence[SourceFile], load_one: FileLoader, jobs: int) -> list[Harvest]:

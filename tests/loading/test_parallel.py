@@ -13,11 +13,12 @@ import pytest
 from lint.forked import MAX_PROCESSES, available_processes
 from lint.inventory import RELEVANT_KINDS
 from lint.loading import parallel
+from lint.loading.documents import LoadProblem
 from lint.loading.files import SourceFile, read_inputs
 from lint.loading.limits import DEFAULT_LIMITS
 from lint.loading.lists import Harvest
 from lint.loading.loader import load_file
-from lint.loading.parallel import load_files, shares_of
+from lint.loading.parallel import harvest_inputs, load_files, shares_of
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / ".." / "shared" / "corpus"
@@ -141,3 +142,14 @@ def test_values_cross_the_pipe_intact(small_shares: None) -> None:
 
 def test_available_jobs_is_at_least_one() -> None:
     assert 1 <= available_processes() <= MAX_PROCESSES
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_inputs_keep_their_order_with_problems_in_place(small_shares: None, jobs: int) -> None:
+    problem = LoadProblem("missing.yaml", 1, "no such file")
+    files = _files(FIXTURES / "demo")
+    inputs = [files[0], problem, *files[1:], problem]
+    pairs = list(harvest_inputs(iter(inputs), _load_one, jobs))
+    assert [item for item, _ in pairs] == inputs
+    assert [found is None for _, found in pairs] == [i is problem for i in inputs]
+    _same([found for _, found in pairs if found is not None], [_load_one(f) for f in files])
