@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from lint.loading.scalars import mapping_key, resolve_plain
+from lint.loading.scalars import RESOLVING_STARTS, mapping_key, resolve_plain
 
 PLAIN_TAG: Final = "!plain"
 """Tag the composer gives untagged plain scalars; resolved here."""
@@ -29,10 +29,8 @@ _FLOAT_TAG: Final = "tag:yaml.org,2002:float"
 _BOOL_TAG: Final = "tag:yaml.org,2002:bool"
 _NULL_TAG: Final = "tag:yaml.org,2002:null"
 
-# First characters of the plain scalars that resolve to something other than
-# themselves (see scalars.resolve_plain); '<' covers the merge key.
-_RESOLVING_STARTS: Final = frozenset("yYnNtTfFoO~.+-0123456789")
-_RESOLVING_KEY_STARTS: Final = _RESOLVING_STARTS | {"<"}
+# Plain keys that may resolve to something else, and '<' for the merge key.
+_RESOLVING_KEY_STARTS: Final = RESOLVING_STARTS | {"<"}
 # Node properties ahead of a scalar whose tag is the non-specific `!`.
 _NON_SPECIFIC_TAG: Final = re.compile(r"(?:&[^ \t\r\n]+[ \t\r\n]+)?!(?=[ \t\r\n])")
 
@@ -129,7 +127,7 @@ class Builder:
                 explicit.add(key)
             if inline and value_node.tag is PLAIN_TAG and type(value_node) is ScalarNode:
                 text = value_node.value
-                resolves = not text or text[0] in _RESOLVING_STARTS
+                resolves = not text or text[0] in RESOLVING_STARTS
                 result[key] = resolve_plain(text) if resolves else text
             else:
                 result[key] = build(value_node)

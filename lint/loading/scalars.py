@@ -31,6 +31,9 @@ _WORDS: Final[dict[str, Any]] = {
 # First characters for which go-yaml looks a plain scalar up in its table only.
 _WORD_STARTS: Final = frozenset("yYnNtTfFoO~")
 _NUMBER_STARTS: Final = frozenset("+-0123456789")
+RESOLVING_STARTS: Final = _WORD_STARTS | _NUMBER_STARTS | {"."}
+"""First characters of the non-empty plain scalars that may resolve to
+something other than their own text; any other one is a string."""
 
 # strconv.ParseInt(s, 0, 64) syntax: sign, then a base prefix or a bare 0 for octal.
 _GO_INT: Final = re.compile(
