@@ -2,8 +2,9 @@
 
 The work per file is: decode, cut into documents (``split``), skip the ones
 whose text proves them irrelevant (``sniff``), parse the rest one by one
-(``parse``), and open list wrappers (``lists``). One broken document never
-costs the rest of its file.
+(with yaml_rs when ``fast_parse`` can vouch for the value, else ``parse``),
+and open list wrappers (``lists``). One broken document never costs the rest
+of its file.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from yaml.nodes import Node
 
 from lint.loading.decode import DecodeFailure, decode, decode_leniently
 from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
+from lint.loading.fast_parse import fast_value
 from lint.loading.files import SourceFile, read_inputs
 from lint.loading.kinds import RELEVANT_KINDS, is_list_kind
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
@@ -159,11 +161,26 @@ def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> b
 
 
 def _load_chunk(stream: _Stream, chunk: Chunk, reading: _Reading) -> None:
-    into = reading.into
     piece = stream.text[chunk.start : chunk.end]
     if len(piece) > reading.limits.max_document_size:
-        into.problems.append(_oversized(stream, chunk, piece, reading.limits))
+        reading.into.problems.append(_oversized(stream, chunk, piece, reading.limits))
         return
+    value = fast_value(piece, reading.limits.max_depth)
+    if value is None:
+        _parse_chunk(stream, chunk, piece, reading)
+        return
+    # yaml_rs vouched for the value (``fast_parse``): the document has no
+    # problem, and its root starts on its first content line. The node
+    # tree is only composed for a list wrapper, whose items need lines.
+    assert chunk.content is not None  # a document with a value has content
+    document = _document(stream, chunk, piece, chunk.line_at(stream.layout, chunk.content), value)
+    harvest(document, reading.relevant, lambda: _quiet_compose(piece), reading.into)
+
+
+def _parse_chunk(stream: _Stream, chunk: Chunk, piece: str, reading: _Reading) -> None:
+    """The slow path: libyaml and our builder, with errors, repeated keys
+    and the node tree."""
+    into = reading.into
     try:
         parsed = parse_yaml(piece, limits=reading.limits)
     except ParseFailure as failure:
@@ -178,17 +195,21 @@ def _load_chunk(stream: _Stream, chunk: Chunk, reading: _Reading) -> None:
         )
         for line, key in parsed.duplicates
     ]
-    document = LoadedDocument(
+    document = _document(stream, chunk, piece, chunk.line + parsed.line, parsed.value)
+    harvest(document, reading.relevant, lambda: parsed.root, into)
+
+
+def _document(stream: _Stream, chunk: Chunk, piece: str, line: int, value: Any) -> LoadedDocument:
+    return LoadedDocument(
         file=stream.name,
-        line=chunk.line + parsed.line,
+        line=line,
         end_line=chunk.last_content_line(stream.layout),
         index=chunk.index,
-        value=parsed.value,
+        value=value,
         source=chunk.source(stream.layout),
         text=piece,
         text_line=chunk.line,
     )
-    harvest(document, reading.relevant, lambda: parsed.root, into)
 
 
 def _oversized(stream: _Stream, chunk: Chunk, piece: str, limits: LoadLimits) -> LoadProblem:

@@ -1,0 +1,263 @@
+"""A document yaml_rs can read for us, or None.
+
+yaml_rs (Rust) builds a document's value about four times faster than
+libyaml's composer and our ``construct.Builder`` together. But it reads YAML
+1.2, not the go-yaml v2 dialect Kubernetes reads, and it reports no lines
+and no repeated keys. So it may only vouch for a document whose value is
+provably the one the slow path (``parse.parse_yaml``) builds: ``fast_value``
+returns that value, or None whenever it cannot prove it, and the caller then
+runs the slow path, which stays the only source of errors, warnings, lines
+and node trees.
+
+Why a vouched value is exact:
+
+- Structure. Both parsers build the same tree of mappings and sequences from
+  text that has none of what the gates in ``_plain_text`` exclude: node
+  properties (anchors, aliases, tags), merge keys, directives, tabs,
+  control characters, lone CRs, non-ASCII text.
+- Quoted and block scalars are strings in both, folded and chomped alike,
+  escapes included (every escape was compared). Two exceptions: a block
+  scalar running to the end of a text without a final line break, and an
+  empty one at the end of a document, where yaml_rs adds a line break
+  libyaml does not; a gate and a walk rule exclude them.
+- A plain scalar yaml_rs leaves as a string ``s``: ``s`` is the folded text,
+  which is what go-yaml resolves, so Kubernetes reads ``resolve_plain(s)``
+  and the walk accepts only ``s`` itself. That catches ``yes``, ``on``, ``y``
+  and every other YAML 1.1 form YAML 1.2 leaves alone. A string yaml_rs
+  would have resolved had it been plain (``"53"``) was quoted: accepted.
+- A plain scalar yaml_rs resolves to a bool, null, int or float agrees with
+  ``resolve_plain``, token by token (see the tests), except for tokens
+  starting with ``_`` or with a dot and a digit or ``_`` (yaml_rs drops
+  underscores there), leading zeros (go-yaml: octal, or a float), ints past
+  int64 (go-yaml: a float or the text), infinities and NaN (``1e400``,
+  ``.nAn``: text for go-yaml). Gates exclude the tokens, the walk the
+  values. Both read decimal floats correctly rounded.
+- Keys must be strings that are their own member names, so two keys equal
+  for Kubernetes are equal for yaml_rs, which refuses a repeated key: such a
+  document goes to the slow path, which reports it.
+
+yaml_rs must never accept what libyaml refuses either, or a broken document
+would be evaluated instead of reported. The mutation tests found these, all
+excluded: control characters; in flow collections, a ':' right before a
+flow indicator (``{a:}``), a key spanning lines (a ':' opening a line, a key
+holding a space or a line break, an escaped line break), and plain scalars
+starting with ``|``, ``>``, ``?`` or ``:``.
+
+Finally, yaml_rs recurses per level of block nesting and crashes the whole
+process near ten thousand levels; a text whose lines could nest that deep
+is never handed to it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+try:
+    import yaml_rs
+except ImportError:  # pragma: no cover - optional: the slow path reads everything
+    yaml_rs = None  # type: ignore[assignment]
+
+from lint.loading.scalars import RESOLVING_STARTS, resolve_plain
+
+FastValue = dict[str, Any] | list[Any]
+
+
+def _byte_classes() -> bytes:
+    """A table folding each byte onto a class: NUL for the control
+    characters (libyaml refuses them, yaml_rs does not; tabs, which the two
+    place differently, included), a blank for the space and the block
+    indicators ``-?:``, the newline, and ``x`` for the rest. One pass finds
+    refused bytes, and a substring search then finds a long run of
+    indentation and indicators opening a line."""
+    table = bytearray(256)
+    for byte in range(0x20, 0x7F):
+        table[byte] = ord("x")
+    for byte in b" -?:":
+        table[byte] = ord(" ")
+    table[ord("\n")] = ord("\n")
+    table[ord("\r")] = ord("x")  # only as part of CRLF, checked apart
+    return bytes(table)
+
+
+_BYTE_CLASSES: Final = _byte_classes()
+_SHALLOW_COLUMNS: Final = 100
+"""Longest run of spaces and ``-?:`` indicators opening a line. Block
+nesting needs a new column at least every second level, so this bounds it
+by about 200 levels (flow nesting is bounded by yaml_rs itself, at 256)."""
+_DEEP_LINE: Final = b"\n" + b" " * _SHALLOW_COLUMNS
+
+
+def _token_start(matched: int) -> str:
+    """Lookbehinds true when the ``matched`` characters just read start a
+    token: at the start of the text or of a line, after a blank, after a
+    flow indicator, or after the ':' that follows a quoted key (``"a":1``)."""
+    read = "." * matched
+    return rf"(?<![^ \n\[{{,:]{read})(?<![^\"']:{read})"
+
+
+def _signed_start(matched: int) -> str:
+    """The same, allowing a sign before the characters read."""
+    return rf"(?:{_token_start(matched)}|(?<=[+-]{'.' * matched}){_token_start(matched + 1)})"
+
+
+# The rest of a token yaml_rs may read as a number, up to where the token
+# surely ends (conservatively: ':' and '#' end it too).
+_NUMERIC_REST: Final = r"[0-9_.eE+\-]*(?![^ \n\r,\]}:#])"
+# Each pattern begins with the rare character itself and only then looks
+# behind, so that the regex engine's prefix search does the scanning; one
+# search per first character is several times faster than one for both.
+_PROPERTY: Final = re.compile(rf"[&*!]{_token_start(1)}")
+"""An anchor, alias or tag (a quoted "*" does not count)."""
+_UNDERSCORE: Final = re.compile(rf"_{_signed_start(1)}")
+"""A token starting with ``_``, after an optional sign."""
+_LEADING_ZERO: Final = re.compile(rf"0[0-9_]{_signed_start(2)}{_NUMERIC_REST}")
+"""A number starting with 0 and a digit or ``_`` (octal for go-yaml)."""
+_DOTTED: Final = re.compile(rf"\.[0-9_]{_signed_start(2)}{_NUMERIC_REST}")
+"""A number starting with a dot and a digit or ``_`` (such as .5)."""
+_BLOCK_HEADER: Final = re.compile(r"[|>][0-9+\- ]*(?:#[^\n]*)?\r?(?:\n|\Z)")
+"""What may open a block scalar: '|' or '>' ending its line."""
+
+_FLOW_VALUE_CLOSED: Final = re.compile(r":[,\]}]")
+"""``{a:}``: libyaml refuses a ':' that a flow indicator follows."""
+_VALUE_OPENS_LINE: Final = re.compile(r"\n[ ]*:")
+"""A ':' opening a line: in a flow collection its key began on an earlier
+line, which libyaml refuses and yaml_rs accepts."""
+
+_INDICATOR_STARTS: Final = frozenset("|>?:")
+"""Strings yaml_rs may build from a plain scalar that libyaml refuses to
+start with these indicators: ``[|]``, ``{?a: 1}``, ``{::}`` in flow."""
+_CHECKED_STARTS: Final = RESOLVING_STARTS | _INDICATOR_STARTS | {"\n"}
+_CHECKED_KEY_STARTS: Final = _CHECKED_STARTS | {"<"}
+_TOKEN: Final = re.compile(r"[0-9A-Za-z+\-._~]+")
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+
+
+def fast_value(piece: str, max_depth: int) -> FastValue | None:
+    """The value of the one document in ``piece`` as ``parse_yaml`` would
+    build it, when yaml_rs can prove it; None otherwise (the slow path must
+    then read the text)."""
+    if yaml_rs is None or not _plain_text(piece):
+        return None
+    try:
+        value: Any = yaml_rs.loads(piece, parse_datetime=False)
+    except Exception:  # any refusal, whatever its type, leaves it to the slow path
+        return None
+    kind = type(value)
+    if kind is dict:
+        agrees = _mapping_agrees(value, max_depth)
+    elif kind is list:
+        agrees = _sequence_agrees(value, max_depth)
+    else:  # empty, null or scalar documents are rare: the slow path
+        return None
+    return value if agrees else None
+
+
+def _plain_text(piece: str) -> bool:
+    """Whether the text avoids everything the two parsers read differently,
+    and cannot nest deep enough to exhaust yaml_rs's stack. The cheap
+    one-character searches come first."""
+    if not piece.isascii():
+        return False
+    classes = piece.encode("ascii").translate(_BYTE_CLASSES)
+    if b"\0" in classes or _DEEP_LINE in classes or classes.startswith(_DEEP_LINE[1:]):
+        return False
+    if "\r" in piece and piece.count("\r") != piece.count("\r\n"):
+        return False  # a lone CR breaks a line for libyaml only
+    if ("<" in piece and "<<" in piece) or (
+        "%" in piece and (piece.startswith("%") or "\n%" in piece)
+    ):
+        return False  # merge keys, directives
+    if not piece.endswith("\n") and ("|" in piece or ">" in piece) and _BLOCK_HEADER.search(piece):
+        return False  # a block scalar may run to the end of the text
+    if ("&" in piece or "*" in piece or "!" in piece) and _PROPERTY.search(piece):
+        return False
+    if "_" in piece and _UNDERSCORE.search(piece):
+        return False
+    if "\\" in piece and ("\\\n" in piece or "\\\r\n" in piece):
+        return False  # an escaped line break could join a key over two lines
+    if _LEADING_ZERO.search(piece) or _DOTTED.search(piece):
+        return False
+    return _FLOW_VALUE_CLOSED.search(piece) is None and _VALUE_OPENS_LINE.search(piece) is None
+
+
+def _mapping_agrees(mapping: dict[Any, Any], room: int) -> bool:
+    """Whether every key and value reads the same for Kubernetes; ``room``
+    counts the collection levels still allowed, this one included."""
+    if room <= 0:
+        return False
+    room -= 1
+    for key, item in mapping.items():
+        if type(key) is not str:
+            return False
+        if key and key[0] in _CHECKED_KEY_STARTS and (key == "<<" or not _text_agrees(key)):
+            return False
+        if " " in key or "\n" in key:
+            return False  # in a flow mapping, such a key may span lines
+        kind = type(item)
+        if kind is str:
+            if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
+                return False
+        elif kind is dict:
+            if not _mapping_agrees(item, room):
+                return False
+        elif kind is list:
+            if not _sequence_agrees(item, room):
+                return False
+        elif not _scalar_agrees(item):
+            return False
+    return True
+
+
+def _sequence_agrees(sequence: list[Any], room: int) -> bool:
+    if room <= 0:
+        return False
+    room -= 1
+    for item in sequence:
+        kind = type(item)
+        if kind is str:
+            if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
+                return False
+        elif kind is dict:
+            if not _mapping_agrees(item, room):
+                return False
+        elif kind is list:
+            if not _sequence_agrees(item, room):
+                return False
+        elif not _scalar_agrees(item):
+            return False
+    return True
+
+
+def _text_agrees(text: str) -> bool:
+    """Whether Kubernetes reads a string yaml_rs built as that string: as a
+    plain scalar it resolves to itself, or yaml_rs would have resolved it
+    had it been plain (``"53"``, ``"true"``), so it was quoted or a block
+    scalar, which go-yaml never resolves either."""
+    if text[0] in _INDICATOR_STARTS:
+        return False
+    if text == "\n":
+        return False  # yaml_rs's reading of a block scalar with no content
+    if resolve_plain(text) == text:
+        return True
+    # Whatever go-yaml resolves is one plain token of these characters, so
+    # parsed alone it is read exactly as yaml_rs reads a plain scalar.
+    if _TOKEN.fullmatch(text) is None:
+        return False
+    try:
+        alone: Any = yaml_rs.loads(text, parse_datetime=False)
+    except Exception:  # not a value yaml_rs reads: no proof
+        return False
+    return type(alone) is not str
+
+
+def _scalar_agrees(value: Any) -> bool:
+    """A non-string scalar go-yaml reads the same: bools and nulls always,
+    ints within int64, finite floats."""
+    kind = type(value)
+    if kind is int:
+        return bool(_INT64_MIN <= value <= _INT64_MAX)
+    if kind is float:
+        return bool(value - value == 0.0)  # false for infinities and NaN
+    return kind is bool or value is None
