@@ -130,6 +130,12 @@ start with these indicators: ``[|]``, ``{?a: 1}``, ``{::}`` in flow."""
 _CHECKED_STARTS: Final = RESOLVING_STARTS | _INDICATOR_STARTS | {"\n"}
 _CHECKED_KEY_STARTS: Final = _CHECKED_STARTS | {"<"}
 _TOKEN: Final = re.compile(r"[0-9A-Za-z+\-._~]+")
+# The walk's verdicts on keys, and on the strings it must check: manifests
+# repeat the same few names (``name``, ``to``, ``TCP``) thousands of times,
+# and a lookup costs a tenth of a verdict.
+_KEY_VERDICTS: Final[dict[Any, bool]] = {}
+_TEXT_VERDICTS: Final[dict[str, bool]] = {}
+_MAX_VERDICTS: Final = 16_384
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 
@@ -188,13 +194,13 @@ def _mapping_agrees(mapping: dict[Any, Any], room: int) -> bool:
     if room <= 0:
         return False
     room -= 1
+    verdicts = _KEY_VERDICTS
     for key, item in mapping.items():
-        if type(key) is not str:
+        verdict = verdicts.get(key)
+        if verdict is None:
+            verdict = _remember(verdicts, key, _key_agrees(key))
+        if not verdict:
             return False
-        if key and key[0] in _CHECKED_KEY_STARTS and (key == "<<" or not _text_agrees(key)):
-            return False
-        if " " in key or "\n" in key:
-            return False  # in a flow mapping, such a key may span lines
         kind = type(item)
         if kind is str:
             if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
@@ -230,11 +236,28 @@ def _sequence_agrees(sequence: list[Any], room: int) -> bool:
     return True
 
 
+def _key_agrees(key: Any) -> bool:
+    """Whether Kubernetes names the member with the key yaml_rs built."""
+    if type(key) is not str:
+        return False
+    if key and key[0] in _CHECKED_KEY_STARTS and (key == "<<" or not _text_agrees(key)):
+        return False
+    return not (" " in key or "\n" in key)  # in a flow mapping, such a key may span lines
+
+
 def _text_agrees(text: str) -> bool:
-    """Whether Kubernetes reads a string yaml_rs built as that string: as a
-    plain scalar it resolves to itself, or yaml_rs would have resolved it
-    had it been plain (``"53"``, ``"true"``), so it was quoted or a block
-    scalar, which go-yaml never resolves either."""
+    """Whether Kubernetes reads a string yaml_rs built, one that starts with
+    a character of ``_CHECKED_STARTS``, as that string."""
+    verdict = _TEXT_VERDICTS.get(text)
+    if verdict is None:
+        verdict = _remember(_TEXT_VERDICTS, text, _judge_text(text))
+    return verdict
+
+
+def _judge_text(text: str) -> bool:
+    """As a plain scalar the text resolves to itself, or yaml_rs would have
+    resolved it had it been plain (``"53"``, ``"true"``), so it was quoted
+    or a block scalar, which go-yaml never resolves either."""
     if text[0] in _INDICATOR_STARTS:
         return False
     if text == "\n":
@@ -250,6 +273,13 @@ def _text_agrees(text: str) -> bool:
     except Exception:  # not a value yaml_rs reads: no proof
         return False
     return type(alone) is not str
+
+
+def _remember(verdicts: dict[Any, bool], subject: Any, verdict: bool) -> bool:
+    if len(verdicts) >= _MAX_VERDICTS:
+        verdicts.clear()  # the set of repeated names changes between trees
+    verdicts[subject] = verdict
+    return verdict
 
 
 def _scalar_agrees(value: Any) -> bool:
