@@ -108,7 +108,11 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> Report:
     declarations = read_declarations(options)
     default_namespace = options.namespace or declarations.default_namespace or "default"
     loaded = load(
-        list(options.paths), stdin=stdin, relevant_kinds=RELEVANT_KINDS, limits=options.limits
+        list(options.paths),
+        stdin=stdin,
+        relevant_kinds=RELEVANT_KINDS,
+        limits=options.limits,
+        jobs=options.jobs,
     )
     inventory = build_inventory(loaded.documents, default_namespace)
     plans = _plans(declarations, inventory)

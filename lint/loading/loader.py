@@ -9,6 +9,7 @@ of its file.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from lint.loading.files import SourceFile, read_inputs
 from lint.loading.kinds import RELEVANT_KINDS, is_list_kind
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 from lint.loading.lists import Harvest, harvest
+from lint.loading.parallel import harvest_inputs
 from lint.loading.parse import ParseFailure, collector_paused, compose, parse_json, parse_yaml
 from lint.loading.sniff import (
     UNUSUAL_BREAKS,
@@ -47,26 +49,30 @@ def load(
     stdin: bytes | None = None,
     relevant_kinds: frozenset[str] = RELEVANT_KINDS,
     limits: LoadLimits = DEFAULT_LIMITS,
+    jobs: int = 1,
 ) -> LoadResult:
     """Read every manifest under ``paths`` (DESIGN §2.1).
 
     A path is a directory (walked recursively), a file, or ``-`` for
     ``stdin`` (read from the process when not given). Documents come in file
     order, then by position in the file. Input past ``limits`` is not read
-    and becomes a problem (``docs/limits.md``).
+    and becomes a problem (``docs/limits.md``). With ``jobs`` above 1, a
+    large input is loaded on that many processes, with the same result
+    (``parallel``).
     """
     documents: list[LoadedDocument] = []
     problems: list[LoadProblem] = []
     skipped: Counter[str] = Counter()
     files = size = 0
+    load_one = functools.partial(load_file, relevant=relevant_kinds, limits=limits)
     with collector_paused():
-        for item in read_inputs(paths, stdin, limits):
-            if isinstance(item, LoadProblem):
-                problems.append(item)
+        for entry in harvest_inputs(read_inputs(paths, stdin, limits), load_one, jobs):
+            if isinstance(entry, LoadProblem):
+                problems.append(entry)
                 continue
+            item, found = entry
             files += 1
             size += len(item.data)
-            found = load_file(item, relevant_kinds, limits)
             documents += found.documents
             problems += found.problems
             skipped.update(found.skipped)

@@ -34,19 +34,20 @@ its documents back costs more than it saves."""
 
 def harvest_inputs(
     inputs: Iterable[SourceFile | LoadProblem], load_one: FileLoader, jobs: int
-) -> Iterator[tuple[SourceFile, Harvest] | tuple[LoadProblem, None]]:
-    """Each input in order, a file with its harvest. With one job the
-    inputs are read and loaded one at a time; with more, all are read
-    first (the input limits bound how much that is) and then shared out."""
+) -> Iterator[LoadProblem | tuple[SourceFile, Harvest]]:
+    """Each input in order: a problem as it is, a file with its harvest.
+    With one job the inputs are read and loaded one at a time; with more,
+    all are read first (the input limits bound how much that is) and then
+    shared out."""
     if jobs <= 1:
         for item in inputs:
-            yield (item, load_one(item)) if isinstance(item, SourceFile) else (item, None)
+            yield item if isinstance(item, LoadProblem) else (item, load_one(item))
         return
     listed = list(inputs)
     files = [item for item in listed if isinstance(item, SourceFile)]
     harvests = iter(load_files(files, load_one, jobs))
     for item in listed:
-        yield (item, next(harvests)) if isinstance(item, SourceFile) else (item, None)
+        yield item if isinstance(item, LoadProblem) else (item, next(harvests))
 
 
 def load_files(files: Sequence[SourceFile], load_one: FileLoader, jobs: int) -> list[Harvest]:

@@ -12,7 +12,7 @@ import pytest
 
 from lint.forked import MAX_PROCESSES, available_processes
 from lint.inventory import RELEVANT_KINDS
-from lint.loading import parallel
+from lint.loading import load, parallel
 from lint.loading.documents import LoadProblem
 from lint.loading.files import SourceFile, read_inputs
 from lint.loading.limits import DEFAULT_LIMITS
@@ -149,7 +149,14 @@ def test_inputs_keep_their_order_with_problems_in_place(small_shares: None, jobs
     problem = LoadProblem("missing.yaml", 1, "no such file")
     files = _files(FIXTURES / "demo")
     inputs = [files[0], problem, *files[1:], problem]
-    pairs = list(harvest_inputs(iter(inputs), _load_one, jobs))
-    assert [item for item, _ in pairs] == inputs
-    assert [found is None for _, found in pairs] == [i is problem for i in inputs]
-    _same([found for _, found in pairs if found is not None], [_load_one(f) for f in files])
+    entries = list(harvest_inputs(iter(inputs), _load_one, jobs))
+    assert [e if isinstance(e, LoadProblem) else e[0] for e in entries] == inputs
+    harvests = [e[1] for e in entries if not isinstance(e, LoadProblem)]
+    _same(harvests, [_load_one(f) for f in files])
+
+
+@pytest.mark.parametrize("root", TREES, ids=lambda p: p.name)
+def test_load_on_several_processes_equals_one(small_shares: None, root: Path) -> None:
+    one, shared = load([str(root)], jobs=1), load([str(root)], jobs=2)
+    assert shared == one
+    assert [d.text for d in shared.documents] == [d.text for d in one.documents]
