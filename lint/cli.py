@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import importlib
 import json
 import os
@@ -20,10 +21,11 @@ from typing import Final, NoReturn
 import click
 
 from lint import __version__
-from lint.checks.runner import CheckOptions, run_check
+from lint.checks.runner import CheckOptions, check_run
 from lint.declarations import DeclarationError
 from lint.forked import MAX_PROCESSES, available_processes
 from lint.loading import DEFAULT_LIMITS, LoadLimits, parse_size
+from lint.loading.parse import collector_paused
 from lint.report.json_report import render_json
 from lint.report.model import Report
 from lint.report.text_report import escape, render_text
@@ -35,6 +37,10 @@ from lint.suppression import (
     read_baseline,
     render_baseline,
 )
+
+_LAST_RUN: list[object] = []
+"""The last check's run, held until the next one or until the process
+leaves: the console script ends with ``os._exit`` and never frees it."""
 
 FAIL_ON = ("error", "warning", "note", "never")
 
@@ -116,9 +122,18 @@ def _suppress(report: Report, baseline: Path | None) -> Report:
 
 
 def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
-    """Run the check, write the report, return the exit code."""
+    """Run the check, write the report, return the exit code. The cyclic
+    collector stays paused until the report is written: resumed earlier, it
+    would scan every object the run built, for no cycle (about 50 ms on the
+    16 MB bench tree)."""
+    with collector_paused():
+        return _execute(options, out, stdin)
+
+
+def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
     try:
-        report = _suppress(run_check(options, stdin=stdin), out.baseline)
+        run = check_run(options, stdin=stdin)
+        report = _suppress(run.report, out.baseline)
     except DeclarationError as error:
         _fail(error.report(), 2)
     except BaselineError as error:
@@ -134,6 +149,7 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
         shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
         sys.stdout.flush()
     _emit(text, out.output, to_stderr=out.passthrough)
+    _LAST_RUN[:] = [run]
     return exit_code(report, out.fail_on)
 
 
@@ -364,7 +380,10 @@ def entry() -> NoReturn:
     """The console script. It leaves without tearing the interpreter down:
     freeing a large run's objects one by one took longer than writing its
     report (about 60 ms on the 16 MB bench tree), and nothing is left to do
-    once the output is flushed."""
+    once the output is flushed. The cyclic collector stays off throughout:
+    a run builds millions of objects and no cycles, and a collection after
+    the report would scan them all for nothing."""
+    gc.disable()
     code = run_cli()
     for stream in (sys.stdout, sys.stderr):
         # A reader that went away, or a closed stream, has nothing to flush to.

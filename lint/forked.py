@@ -18,6 +18,10 @@ from collections.abc import Callable
 from typing import Final
 
 MAX_PROCESSES: Final = 8
+PARENT_WEIGHT: Final = 1.2
+"""How much more work the parent takes than each child. A child must also
+encode its answer, and the parent decodes every answer after its own
+share; with equal shares the parent waited about a sixth of its share."""
 
 
 def can_fork() -> bool:
@@ -33,6 +37,12 @@ def available_processes() -> int:
     except OSError:  # pragma: no cover - a kernel without affinity masks
         cpus = os.cpu_count() or 1
     return max(1, min(cpus, MAX_PROCESSES))
+
+
+def share_weights(count: int) -> list[float]:
+    """The relative amount of work for each of ``count`` processes, the
+    parent's first."""
+    return [PARENT_WEIGHT, *[1.0] * (count - 1)][:count]
 
 
 class Forked:

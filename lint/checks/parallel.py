@@ -16,7 +16,7 @@ import marshal
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
-from lint.forked import Forked, can_fork
+from lint.forked import Forked, can_fork, share_weights
 from lint.report.marshalled import Decoder, Encoder
 from lint.report.model import Finding, SandboxReport
 
@@ -54,14 +54,19 @@ def check_plans(
 
 def shares_of(namespaces: Sequence[str], jobs: int) -> list[list[int]]:
     """Plan indices by process: whole namespaces, largest first onto the
-    lightest share, each share in plan order. Empty shares are dropped."""
+    share it loads least for its weight (``share_weights``), each share in
+    plan order. Empty shares are dropped."""
     by_namespace: dict[str, list[int]] = {}
     for index, namespace in enumerate(namespaces):
         by_namespace.setdefault(namespace, []).append(index)
     count = max(1, min(jobs, len(namespaces) // MIN_SHARE_PLANS, len(by_namespace)))
+    weights = share_weights(count)
     shares: list[list[int]] = [[] for _ in range(count)]
     for indices in sorted(by_namespace.values(), key=lambda group: (-len(group), group[0])):
-        lightest = min(range(count), key=lambda number: (len(shares[number]), number))
+        lightest = min(
+            range(count),
+            key=lambda number: ((len(shares[number]) + len(indices)) / weights[number], number),
+        )
         shares[lightest] += indices
     return [sorted(share) for share in shares if share]
 

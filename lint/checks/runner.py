@@ -100,11 +100,27 @@ def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
     """Run every check. The cyclic garbage collector is paused meanwhile: a
     run builds hundreds of thousands of small objects and no cycles, and
     each collection would rescan all of them."""
+    return check_run(options, stdin=stdin).report
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """A finished run: its report, and what the report was built from.
+    Holding it keeps the documents and judgements alive: a caller about to
+    leave the process can skip freeing them one by one (the console script
+    does; on the 16 MB bench tree that takes about 40 ms)."""
+
+    report: Report
+    working: tuple[object, ...]
+
+
+def check_run(options: CheckOptions, *, stdin: bytes | None = None) -> CheckRun:
+    """``run_check``, with the run's working objects."""
     with collector_paused():
         return _run_check(options, stdin)
 
 
-def _run_check(options: CheckOptions, stdin: bytes | None) -> Report:
+def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     declarations = read_declarations(options)
     default_namespace = options.namespace or declarations.default_namespace or "default"
     loaded = load(
@@ -126,7 +142,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> Report:
         sandboxes.extend(reports)
         findings.extend(plan_findings)
     findings.extend(_prerequisites(inventory, plans))
-    return Report(
+    report = Report(
         defaults_applied=declarations.defaults_applied,
         sandboxes=tuple(sorted(sandboxes, key=_sandbox_key)),
         findings=tuple(sorted(set(findings), key=finding_key)),
@@ -135,6 +151,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> Report:
         skipped=dict(sorted(loaded.skipped.items())),
         files=loaded.files,
     )
+    return CheckRun(report, (loaded, inventory, ctx, plans, checked))
 
 
 def _plans(declarations: Declarations, inventory: Inventory) -> list[Plan]:

@@ -20,7 +20,7 @@ import marshal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
-from lint.forked import Forked, can_fork
+from lint.forked import Forked, can_fork, share_weights
 from lint.loading.documents import LoadedDocument, LoadProblem
 from lint.loading.files import SourceFile
 from lint.loading.lists import Harvest
@@ -64,15 +64,18 @@ def load_files(files: Sequence[SourceFile], load_one: FileLoader, jobs: int) -> 
 
 
 def shares_of(files: Sequence[SourceFile], jobs: int) -> list[Sequence[SourceFile]]:
-    """Contiguous runs of ``files`` of about equal size, one per process,
-    none smaller than ``MIN_SHARE_BYTES`` (so small inputs get one)."""
+    """Contiguous runs of ``files``, one per process, sized by
+    ``share_weights`` and none smaller than about ``MIN_SHARE_BYTES`` (so
+    small inputs get one)."""
     total = sum(len(source.data) for source in files)
     count = max(1, min(jobs, total // MIN_SHARE_BYTES))
+    weights = share_weights(count)
+    bounds = [sum(weights[: k + 1]) / sum(weights) for k in range(count)]
     shares: list[Sequence[SourceFile]] = []
     start = done = 0
     for index, source in enumerate(files):
         done += len(source.data)
-        if done * count >= total * (len(shares) + 1) and len(shares) < count - 1:
+        if len(shares) < count - 1 and done >= total * bounds[len(shares)]:
             shares.append(files[start : index + 1])
             start = index + 1
     shares.append(files[start:])

@@ -59,7 +59,9 @@ def _sources(sizes: list[int]) -> list[SourceFile]:
 @pytest.mark.parametrize(
     ("sizes", "jobs", "expected"),
     [
-        ([10] * 8, 2, [4, 4]),
+        # The parent takes PARENT_WEIGHT times a child's share.
+        ([10] * 8, 2, [5, 3]),
+        ([10] * 20, 2, [11, 9]),
         ([10] * 8, 3, [3, 3, 2]),
         ([10] * 3, 8, [1, 1, 1]),
         ([100, 1, 1, 1], 2, [1, 3]),
@@ -67,7 +69,7 @@ def _sources(sizes: list[int]) -> list[SourceFile]:
         ([], 2, []),
     ],
 )
-def test_shares_are_contiguous_and_about_equal(
+def test_shares_are_contiguous_and_sized_by_weight(
     small_shares: None, sizes: list[int], jobs: int, expected: list[int]
 ) -> None:
     sources = _sources(sizes)
