@@ -27,6 +27,10 @@ from lint.loading.lists import Harvest
 
 FileLoader = Callable[[SourceFile], Harvest]
 
+WAVE_BYTES: Final = 32_000_000
+"""File text read ahead and shared out at once: however large the input,
+memory holds at most about this much of it (DESIGN §7: memory grows with
+the policies, not with the bytes of every other document)."""
 MIN_SHARE_BYTES: Final = 2_000_000
 """Below about this much input per process, starting a process and sending
 its documents back costs more than it saves."""
@@ -37,16 +41,28 @@ def harvest_inputs(
 ) -> Iterator[LoadProblem | tuple[SourceFile, Harvest]]:
     """Each input in order: a problem as it is, a file with its harvest.
     With one job the inputs are read and loaded one at a time; with more,
-    all are read first (the input limits bound how much that is) and then
-    shared out."""
+    they are read in waves of about ``WAVE_BYTES``, each shared out."""
     if jobs <= 1:
         for item in inputs:
             yield item if isinstance(item, LoadProblem) else (item, load_one(item))
         return
-    listed = list(inputs)
-    files = [item for item in listed if isinstance(item, SourceFile)]
+    wave: list[SourceFile | LoadProblem] = []
+    size = 0
+    for item in inputs:
+        wave.append(item)
+        size += len(item.data) if isinstance(item, SourceFile) else 0
+        if size >= WAVE_BYTES:
+            yield from _harvest_wave(wave, load_one, jobs)
+            wave, size = [], 0
+    yield from _harvest_wave(wave, load_one, jobs)
+
+
+def _harvest_wave(
+    wave: list[SourceFile | LoadProblem], load_one: FileLoader, jobs: int
+) -> Iterator[LoadProblem | tuple[SourceFile, Harvest]]:
+    files = [item for item in wave if isinstance(item, SourceFile)]
     harvests = iter(load_files(files, load_one, jobs))
-    for item in listed:
+    for item in wave:
         yield item if isinstance(item, LoadProblem) else (item, next(harvests))
 
 

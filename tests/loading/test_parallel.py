@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -146,8 +147,13 @@ def test_available_jobs_is_at_least_one() -> None:
     assert 1 <= available_processes() <= MAX_PROCESSES
 
 
+@pytest.mark.parametrize("wave", [parallel.WAVE_BYTES, 1, 5_000])
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_inputs_keep_their_order_with_problems_in_place(small_shares: None, jobs: int) -> None:
+def test_inputs_keep_their_order_with_problems_in_place(
+    small_shares: None, jobs: int, wave: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In one wave, in a wave per file, and in waves of a few files."""
+    monkeypatch.setattr(parallel, "WAVE_BYTES", wave)
     problem = LoadProblem("missing.yaml", 1, "no such file")
     files = _files(FIXTURES / "demo")
     inputs = [files[0], problem, *files[1:], problem]
@@ -162,3 +168,21 @@ def test_load_on_several_processes_equals_one(small_shares: None, root: Path) ->
     one, shared = load([str(root)], jobs=1), load([str(root)], jobs=2)
     assert shared == one
     assert [d.text for d in shared.documents] == [d.text for d in one.documents]
+
+
+def test_waves_read_ahead_no_further_than_a_wave(
+    small_shares: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = _files(FIXTURES)
+    monkeypatch.setattr(parallel, "WAVE_BYTES", sum(len(f.data) for f in files[:3]))
+    pulled: list[SourceFile] = []
+
+    def reading() -> Iterator[SourceFile]:
+        for source in files:
+            pulled.append(source)
+            yield source
+
+    entries = harvest_inputs(reading(), _load_one, 2)
+    next(entries)
+    assert len(pulled) == 3
+    assert len(list(entries)) == len(files) - 1
