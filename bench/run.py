@@ -1,17 +1,18 @@
 """The egress-lint benchmark: one command, one table.
 
-    python bench/run.py [--repeat N] [--sizes 4,8,16] [--no-corpus] [--no-check]
+    python bench/run.py [--repeat N] [--sizes 4,8,16] [--no-corpus] [--no-check] [--jobs N]
 
 For generated trees of the given sizes (MB, made by ``bench/generate.py``
 under ``bench/out/``) and for ``shared/corpus`` when it is present, it
 measures:
 
 - a bare parse of every file into Python objects with each parser that is
-  installed: ``yaml_rs`` (the optional ``bench`` extra), PyYAML's C loader,
+  installed: ``yaml_rs`` (a dependency of egress-lint), PyYAML's C loader,
   ruamel.yaml's safe C loader;
 - ``lint.loading.load()`` in this process;
 - ``egress-lint check <tree> --format json --config <tree>/.egress-lint.yaml``
-  in a subprocess: wall time and peak RSS.
+  in a subprocess: wall time and peak RSS (``--jobs`` is passed on when
+  given; by default the CLI uses one process per CPU).
 
 Times are the best of ``--repeat`` runs. The ratio columns divide by the
 fastest bare parse. A failing or missing CLI leaves its columns as ``n/a``.
@@ -129,10 +130,12 @@ def parse_all(parse: Callable[[str], object], texts: list[str]) -> list[object]:
     return results
 
 
-def run_check(root: Path, repeat: int) -> tuple[float | None, float | None, str]:
+def run_check(root: Path, repeat: int, jobs: int | None) -> tuple[float | None, float | None, str]:
     """Best wall time and peak RSS (MB) of the CLI, or a note why not."""
     script = shutil.which("egress-lint") or str(Path(sys.executable).with_name("egress-lint"))
     command = [script, "check", str(root), "--format", "json"]
+    if jobs is not None:
+        command += ["--jobs", str(jobs)]
     config = root / ".egress-lint.yaml"
     if config.is_file():
         command += ["--config", str(config)]
@@ -157,7 +160,7 @@ def run_check(root: Path, repeat: int) -> tuple[float | None, float | None, str]
     return best, peak, ""
 
 
-def measure(name: str, root: Path, repeat: int, with_check: bool) -> Row:
+def measure(name: str, root: Path, repeat: int, with_check: bool, jobs: int | None) -> Row:
     texts = read_texts(root)
     size = sum(len(t.encode()) for t in texts) / MB
     row = Row(name, size, count_documents(texts))
@@ -169,7 +172,7 @@ def measure(name: str, root: Path, repeat: int, with_check: bool) -> Row:
         )
     row.load = best_of(repeat, lambda: load([str(root)]))
     if with_check:
-        row.check, row.check_rss_mb, row.check_note = run_check(root, repeat)
+        row.check, row.check_rss_mb, row.check_note = run_check(root, repeat, jobs)
     return row
 
 
@@ -252,16 +255,23 @@ def main() -> None:
     parser.add_argument("--sizes", default="4,8,16", help="generated tree sizes in MB")
     parser.add_argument("--no-corpus", action="store_true", help="skip shared/corpus")
     parser.add_argument("--no-check", action="store_true", help="skip the CLI runs")
+    parser.add_argument(
+        "--jobs", type=int, help="pass --jobs to the CLI (default: its own, one per CPU)"
+    )
     args = parser.parse_args()
     if not args.no_check:
         compile_package()
     rows = []
     for size in (int(s) for s in args.sizes.split(",") if s):
         root = tree_for(size)
-        rows.append(measure(f"generated {size} MB", root, args.repeat, not args.no_check))
+        rows.append(
+            measure(f"generated {size} MB", root, args.repeat, not args.no_check, args.jobs)
+        )
         print(f"measured {root}", file=sys.stderr)
     if CORPUS.is_dir() and not args.no_corpus:
-        rows.append(measure("shared/corpus", CORPUS.resolve(), args.repeat, not args.no_check))
+        rows.append(
+            measure("shared/corpus", CORPUS.resolve(), args.repeat, not args.no_check, args.jobs)
+        )
     print(render(rows))
 
 
