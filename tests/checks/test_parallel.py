@@ -16,11 +16,8 @@ from lint.checks.runner import CheckOptions, run_check
 from lint.report.json_report import render_json
 from lint.report.marshalled import Decoder, Encoder
 from lint.report.model import DecisionReport, ExaminedEntry, Location
+from tests.bench_tree import generate_tree
 from tests.checks.scenario_runner import DEMO, SCENARIOS
-
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
-from generate import TreeShape, generate  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux only")
 
@@ -56,7 +53,7 @@ def test_few_sandboxes_stay_in_one_process() -> None:
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("tree")
-    generate(root, TreeShape(namespaces=3, policies=30, cilium=8, templates=6, filler=5))
+    generate_tree(root, namespaces=3, policies=30, cilium=8, templates=6, filler=5)
     return root
 
 

@@ -5,7 +5,6 @@ it is the only one declared."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +12,7 @@ import pytest
 
 from lint.checks.runner import CheckOptions, run_check
 from lint.report.json_report import report_document
-
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
-from generate import TreeShape, generate  # noqa: E402
+from tests.bench_tree import generate_tree
 
 NS = "sbx"
 WIDE = {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}
@@ -132,7 +128,7 @@ def test_reuse_keys_on_every_label_a_selector_reads(
 
 def test_reuse_is_invisible_on_a_generated_tree(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
-    generate(tree, TreeShape(namespaces=1, policies=40, cilium=10, templates=6, filler=5))
+    generate_tree(tree, namespaces=1, policies=40, cilium=10, templates=6, filler=5)
     entries = [(f"tpl-{i:02d}", (CORE, CILIUM)[i % 2]) for i in range(6)]
     _together_and_alone(tree, entries, tmp_path)
 

@@ -3,25 +3,12 @@ must be deterministic and load without a problem."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import yaml
 
 from lint.loading import load
-
-GENERATOR = Path(__file__).resolve().parents[2] / "bench" / "generate.py"
-
-
-def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_generate", GENERATOR)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+from tests.bench_tree import generator
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

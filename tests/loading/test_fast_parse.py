@@ -11,7 +11,6 @@ import itertools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -25,32 +24,22 @@ from lint.loading import LoadResult, load
 from lint.loading.fast_parse import fast_value
 from lint.loading.parse import parse_yaml
 from lint.loading.split import split_stream
+from tests.bench_tree import generate_tree
 from tests.loading.fast_check import Tally, check_chunk, check_stream
 from tests.loading.helpers import load_text, strictly_equal
 from tests.loading.reference import assert_agrees
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / ".." / "shared" / "corpus"
-GENERATOR = REPO / "bench" / "generate.py"
 HEADER = "kind: NetworkPolicy\napiVersion: networking.k8s.io/v1\nmetadata:\n  name: web\n"
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus is not present")
 
 
-def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_generate", GENERATOR)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def bench_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    module = generator()
     root = tmp_path_factory.mktemp("bench")
-    module.generate(root, module.TreeShape(namespaces=1))
+    generate_tree(root, namespaces=1)
     return root
 
 
