@@ -51,12 +51,6 @@ class Scope:
     with_cilium: bool
 
 
-@dataclass(frozen=True)
-class Judged:
-    documents: list[PolicyDocument]
-    origins: dict[int, Origin]
-
-
 def _sourced(ctx: CheckContext, scope: Scope) -> list[Sourced]:
     namespace = ctx.inventory.namespace(scope.namespace)
     sourced = core_candidates(namespace, scope.template, scope.pooled)
@@ -68,20 +62,6 @@ def _sourced(ctx: CheckContext, scope: Scope) -> list[Sourced]:
 def _placeholders(ctx: CheckContext, scope: Scope) -> list[Placeholder]:
     placeholders = admin_placeholders(ctx.inventory, scope.namespace)
     return placeholders + unparsed_placeholders(ctx.problems, scope.namespace)
-
-
-def judge_candidates(ctx: CheckContext, scope: Scope, read: DocumentReader) -> Judged:
-    """Every document the decision examines, in §5.1 order, then the
-    documents that fail closed without being read."""
-    judged = Judged([], {})
-    for item in _sourced(ctx, scope):
-        for document in read(item.candidate):
-            judged.documents.append(document)
-            judged.origins[id(document)] = item
-    for placeholder in _placeholders(ctx, scope):
-        judged.documents.append(placeholder.document)
-        judged.origins[id(placeholder.document)] = placeholder
-    return judged
 
 
 @dataclass(frozen=True)

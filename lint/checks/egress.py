@@ -118,7 +118,7 @@ def _check_union(
     named = (translation.kind, translation.name)
     if translation.namespace != given.subject.namespace:
         named = ("", "")
-    judging = Judging(read, examine, _union_context(translation), "egress", given.subject, named)
+    judging = Judging(read, examine, union_context(translation), "egress", given.subject, named)
     judged = judged_entries(ctx, scope, given.subject.labels, judging)
     decision = summarize_union([j.examined for j in judged], allowance)
     report = decision_report(decision, judged)
@@ -134,7 +134,7 @@ def _check_union(
     return report, [refusal_finding(judged, decision, refusal)]
 
 
-def _union_context(translation: Translation) -> Hashable:
+def union_context(translation: Translation) -> Hashable:
     """What egress documents depend on besides the candidate, the labels its
     selectors read and whether it is the named object: the allowance, which
     is read from the translation's kind and egress rules (§4)."""

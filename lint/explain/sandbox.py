@@ -2,9 +2,9 @@
 it, with its verdict, and what each selecting policy's rules let out.
 
 Nothing is decided twice: the candidates, documents and verdicts come from
-the same functions ``check`` runs (``judge_candidates``,
-``egress_documents``, ``decide_union``), so explain and check always agree
-on which policies select the pod and how each is judged.
+the same functions ``check`` runs (``judged_entries``, ``egress_documents``,
+``summarize_union``), so explain and check always agree on which policies
+select the pod and how each is judged.
 """
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from lint.checks.candidates import Placeholder, Sourced
-from lint.checks.context import CheckContext, ReadCilium, examined_entries, precise_location
-from lint.checks.decisions import Scope, judge_candidates
+from lint.checks.context import CheckContext, ReadCilium, precise_location
+from lint.checks.decisions import Judging, Scope, judged_entries
+from lint.checks.egress import union_context
 from lint.decision.allowance import build_allowance
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import Candidate, Decision, PolicyDocument, Subject, Translation, Tri
-from lint.decision.union import decide_union
+from lint.decision.union import examine, summarize_union
 from lint.decision.values import JSON
 from lint.explain.grants import RuleGrants, cilium_rule_grants, core_rule_grants
 from lint.explain.selection import Chosen
@@ -100,13 +101,12 @@ def explain(
     def read(candidate: Candidate) -> list[PolicyDocument]:
         return egress_documents(candidate, subject, allowance, chosen.translation)
 
-    judged = judge_candidates(CheckContext(inventory, problems, read_cilium), scope, read)
-    decision = decide_union(judged.documents, allowance)
-    entries = examined_entries(decision.examined, judged.origins, "egress")
-    policies = tuple(
-        _policy_view(entry, examined.document, judged.origins[id(examined.document)])
-        for entry, examined in zip(entries, decision.examined, strict=True)
-    )
+    named = (chosen.translation.kind, chosen.translation.name)
+    judging = Judging(read, examine, union_context(chosen.translation), "egress", subject, named)
+    ctx = CheckContext(inventory, problems, read_cilium)
+    judged = judged_entries(ctx, scope, labels, judging)
+    decision = summarize_union([j.examined for j in judged], allowance)
+    policies = tuple(_policy_view(j.entry, j.examined.document, j.origin) for j in judged)
     skipped = 0
     if not with_cilium:
         skipped = len(namespace.of_kind(CILIUM_KIND))
