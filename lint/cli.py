@@ -24,7 +24,8 @@ from lint import __version__
 from lint.checks.runner import CheckOptions, check_run
 from lint.declarations import DeclarationError
 from lint.forked import MAX_PROCESSES, available_processes
-from lint.loading import DEFAULT_LIMITS, LoadLimits, parse_size
+from lint.limit_flags import read_stdin, with_limit_flags
+from lint.loading import LoadLimits
 from lint.loading.parse import collector_paused
 from lint.report.json_report import render_json
 from lint.report.model import Report
@@ -214,21 +215,13 @@ def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> 
     show_default=True,
     help="SARIF: the automationDetails category.",
 )
-@click.option("--max-file-size", metavar="SIZE", help="Largest file read (default 64M).")
-@click.option("--max-total-size", metavar="SIZE", help="Most bytes read in all (default 128M).")
-@click.option("--max-document-size", metavar="SIZE", help="Largest document parsed (default 8M).")
-@click.option("--max-depth", type=int, help="Deepest nesting in a document (default 100).")
-@click.option(
-    "--max-alias-expansion",
-    type=int,
-    help="Most values a document may hold once aliases are expanded (default 1000000).",
-)
 @click.option(
     "--jobs",
     type=click.IntRange(min=1),
     help="Processes to load and judge on (default: one per CPU, at most "
     f"{MAX_PROCESSES}; large inputs only). 1 stays in one process.",
 )
+@with_limit_flags
 def check(
     paths: tuple[str, ...],
     config: Path | None,
@@ -243,21 +236,14 @@ def check(
     show_suppressed: bool,
     helm_chart_root: str | None,
     category: str,
-    max_file_size: str | None,
-    max_total_size: str | None,
-    max_document_size: str | None,
-    max_depth: int | None,
-    max_alias_expansion: int | None,
     jobs: int | None,
+    limits: LoadLimits,
 ) -> None:
     """Check rendered manifests against the declared egress intent."""
     paths = paths or (".",)
     if passthrough and "-" not in paths:
         raise click.UsageError("--passthrough reads the manifests from standard input: pass '-'")
-    limits = _limits(
-        max_file_size, max_total_size, max_document_size, max_depth, max_alias_expansion
-    )
-    stdin = _read_stdin(limits.max_file_size) if "-" in paths else None
+    stdin = read_stdin(limits) if "-" in paths else None
     options = CheckOptions(
         paths,
         config,
@@ -278,48 +264,6 @@ def check(
         write_baseline,
     )
     sys.exit(execute(options, out, stdin))
-
-
-_LIMIT_FLAGS = {
-    "max_file_size": "--max-file-size",
-    "max_total_size": "--max-total-size",
-    "max_document_size": "--max-document-size",
-    "max_depth": "--max-depth",
-    "max_alias_expansion": "--max-alias-expansion",
-}
-
-
-def _limits(
-    file_size: str | None,
-    total_size: str | None,
-    document_size: str | None,
-    depth: int | None,
-    aliases: int | None,
-) -> LoadLimits:
-    """The load limits from the flags (docs/limits.md); a bad value is a
-    usage error naming its flag."""
-    values: dict[str, int] = {}
-    sizes = (("max_file_size", file_size), ("max_total_size", total_size))
-    for name, text in (*sizes, ("max_document_size", document_size)):
-        if text is not None:
-            try:
-                values[name] = parse_size(text)
-            except ValueError as error:
-                raise click.BadParameter(str(error), param_hint=_LIMIT_FLAGS[name]) from None
-    for name, number in (("max_depth", depth), ("max_alias_expansion", aliases)):
-        if number is not None:
-            values[name] = number
-    try:
-        return dataclasses.replace(DEFAULT_LIMITS, **values)
-    except ValueError as error:
-        name = next((n for n in _LIMIT_FLAGS if n in str(error)), "max_file_size")
-        raise click.BadParameter(str(error), param_hint=_LIMIT_FLAGS[name]) from None
-
-
-def _read_stdin(limit: int) -> bytes:
-    """Standard input, at most one byte past the file limit: the loader
-    reports the excess, and an endless stream cannot exhaust memory."""
-    return sys.stdin.buffer.read(limit + 1)
 
 
 def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:

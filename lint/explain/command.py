@@ -23,7 +23,8 @@ from lint.explain.sandbox import Explanation, explain
 from lint.explain.selection import SelectionError, choose
 from lint.explain.verdict import ToVerdict, judge_destination
 from lint.inventory import RELEVANT_KINDS, build_inventory
-from lint.loading import load
+from lint.limit_flags import read_stdin, with_limit_flags
+from lint.loading import DEFAULT_LIMITS, LoadLimits, load
 from lint.report.text_report import escape
 from lint.sandboxes import PATHS
 from lint.sandboxes import Path as AcquisitionPath
@@ -41,6 +42,7 @@ class ExplainOptions:
     path: AcquisitionPath | None = None
     to: str | None = None
     read_cilium: ReadCilium = "auto"
+    limits: LoadLimits = DEFAULT_LIMITS
 
 
 def run_explain(
@@ -51,7 +53,9 @@ def run_explain(
     destination = parse_destination(options.to) if options.to is not None else None
     check_options = CheckOptions(options.paths, options.config, options.namespace)
     declarations = read_declarations(check_options)
-    loaded = load(list(options.paths), stdin=stdin, relevant_kinds=RELEVANT_KINDS)
+    loaded = load(
+        list(options.paths), stdin=stdin, relevant_kinds=RELEVANT_KINDS, limits=options.limits
+    )
     inventory = build_inventory(loaded.documents, declarations.object_namespace)
     chosen = choose(declarations, inventory, options.template, options.profile, options.namespace)
     explanation = explain(
@@ -102,6 +106,7 @@ def _fail(message: str) -> NoReturn:
     show_default=True,
     help="'always' reads Cilium policies under engine: core too.",
 )
+@with_limit_flags
 def explain_command(
     paths: tuple[str, ...],
     template: str,
@@ -112,14 +117,17 @@ def explain_command(
     config: Path | None,
     fmt: Format,
     read_cilium: ReadCilium,
+    limits: LoadLimits,
 ) -> None:
     """Show what one sandbox's pods can reach: every policy that selects them,
     what each lets out, and with --to, whether one destination is allowed
     and by which policy and rule."""
     paths = paths or (".",)
-    stdin = sys.stdin.buffer.read() if "-" in paths else None
+    stdin = read_stdin(limits) if "-" in paths else None
     walked = next((p for p in PATHS if p == acquisition), None)
-    options = ExplainOptions(template, paths, config, profile, namespace, walked, to, read_cilium)
+    options = ExplainOptions(
+        template, paths, config, profile, namespace, walked, to, read_cilium, limits
+    )
     try:
         explanation, verdict = run_explain(options, stdin)
     except DeclarationError as error:

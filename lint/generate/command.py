@@ -27,6 +27,8 @@ from lint.generate.output import (
     stream_text,
 )
 from lint.generate.render import render_object
+from lint.limit_flags import read_stdin, with_limit_flags
+from lint.loading import DEFAULT_LIMITS, LoadLimits
 from lint.report.text_report import escape
 
 
@@ -39,12 +41,15 @@ class GenerateOptions:
     namespace: str | None = None
     out: Path | None = None
     force: bool = False
+    limits: LoadLimits = DEFAULT_LIMITS
 
 
 def render_all(options: GenerateOptions, stdin: bytes | None = None) -> list[Rendered]:
     """Every object, rendered and checked to read back as its manifest.
     Raises DeclarationError or GenerateError (usage errors)."""
-    check_options = CheckOptions(options.paths, options.config, options.namespace)
+    check_options = CheckOptions(
+        options.paths, options.config, options.namespace, limits=options.limits
+    )
     objects = plan(gather_intents(check_options, stdin))
     return [Rendered(obj, render_object(obj)) for obj in objects]
 
@@ -92,6 +97,7 @@ def fail(message: str, code: int) -> NoReturn:
     help="Write every manifest to standard output as multi-document YAML.",
 )
 @click.option("--force", is_flag=True, help="With --out: overwrite files whose content differs.")
+@with_limit_flags
 def generate_command(
     paths: tuple[str, ...],
     config: Path | None,
@@ -99,6 +105,7 @@ def generate_command(
     out: Path | None,
     to_stdout: bool,
     force: bool,
+    limits: LoadLimits,
 ) -> None:
     """Write the reference manifests for every declaration: the egress
     policy, the baseline ingress policy and, under perSandbox, the admission
@@ -108,8 +115,8 @@ def generate_command(
     if force and out is None:
         raise click.UsageError("--force only applies with --out")
     paths = paths or (".",)
-    stdin = sys.stdin.buffer.read() if "-" in paths else None
-    options = GenerateOptions(paths, config, namespace, out, force)
+    stdin = read_stdin(limits) if "-" in paths else None
+    options = GenerateOptions(paths, config, namespace, out, force, limits)
     try:
         if out is None:
             click.echo(stream_text(render_all(options, stdin)), nl=False)

@@ -13,7 +13,7 @@ from lint.decision.translation import translate
 from lint.declarations import Declarations, SandboxDeclaration
 from lint.generate.model import Intent, Source
 from lint.inventory import RELEVANT_KINDS, build_inventory
-from lint.loading import load
+from lint.loading import DEFAULT_LIMITS, LoadLimits, load
 
 
 def declared_intents(declarations: Declarations) -> list[Intent]:
@@ -31,10 +31,15 @@ def _entry_intent(entry: SandboxDeclaration) -> Intent:
     return Intent(source, entry.namespace, entry.egress, entry.translation, port)
 
 
-def default_intents(paths: Sequence[str], namespace: str, stdin: bytes | None) -> list[Intent]:
+def default_intents(
+    paths: Sequence[str],
+    namespace: str,
+    stdin: bytes | None,
+    limits: LoadLimits = DEFAULT_LIMITS,
+) -> list[Intent]:
     """With no declaration file: every SandboxTemplate found, as ``deny-all``
     under ``core`` with the default agent port."""
-    loaded = load(list(paths), stdin=stdin, relevant_kinds=RELEVANT_KINDS)
+    loaded = load(list(paths), stdin=stdin, relevant_kinds=RELEVANT_KINDS, limits=limits)
     inventory = build_inventory(loaded.documents, namespace)
     intents = []
     for template in inventory.all_of_kind("SandboxTemplate"):
@@ -61,4 +66,4 @@ def gather_intents(options: CheckOptions, stdin: bytes | None = None) -> list[In
     declarations = read_declarations(options)
     if not declarations.defaults_applied:
         return declared_intents(declarations)
-    return default_intents(options.paths, declarations.object_namespace, stdin)
+    return default_intents(options.paths, declarations.object_namespace, stdin, options.limits)
