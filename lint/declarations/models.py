@@ -25,9 +25,7 @@ NonEmpty = Annotated[str, Field(min_length=1)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", strict=True, alias_generator=to_camel, frozen=True
-    )
+    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=to_camel, frozen=True)
 
 
 def _object_tag(value: Any) -> str:
@@ -108,8 +106,7 @@ def _ingress_tag(value: Any) -> str:
 
 
 IngressField = Annotated[
-    Annotated[IngressModel, Tag("mapping")]
-    | Annotated[Literal["unverified"], Tag("unverified")],
+    Annotated[IngressModel, Tag("mapping")] | Annotated[Literal["unverified"], Tag("unverified")],
     Discriminator(_ingress_tag),
 ]
 

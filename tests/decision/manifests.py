@@ -91,9 +91,7 @@ def no_network() -> Translation:
     return _core("no-network", [])
 
 
-def public_internet(
-    extra_v4: tuple[str, ...] = (), extra_v6: tuple[str, ...] = ()
-) -> Translation:
+def public_internet(extra_v4: tuple[str, ...] = (), extra_v6: tuple[str, ...] = ()) -> Translation:
     """§3.2 ``public-internet``: ``[KUBE_DNS, PUBLIC_BLOCK]``, with any
     ``exceptCidrs`` appended to their family's list."""
     public_block = {

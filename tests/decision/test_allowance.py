@@ -280,7 +280,12 @@ def test_only_the_first_kube_dns_rule_sets_the_narrowed_names() -> None:
 
 def test_kube_dns_rule_is_found_by_deep_equality() -> None:
     reordered = [
-        {"matchLabels": {"k8s:k8s-app": "kube-dns", "k8s:io.kubernetes.pod.namespace": "kube-system"}}
+        {
+            "matchLabels": {
+                "k8s:k8s-app": "kube-dns",
+                "k8s:io.kubernetes.pod.namespace": "kube-system",
+            }
+        }
     ]
     other = [{"matchLabels": {"k8s:k8s-app": "kube-dns"}}]
     rules = [_dns_rule(["other"], endpoints=other), _dns_rule(["found"], endpoints=reordered)]
@@ -424,7 +429,12 @@ def test_nothing_is_allowed_under_no_network() -> None:
         (m.static_unnarrowed(), "API.github.com", ALL_PORTS, False),
         (m.static_unnarrowed(), "files.pypi.org", ALL_PORTS, False),
         (m.static_narrowed_tls(), "github.com", (PortRange("TCP", 22),), True),
-        (m.static_narrowed_tls(), "github.com", (PortRange("TCP", 443), PortRange("TCP", 22)), True),
+        (
+            m.static_narrowed_tls(),
+            "github.com",
+            (PortRange("TCP", 443), PortRange("TCP", 22)),
+            True,
+        ),
         (m.static_narrowed_tls(), "github.com", (PortRange("TCP", 8080),), False),
         (m.static_narrowed_tls(), "github.com", ALL_PORTS, False),
         (m.static_narrowed_tls(), "registry.npmjs.org", (PortRange("TCP", 22),), False),
@@ -447,8 +457,16 @@ def test_fqdn_allowed(translation: Translation, host: str, ports: Any, allowed: 
         (KUBE_DNS_PEER, (PortRange("TCP", 443),), False),
         (KUBE_DNS_PEER, (PortRange("SCTP", 53),), False),
         ({"namespaceSelector": {}}, (PortRange(None, 53),), True),
-        ({"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "other"}}}, ALL_PORTS, False),
-        ({"namespaceSelector": m.KUBE_SYSTEM_NS, "podSelector": {"matchLabels": {"app": "x"}}}, ALL_PORTS, False),
+        (
+            {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "other"}}},
+            ALL_PORTS,
+            False,
+        ),
+        (
+            {"namespaceSelector": m.KUBE_SYSTEM_NS, "podSelector": {"matchLabels": {"app": "x"}}},
+            ALL_PORTS,
+            False,
+        ),
         ({"podSelector": {}}, ALL_PORTS, False),
         ({"ipBlock": {"cidr": "0.0.0.0/0"}}, ALL_PORTS, False),
     ],
@@ -482,7 +500,10 @@ TRANSLATOR_CASES = [
         lambda: m.public_internet(("203.0.113.0/24",), ("2001:db8::/32",)),
     ),
     (
-        {"engine": "cilium", "policy": {"kind": "static", "allowedHosts": ["api.github.com", ".pypi.org"]}},
+        {
+            "engine": "cilium",
+            "policy": {"kind": "static", "allowedHosts": ["api.github.com", ".pypi.org"]},
+        },
         m.static_unnarrowed,
     ),
     (

@@ -59,7 +59,9 @@ def test_document_name(raw: Any, name: str) -> None:
 # --- §5.3 core NetworkPolicy -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["NetworkPolicy", "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"])
+@pytest.mark.parametrize(
+    "kind", ["NetworkPolicy", "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"]
+)
 @pytest.mark.parametrize("raw", ["x", 5, None, ["a"]])
 def test_non_object_candidate_is_one_unreadable_document(kind: str, raw: Any) -> None:
     documents = _documents(Candidate(kind, raw, 2, clusterwide=kind.startswith("CiliumC")))
@@ -120,7 +122,14 @@ def test_core_rules_are_ignored_when_egress_is_not_enforced() -> None:
 
 
 def test_core_rules_carry_their_index_in_spec_egress() -> None:
-    egress = [{"to": [{"namespaceSelector": m.KUBE_SYSTEM_NS}], "ports": [{"protocol": "UDP", "port": 53}]}, "x", WIDENING_CORE_RULE]
+    egress = [
+        {
+            "to": [{"namespaceSelector": m.KUBE_SYSTEM_NS}],
+            "ports": [{"protocol": "UDP", "port": 53}],
+        },
+        "x",
+        WIDENING_CORE_RULE,
+    ]
     document = _core({"egress": egress})
     assert [(rule.outcome, rule.index) for rule in document.rules] == [
         (Tri.NO, 0),
@@ -172,7 +181,9 @@ def test_core_named_object(name: str, translation: Translation, named: bool) -> 
 def test_core_named_object_needs_the_sandbox_namespace() -> None:
     raw = m.network_policy(m.NAME, spec={"egress": []})
     subject = Subject("elsewhere", m.POD_LABELS)
-    (document,) = egress_documents(m.core_candidate(raw), subject, build_allowance(DENY_ALL), DENY_ALL)
+    (document,) = egress_documents(
+        m.core_candidate(raw), subject, build_allowance(DENY_ALL), DENY_ALL
+    )
     assert not document.named_object
 
 
@@ -180,7 +191,10 @@ def test_core_named_object_needs_the_sandbox_namespace() -> None:
 
 
 def test_identity_labels_add_the_namespace() -> None:
-    assert identity_labels(SUBJECT) == {**SUBJECT.labels, "io.kubernetes.pod.namespace": m.NAMESPACE}
+    assert identity_labels(SUBJECT) == {
+        **SUBJECT.labels,
+        "io.kubernetes.pod.namespace": m.NAMESPACE,
+    }
 
 
 def test_unreadable_specs_gives_exactly_one_document() -> None:
@@ -193,7 +207,14 @@ def test_unreadable_specs_gives_exactly_one_document() -> None:
 
 @pytest.mark.parametrize(
     "top",
-    [{}, {"spec": None}, {"specs": None}, {"spec": None, "specs": None}, {"specs": []}, {"spec": None, "specs": []}],
+    [
+        {},
+        {"spec": None},
+        {"specs": None},
+        {"spec": None, "specs": None},
+        {"specs": []},
+        {"spec": None, "specs": []},
+    ],
 )
 def test_neither_spec_nor_specs(top: dict[str, Any]) -> None:
     (document,) = _cilium(**top)
@@ -228,7 +249,9 @@ def test_specs_only_object_has_no_named_document() -> None:
         ({"specs": [{"egress": []}, 5]}, "a rule spec is not an object", 1),
     ],
 )
-def test_spec_document_not_an_object(top: dict[str, Any], fact: str, spec_index: int | None) -> None:
+def test_spec_document_not_an_object(
+    top: dict[str, Any], fact: str, spec_index: int | None
+) -> None:
     documents = _cilium(**top)
     unreadable = [d for d in documents if d.unreadable is not None]
     assert len(unreadable) == 1
@@ -254,8 +277,14 @@ def test_node_scoped_spec_gives_no_document_q11(node_selector: Any) -> None:
         # Q11: a null enableDefaultDeny is unreadable.
         ({"egress": [], "enableDefaultDeny": None}, "`spec.enableDefaultDeny` is not an object"),
         ({"egress": [], "enableDefaultDeny": False}, "`spec.enableDefaultDeny` is not an object"),
-        ({"enableDefaultDeny": {"egress": None}}, "`spec.enableDefaultDeny.egress` is not a boolean"),
-        ({"enableDefaultDeny": {"egress": "false"}}, "`spec.enableDefaultDeny.egress` is not a boolean"),
+        (
+            {"enableDefaultDeny": {"egress": None}},
+            "`spec.enableDefaultDeny.egress` is not a boolean",
+        ),
+        (
+            {"enableDefaultDeny": {"egress": "false"}},
+            "`spec.enableDefaultDeny.egress` is not a boolean",
+        ),
         ({"enableDefaultDeny": {"egress": 0}}, "`spec.enableDefaultDeny.egress` is not a boolean"),
     ],
 )
@@ -298,7 +327,9 @@ def test_cilium_enforces_egress(spec: dict[str, Any], enforces: bool) -> None:
 
 
 def test_cilium_rules_are_judged_whatever_default_deny_says() -> None:
-    document = _one_cilium({"egress": [WIDENING_CILIUM_RULE], "enableDefaultDeny": {"egress": False}})
+    document = _one_cilium(
+        {"egress": [WIDENING_CILIUM_RULE], "enableDefaultDeny": {"egress": False}}
+    )
     assert not document.enforces
     assert [rule.outcome for rule in document.rules] == [Tri.YES]
 
@@ -312,7 +343,11 @@ def test_cilium_egress_deny_rules_are_never_judged() -> None:
 def test_cilium_rules_carry_their_index() -> None:
     egress = [{"toFQDNs": [{"matchName": "pypi.org"}]}, WIDENING_CILIUM_RULE, "x"]
     document = _one_cilium({"egress": egress})
-    assert [(r.outcome, r.index) for r in document.rules] == [(Tri.NO, 0), (Tri.YES, 1), (Tri.UNKNOWN, 2)]
+    assert [(r.outcome, r.index) for r in document.rules] == [
+        (Tri.NO, 0),
+        (Tri.YES, 1),
+        (Tri.UNKNOWN, 2),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -323,7 +358,10 @@ def test_cilium_rules_carry_their_index() -> None:
         ({"matchLabels": {}}, Tri.YES),
         ({"matchLabels": {"k8s:io.kubernetes.pod.namespace": m.NAMESPACE}}, Tri.YES),
         ({"matchLabels": {"io.kubernetes.pod.namespace": "other"}}, Tri.NO),
-        ({"matchLabels": {"any:team": "data", "k8s:sandbox.namzu.ai/template": "namzu-task"}}, Tri.YES),
+        (
+            {"matchLabels": {"any:team": "data", "k8s:sandbox.namzu.ai/template": "namzu-task"}},
+            Tri.YES,
+        ),
         ({"matchLabels": {"team": "other"}}, Tri.NO),
         ({"matchLabels": {"reserved:host": ""}}, Tri.UNKNOWN),
         ({"matchLabels": {"k8s:io.cilium.k8s.policy.serviceaccount": "x"}}, Tri.NO),
@@ -357,7 +395,9 @@ def test_cilium_named_object(kind: str, name: str, translation: Translation, nam
 
 
 def test_core_object_with_the_cilium_name_is_not_named() -> None:
-    (document,) = _documents(m.core_candidate(m.network_policy(m.NAME, spec={"egress": []})), STATIC)
+    (document,) = _documents(
+        m.core_candidate(m.network_policy(m.NAME, spec={"egress": []})), STATIC
+    )
     assert not document.named_object
 
 
@@ -365,7 +405,10 @@ def test_core_object_with_the_cilium_name_is_not_named() -> None:
 
 
 def test_clusterwide_selector_matches_identity_labels() -> None:
-    spec = {"endpointSelector": {"matchLabels": {"k8s:io.kubernetes.pod.namespace": "other"}}, "egress": []}
+    spec = {
+        "endpointSelector": {"matchLabels": {"k8s:io.kubernetes.pod.namespace": "other"}},
+        "egress": [],
+    }
     raw = m.cilium_policy("cw", spec=spec)
     (document,) = _documents(m.clusterwide_candidate(raw), STATIC)
     assert document.selects is Tri.NO
@@ -395,39 +438,190 @@ def test_clusterwide_endpoints_without_namespace_reach_every_namespace(flagged: 
 @pytest.mark.parametrize(
     ("case", "raw", "expected"),
     [
-        ("core policyTypes null is absent", m.network_policy("p", spec={"policyTypes": None, "egress": []}), "enforces"),
-        ("core egress null is absent", m.network_policy("p", spec={"egress": None}), "not-enforcing"),
+        (
+            "core policyTypes null is absent",
+            m.network_policy("p", spec={"policyTypes": None, "egress": []}),
+            "enforces",
+        ),
+        (
+            "core egress null is absent",
+            m.network_policy("p", spec={"egress": None}),
+            "not-enforcing",
+        ),
         ("core spec null is unreadable", m.network_policy("p", spec=None), "unreadable"),
-        ("podSelector null", m.network_policy("p", spec={"podSelector": None, "egress": []}), "selects-unknown"),
-        ("matchLabels null", m.network_policy("p", spec={"podSelector": {"matchLabels": None}, "egress": []}), "selects-unknown"),
-        ("matchExpressions null", m.network_policy("p", spec={"podSelector": {"matchExpressions": None}, "egress": []}), "selects-unknown"),
-        ("matchLabels value null", m.network_policy("p", spec={"podSelector": {"matchLabels": {"a": None}}, "egress": []}), "selects-unknown"),
-        ("rule to null is absent", m.network_policy("p", spec={"egress": [{"to": None}]}), "rule-yes"),
-        ("rule ports null is absent", m.network_policy("p", spec={"egress": [{"to": [{"namespaceSelector": m.KUBE_SYSTEM_NS}], "ports": None}]}), "rule-yes"),
-        ("peer ipBlock null", m.network_policy("p", spec={"egress": [{"to": [{"ipBlock": None}]}]}), "rule-unknown"),
-        ("ipBlock cidr null", m.network_policy("p", spec={"egress": [{"to": [{"ipBlock": {"cidr": None}}]}]}), "rule-unknown"),
-        ("ipBlock except null is absent", m.network_policy("p", spec={"egress": [{"to": [{"ipBlock": {"cidr": "10.0.0.0/8", "except": None}}]}]}), "rule-yes"),
-        ("port protocol null", m.network_policy("p", spec={"egress": [{"ports": [{"protocol": None, "port": 53}]}]}), "rule-unknown"),
-        ("port port null", m.network_policy("p", spec={"egress": [{"ports": [{"port": None}]}]}), "rule-unknown"),
-        ("port endPort null", m.network_policy("p", spec={"egress": [{"ports": [{"port": 53, "endPort": None}]}]}), "rule-unknown"),
-        ("cilium spec null is absent", m.cilium_policy("c", spec=None, specs=[{"egress": []}]), "enforces"),
-        ("cilium specs null is absent", m.cilium_policy("c", spec={"egress": []}, specs=None), "enforces"),
-        ("cilium egressDeny null is absent", m.cilium_policy("c", spec={"egressDeny": None}), "not-enforcing"),
-        ("cilium enableDefaultDeny null", m.cilium_policy("c", spec={"egress": [], "enableDefaultDeny": None}), "unreadable"),
-        ("cilium enableDefaultDeny.egress null", m.cilium_policy("c", spec={"egress": [], "enableDefaultDeny": {"egress": None}}), "unreadable"),
-        ("cilium endpointSelector null", m.cilium_policy("c", spec={"endpointSelector": None, "egress": []}), "selects-unknown"),
-        ("cilium toPorts null is absent", m.cilium_policy("c", spec={"egress": [{"toPorts": None}]}), "rule-yes"),
-        ("cilium toPorts ports null is every port", m.cilium_policy("c", spec={"egress": [{"toFQDNs": [{"matchName": "pypi.org"}], "toPorts": [{"ports": None}]}]}), "rule-no"),
-        ("cilium peer lists null are absent", m.cilium_policy("c", spec={"egress": [{"toEndpoints": None, "toFQDNs": [{"matchName": "pypi.org"}]}]}), "rule-no"),
-        ("matchName null widens", m.cilium_policy("c", spec={"egress": [{"toFQDNs": [{"matchName": None}]}]}), "rule-yes"),
-        ("endpoint matchExpressions null", m.cilium_policy("c", spec={"egress": [{"toEndpoints": [{"matchLabels": {}, "matchExpressions": None}]}]}), "rule-unknown"),
-        ("toPorts rules null fails the DNS read", m.cilium_policy("c", spec={"egress": [{"toEndpoints": [m.KUBE_DNS_ENDPOINT], "toPorts": [{"ports": [{"port": "53"}], "rules": None}]}]}), "rule-yes-narrowed"),
-        ("rules.dns null is absent", m.cilium_policy("c", spec={"egress": [{"toEndpoints": [m.KUBE_DNS_ENDPOINT], "toPorts": [{"ports": [{"port": "53"}], "rules": {"dns": None}}]}]}), "rule-yes-narrowed"),
+        (
+            "podSelector null",
+            m.network_policy("p", spec={"podSelector": None, "egress": []}),
+            "selects-unknown",
+        ),
+        (
+            "matchLabels null",
+            m.network_policy("p", spec={"podSelector": {"matchLabels": None}, "egress": []}),
+            "selects-unknown",
+        ),
+        (
+            "matchExpressions null",
+            m.network_policy("p", spec={"podSelector": {"matchExpressions": None}, "egress": []}),
+            "selects-unknown",
+        ),
+        (
+            "matchLabels value null",
+            m.network_policy("p", spec={"podSelector": {"matchLabels": {"a": None}}, "egress": []}),
+            "selects-unknown",
+        ),
+        (
+            "rule to null is absent",
+            m.network_policy("p", spec={"egress": [{"to": None}]}),
+            "rule-yes",
+        ),
+        (
+            "rule ports null is absent",
+            m.network_policy(
+                "p",
+                spec={"egress": [{"to": [{"namespaceSelector": m.KUBE_SYSTEM_NS}], "ports": None}]},
+            ),
+            "rule-yes",
+        ),
+        (
+            "peer ipBlock null",
+            m.network_policy("p", spec={"egress": [{"to": [{"ipBlock": None}]}]}),
+            "rule-unknown",
+        ),
+        (
+            "ipBlock cidr null",
+            m.network_policy("p", spec={"egress": [{"to": [{"ipBlock": {"cidr": None}}]}]}),
+            "rule-unknown",
+        ),
+        (
+            "ipBlock except null is absent",
+            m.network_policy(
+                "p",
+                spec={"egress": [{"to": [{"ipBlock": {"cidr": "10.0.0.0/8", "except": None}}]}]},
+            ),
+            "rule-yes",
+        ),
+        (
+            "port protocol null",
+            m.network_policy("p", spec={"egress": [{"ports": [{"protocol": None, "port": 53}]}]}),
+            "rule-unknown",
+        ),
+        (
+            "port port null",
+            m.network_policy("p", spec={"egress": [{"ports": [{"port": None}]}]}),
+            "rule-unknown",
+        ),
+        (
+            "port endPort null",
+            m.network_policy("p", spec={"egress": [{"ports": [{"port": 53, "endPort": None}]}]}),
+            "rule-unknown",
+        ),
+        (
+            "cilium spec null is absent",
+            m.cilium_policy("c", spec=None, specs=[{"egress": []}]),
+            "enforces",
+        ),
+        (
+            "cilium specs null is absent",
+            m.cilium_policy("c", spec={"egress": []}, specs=None),
+            "enforces",
+        ),
+        (
+            "cilium egressDeny null is absent",
+            m.cilium_policy("c", spec={"egressDeny": None}),
+            "not-enforcing",
+        ),
+        (
+            "cilium enableDefaultDeny null",
+            m.cilium_policy("c", spec={"egress": [], "enableDefaultDeny": None}),
+            "unreadable",
+        ),
+        (
+            "cilium enableDefaultDeny.egress null",
+            m.cilium_policy("c", spec={"egress": [], "enableDefaultDeny": {"egress": None}}),
+            "unreadable",
+        ),
+        (
+            "cilium endpointSelector null",
+            m.cilium_policy("c", spec={"endpointSelector": None, "egress": []}),
+            "selects-unknown",
+        ),
+        (
+            "cilium toPorts null is absent",
+            m.cilium_policy("c", spec={"egress": [{"toPorts": None}]}),
+            "rule-yes",
+        ),
+        (
+            "cilium toPorts ports null is every port",
+            m.cilium_policy(
+                "c",
+                spec={
+                    "egress": [
+                        {"toFQDNs": [{"matchName": "pypi.org"}], "toPorts": [{"ports": None}]}
+                    ]
+                },
+            ),
+            "rule-no",
+        ),
+        (
+            "cilium peer lists null are absent",
+            m.cilium_policy(
+                "c",
+                spec={"egress": [{"toEndpoints": None, "toFQDNs": [{"matchName": "pypi.org"}]}]},
+            ),
+            "rule-no",
+        ),
+        (
+            "matchName null widens",
+            m.cilium_policy("c", spec={"egress": [{"toFQDNs": [{"matchName": None}]}]}),
+            "rule-yes",
+        ),
+        (
+            "endpoint matchExpressions null",
+            m.cilium_policy(
+                "c",
+                spec={"egress": [{"toEndpoints": [{"matchLabels": {}, "matchExpressions": None}]}]},
+            ),
+            "rule-unknown",
+        ),
+        (
+            "toPorts rules null fails the DNS read",
+            m.cilium_policy(
+                "c",
+                spec={
+                    "egress": [
+                        {
+                            "toEndpoints": [m.KUBE_DNS_ENDPOINT],
+                            "toPorts": [{"ports": [{"port": "53"}], "rules": None}],
+                        }
+                    ]
+                },
+            ),
+            "rule-yes-narrowed",
+        ),
+        (
+            "rules.dns null is absent",
+            m.cilium_policy(
+                "c",
+                spec={
+                    "egress": [
+                        {
+                            "toEndpoints": [m.KUBE_DNS_ENDPOINT],
+                            "toPorts": [{"ports": [{"port": "53"}], "rules": {"dns": None}}],
+                        }
+                    ]
+                },
+            ),
+            "rule-yes-narrowed",
+        ),
     ],
 )
 def test_null_versus_absent(case: str, raw: dict[str, Any], expected: str) -> None:
     kind = raw["kind"]
-    translation = NARROWED if expected == "rule-yes-narrowed" else (STATIC if kind != "NetworkPolicy" else DENY_ALL)
+    translation = (
+        NARROWED
+        if expected == "rule-yes-narrowed"
+        else (STATIC if kind != "NetworkPolicy" else DENY_ALL)
+    )
     documents = _documents(Candidate(kind, raw, 0), translation)
     document = documents[-1]
     observed = {

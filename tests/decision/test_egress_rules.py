@@ -73,7 +73,9 @@ def test_core_step2_rule_not_an_object(rule: Any) -> None:
     ],
 )
 def test_core_step3_unreadable_ports(ports: Any) -> None:
-    verdict = core_rule_verdict({"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": ports}, 0, DENY_ALL)
+    verdict = core_rule_verdict(
+        {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": ports}, 0, DENY_ALL
+    )
     assert verdict.outcome is Tri.UNKNOWN
     _assert_detail(verdict, "`ports`", "named port")
 
@@ -105,9 +107,16 @@ def test_core_step5_no_peers(rule: dict[str, Any], ports_text: str) -> None:
 
 @pytest.mark.parametrize(
     "peer",
-    ["x", {}, {"ipBlock": None}, {"ipBlock": {"cidr": None}}, {"ipBlock": {"cidr": "bogus"}},
-     {"podSelector": None}, {"namespaceSelector": {"matchLabels": None}},
-     {"podSelector": {"matchLabels": {"app": None}}}],
+    [
+        "x",
+        {},
+        {"ipBlock": None},
+        {"ipBlock": {"cidr": None}},
+        {"ipBlock": {"cidr": "bogus"}},
+        {"podSelector": None},
+        {"namespaceSelector": {"matchLabels": None}},
+        {"podSelector": {"matchLabels": {"app": None}}},
+    ],
 )
 def test_core_step6a_unreadable_peer(peer: Any) -> None:
     verdict = core_rule_verdict({"to": [peer]}, 0, DENY_ALL)
@@ -116,10 +125,17 @@ def test_core_step6a_unreadable_peer(peer: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "peer", [KUBE_DNS_PEER, KUBE_SYSTEM_PEER, {"namespaceSelector": {}}, {"namespaceSelector": {"matchLabels": {}}}]
+    "peer",
+    [
+        KUBE_DNS_PEER,
+        KUBE_SYSTEM_PEER,
+        {"namespaceSelector": {}},
+        {"namespaceSelector": {"matchLabels": {}}},
+    ],
 )
 @pytest.mark.parametrize(
-    "ports", [CORE_DNS_PORTS, None, [{"protocol": "UDP", "port": 53}], [{"port": 1, "endPort": 100}]]
+    "ports",
+    [CORE_DNS_PORTS, None, [{"protocol": "UDP", "port": 53}], [{"port": 1, "endPort": 100}]],
 )
 def test_core_step6b_resolver_under_dns_narrowing(peer: dict[str, Any], ports: Any) -> None:
     rule: dict[str, Any] = {"to": [peer]}
@@ -149,15 +165,45 @@ def test_core_step6b_q3_domain_entry_disables_the_dns_check() -> None:
 @pytest.mark.parametrize(
     ("allowance", "peer", "ports", "facts", "wide"),
     [
-        (DENY_ALL, {"ipBlock": {"cidr": "0.0.0.0/0"}}, None, ['{"cidr":"0.0.0.0/0"}', "every port", "'deny-all'"], True),
-        (DENY_ALL, {"ipBlock": {"cidr": "::/0"}}, [{"port": 443}], ['{"cidr":"::/0"}', "TCP 443"], True),
+        (
+            DENY_ALL,
+            {"ipBlock": {"cidr": "0.0.0.0/0"}},
+            None,
+            ['{"cidr":"0.0.0.0/0"}', "every port", "'deny-all'"],
+            True,
+        ),
+        (
+            DENY_ALL,
+            {"ipBlock": {"cidr": "::/0"}},
+            [{"port": 443}],
+            ['{"cidr":"::/0"}', "TCP 443"],
+            True,
+        ),
         (DENY_ALL, {"ipBlock": {"cidr": "10.0.0.0/8"}}, None, ['{"cidr":"10.0.0.0/8"}'], False),
-        (DENY_ALL, {"namespaceSelector": {}}, CORE_DNS_PORTS, ['{"namespaceSelector":{}}', "UDP 53, TCP 53"], True),
+        (
+            DENY_ALL,
+            {"namespaceSelector": {}},
+            CORE_DNS_PORTS,
+            ['{"namespaceSelector":{}}', "UDP 53, TCP 53"],
+            True,
+        ),
         # Q6: {"matchLabels": {}} is empty for wide-open detection.
-        (DENY_ALL, {"namespaceSelector": {"matchLabels": {}}}, None, ['{"namespaceSelector":{"matchLabels":{}}}'], True),
+        (
+            DENY_ALL,
+            {"namespaceSelector": {"matchLabels": {}}},
+            None,
+            ['{"namespaceSelector":{"matchLabels":{}}}'],
+            True,
+        ),
         (DENY_ALL, {"podSelector": {}}, None, ['{"podSelector":{}}'], False),
         (DENY_ALL, KUBE_SYSTEM_PEER, [{"port": 53, "protocol": "ANY"}], ["any 53"], False),
-        (PUBLIC, {"ipBlock": {"cidr": "10.1.0.0/16"}}, None, ['{"cidr":"10.1.0.0/16"}', "'public-internet'"], False),
+        (
+            PUBLIC,
+            {"ipBlock": {"cidr": "10.1.0.0/16"}},
+            None,
+            ['{"cidr":"10.1.0.0/16"}', "'public-internet'"],
+            False,
+        ),
         (PUBLIC, {"ipBlock": {"cidr": "0.0.0.0/0"}}, None, ["'public-internet'"], True),
         (STATIC, KUBE_DNS_PEER, None, ["every port", "'static'"], False),
     ],
@@ -306,21 +352,56 @@ def test_cilium_step6_entity_order(entities: list[Any], allowance: Allowance, ou
 @pytest.mark.parametrize(
     ("rule", "allowance", "outcome", "facts"),
     [
-        ({"toCIDR": ["0.0.0.0/0"]}, DENY_ALL, Tri.YES, ["`toCIDR`", '{"cidr":"0.0.0.0/0"}', "'deny-all'", "every port"]),
+        (
+            {"toCIDR": ["0.0.0.0/0"]},
+            DENY_ALL,
+            Tri.YES,
+            ["`toCIDR`", '{"cidr":"0.0.0.0/0"}', "'deny-all'", "every port"],
+        ),
         ({"toCIDR": ["8.8.8.8/32"]}, PUBLIC, Tri.NO, []),
-        ({"toCIDR": ["10.0.0.0/24"]}, PUBLIC, Tri.YES, ['{"cidr":"10.0.0.0/24"}', "'public-internet'"]),
+        (
+            {"toCIDR": ["10.0.0.0/24"]},
+            PUBLIC,
+            Tri.YES,
+            ['{"cidr":"10.0.0.0/24"}', "'public-internet'"],
+        ),
         ({"toCIDR": ["bogus"]}, DENY_ALL, Tri.UNKNOWN, ["`toCIDR`", "bogus"]),
         ({"toCIDR": [5]}, ALLOW_ALL, Tri.UNKNOWN, ["`toCIDR`"]),
         ({"toCIDR": ["0.0.0.0/0"]}, ALLOW_ALL, Tri.NO, []),
         ({"toCIDRSet": [{"cidr": "0.0.0.0/0", "except": m.IPV4_EXCEPT}]}, PUBLIC, Tri.NO, []),
-        ({"toCIDRSet": [{"cidr": "0.0.0.0/0"}]}, PUBLIC, Tri.YES, ['`toCIDRSet` ipBlock {"cidr":"0.0.0.0/0"} ']),
-        ({"toCIDRSet": [{"cidr": "0.0.0.0/0", "except": None}]}, PUBLIC, Tri.YES, ['{"cidr":"0.0.0.0/0","except":null}']),
-        ({"toCIDRSet": [{"except": ["10.0.0.0/8"], "cidr": "0.0.0.0/0"}]}, PUBLIC, Tri.YES, ['{"cidr":"0.0.0.0/0","except":["10.0.0.0/8"]}']),
+        (
+            {"toCIDRSet": [{"cidr": "0.0.0.0/0"}]},
+            PUBLIC,
+            Tri.YES,
+            ['`toCIDRSet` ipBlock {"cidr":"0.0.0.0/0"} '],
+        ),
+        (
+            {"toCIDRSet": [{"cidr": "0.0.0.0/0", "except": None}]},
+            PUBLIC,
+            Tri.YES,
+            ['{"cidr":"0.0.0.0/0","except":null}'],
+        ),
+        (
+            {"toCIDRSet": [{"except": ["10.0.0.0/8"], "cidr": "0.0.0.0/0"}]},
+            PUBLIC,
+            Tri.YES,
+            ['{"cidr":"0.0.0.0/0","except":["10.0.0.0/8"]}'],
+        ),
         ({"toCIDRSet": ["0.0.0.0/0"]}, ALLOW_ALL, Tri.UNKNOWN, ["`toCIDRSet`"]),
         ({"toCIDRSet": [{"except": []}]}, ALLOW_ALL, Tri.UNKNOWN, ["`toCIDRSet`"]),
-        ({"toCIDRSet": [{"cidr": "0.0.0.0/0", "except": "10.0.0.0/8"}]}, ALLOW_ALL, Tri.UNKNOWN, ["`toCIDRSet`"]),
+        (
+            {"toCIDRSet": [{"cidr": "0.0.0.0/0", "except": "10.0.0.0/8"}]},
+            ALLOW_ALL,
+            Tri.UNKNOWN,
+            ["`toCIDRSet`"],
+        ),
         # toCIDR entries are judged before toCIDRSet entries.
-        ({"toCIDRSet": [{"cidr": "0.0.0.0/0"}], "toCIDR": ["bogus"]}, PUBLIC, Tri.UNKNOWN, ["`toCIDR`"]),
+        (
+            {"toCIDRSet": [{"cidr": "0.0.0.0/0"}], "toCIDR": ["bogus"]},
+            PUBLIC,
+            Tri.UNKNOWN,
+            ["`toCIDR`"],
+        ),
         ({"toCIDRSet": ["x"], "toCIDR": ["10.0.0.0/8"]}, PUBLIC, Tri.YES, ["`toCIDR`"]),
     ],
 )
@@ -346,18 +427,48 @@ def test_cilium_step7_cidr_ports_must_be_covered() -> None:
         ([{"matchName": "api.github.com"}], None, STATIC, Tri.NO, []),
         ([{"matchName": "api.github.com"}, {"matchName": "pypi.org"}], None, STATIC, Tri.NO, []),
         # Q2: exact and case-sensitive.
-        ([{"matchName": "API.github.com"}], None, STATIC, Tri.YES, ['{"matchName":"API.github.com"}', "'static'"]),
+        (
+            [{"matchName": "API.github.com"}],
+            None,
+            STATIC,
+            Tri.YES,
+            ['{"matchName":"API.github.com"}', "'static'"],
+        ),
         # Q2: a pattern widens even when the translation emits the very same one.
-        ([{"matchPattern": "*.pypi.org"}], None, STATIC, Tri.YES, ['{"matchPattern":"*.pypi.org"}']),
+        (
+            [{"matchPattern": "*.pypi.org"}],
+            None,
+            STATIC,
+            Tri.YES,
+            ['{"matchPattern":"*.pypi.org"}'],
+        ),
         ([{"matchName": None}], None, STATIC, Tri.YES, ['{"matchName":null}']),
         (["api.github.com"], None, STATIC, Tri.UNKNOWN, ["`toFQDNs` entry is not an object"]),
         ([{"matchName": "evil.example"}, "x"], None, STATIC, Tri.YES, ["evil.example"]),
         # Q1: FQDN rules widen even allow-all.
         ([{"matchName": "api.github.com"}], None, ALLOW_ALL, Tri.YES, ["'allow-all'"]),
-        ([{"matchName": "github.com"}], [{"ports": [{"port": "22", "protocol": "TCP"}]}], NARROWED, Tri.NO, []),
-        ([{"matchName": "github.com"}], [{"ports": [{"port": "8080", "protocol": "TCP"}]}], NARROWED, Tri.YES, ["TCP 8080"]),
+        (
+            [{"matchName": "github.com"}],
+            [{"ports": [{"port": "22", "protocol": "TCP"}]}],
+            NARROWED,
+            Tri.NO,
+            [],
+        ),
+        (
+            [{"matchName": "github.com"}],
+            [{"ports": [{"port": "8080", "protocol": "TCP"}]}],
+            NARROWED,
+            Tri.YES,
+            ["TCP 8080"],
+        ),
         ([{"matchName": "github.com"}], None, NARROWED, Tri.YES, ["every port"]),
-        ([{"matchName": "github.com"}], [{"ports": [{"port": "443"}]}], NARROWED, Tri.YES, ["any 443"]),
+        (
+            [{"matchName": "github.com"}],
+            [{"ports": [{"port": "443"}]}],
+            NARROWED,
+            Tri.YES,
+            ["any 443"],
+        ),
     ],
 )
 def test_cilium_step8_fqdns(
@@ -398,7 +509,9 @@ def test_cilium_step9_empty_match_labels_is_this_namespace_q17() -> None:
     assert cilium_rule_verdict(rule, 0, ALLOW_ALL).outcome is Tri.NO
 
 
-def _dns_rule(names: list[str] | None = None, *, patterns: bool = False, ports: Any = "53") -> dict[str, Any]:
+def _dns_rule(
+    names: list[str] | None = None, *, patterns: bool = False, ports: Any = "53"
+) -> dict[str, Any]:
     rule: dict[str, Any] = {"toEndpoints": [m.KUBE_DNS_ENDPOINT]}
     if names is None:
         return rule
@@ -417,22 +530,38 @@ def _dns_rule(names: list[str] | None = None, *, patterns: bool = False, ports: 
         (_dns_rule([]), Tri.NO, []),
         # Q4: no toPorts reads as no names at all, a subset: no port check.
         (_dns_rule(), Tri.NO, []),
-        (_dns_rule(["github.com", "evil.example"]), Tri.YES, ['"evil.example"', "resolver", "subset"]),
-        (_dns_rule(["github.com"], patterns=True), Tri.YES, ["resolver", "no DNS-name restriction"]),
+        (
+            _dns_rule(["github.com", "evil.example"]),
+            Tri.YES,
+            ['"evil.example"', "resolver", "subset"],
+        ),
+        (
+            _dns_rule(["github.com"], patterns=True),
+            Tri.YES,
+            ["resolver", "no DNS-name restriction"],
+        ),
         (
             {"toEndpoints": [m.KUBE_DNS_ENDPOINT], "toPorts": [{"ports": [{"port": "53"}]}]},
             Tri.YES,
             ["resolver", "no DNS-name restriction", "any 53"],
         ),
         (
-            {"toEndpoints": [m.KUBE_DNS_ENDPOINT], "toPorts": [{"ports": [{"port": "53"}], "rules": None}]},
+            {
+                "toEndpoints": [m.KUBE_DNS_ENDPOINT],
+                "toPorts": [{"ports": [{"port": "53"}], "rules": None}],
+            },
             Tri.YES,
             ["resolver", "cannot be read"],
         ),
         # The subset check skips the peer check too, so a whole-namespace
         # endpoint with a narrow name list is accepted.
         (
-            {**_dns_rule(["github.com"]), "toEndpoints": [{"matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system"}}]},
+            {
+                **_dns_rule(["github.com"]),
+                "toEndpoints": [
+                    {"matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system"}}
+                ],
+            },
             Tri.NO,
             [],
         ),
@@ -477,7 +606,14 @@ UDP_DNS_RULE = {
             m.deny_all(),
             {
                 "toEndpoints": [m.KUBE_DNS_ENDPOINT],
-                "toPorts": [{"ports": [{"port": "53", "protocol": "UDP"}, {"port": "53", "protocol": "TCP"}]}],
+                "toPorts": [
+                    {
+                        "ports": [
+                            {"port": "53", "protocol": "UDP"},
+                            {"port": "53", "protocol": "TCP"},
+                        ]
+                    }
+                ],
             },
             Tri.NO,
         ),
@@ -485,11 +621,15 @@ UDP_DNS_RULE = {
         (m.allow_all(), _dns_rule(), Tri.NO),
     ],
 )
-def test_cilium_step9b_destination(translation: Translation, rule: dict[str, Any], outcome: Tri) -> None:
+def test_cilium_step9b_destination(
+    translation: Translation, rule: dict[str, Any], outcome: Tri
+) -> None:
     verdict = cilium_rule_verdict(rule, 0, build_allowance(translation))
     assert verdict.outcome is outcome
     if outcome is Tri.YES:
-        _assert_detail(verdict, "`toEndpoints`", '"k8s:k8s-app":"kube-dns"', f"'{translation.policy_kind}'")
+        _assert_detail(
+            verdict, "`toEndpoints`", '"k8s:k8s-app":"kube-dns"', f"'{translation.policy_kind}'"
+        )
 
 
 def test_cilium_step9_clusterwide_endpoint_without_namespace_reaches_every_namespace() -> None:
@@ -498,14 +638,22 @@ def test_cilium_step9_clusterwide_endpoint_without_namespace_reaches_every_names
     # namespaced one stays in its own namespace and is simply not allowed.
     rule = {
         "toEndpoints": [{"matchLabels": {"k8s:k8s-app": "kube-dns"}}],
-        "toPorts": [{"ports": [{"port": "53", "protocol": "ANY"}], "rules": {"dns": [{"matchName": "evil.example"}]}}],
+        "toPorts": [
+            {
+                "ports": [{"port": "53", "protocol": "ANY"}],
+                "rules": {"dns": [{"matchName": "evil.example"}]},
+            }
+        ],
     }
     namespaced = cilium_rule_verdict(rule, 0, NARROWED)
     clusterwide = cilium_rule_verdict(rule, 0, NARROWED, clusterwide=True)
     assert namespaced.outcome is Tri.YES and clusterwide.outcome is Tri.YES
     assert "resolver" not in (namespaced.detail or "")
     _assert_detail(clusterwide, "resolver", "evil.example")
-    subset = {**rule, "toPorts": [{"ports": [{"port": "53"}], "rules": {"dns": [{"matchName": "github.com"}]}}]}
+    subset = {
+        **rule,
+        "toPorts": [{"ports": [{"port": "53"}], "rules": {"dns": [{"matchName": "github.com"}]}}],
+    }
     assert cilium_rule_verdict(subset, 0, NARROWED, clusterwide=True).outcome is Tri.NO
     assert cilium_rule_verdict(subset, 0, NARROWED).outcome is Tri.YES
 
@@ -522,7 +670,9 @@ def test_cilium_step9_clusterwide_endpoint_without_namespace_reaches_every_names
         ({"toEndpoints": [m.KUBE_DNS_ENDPOINT], "toServices": [{}]}, ALLOW_ALL, "toServices"),
     ],
 )
-def test_cilium_step10_unenumerable_destinations(rule: dict[str, Any], allowance: Allowance, field: str) -> None:
+def test_cilium_step10_unenumerable_destinations(
+    rule: dict[str, Any], allowance: Allowance, field: str
+) -> None:
     verdict = cilium_rule_verdict(rule, 0, allowance)
     assert verdict.outcome is Tri.UNKNOWN
     _assert_detail(verdict, f"`{field}`", "cannot be enumerated")
@@ -536,9 +686,22 @@ def test_cilium_step10_comes_after_widening_fields() -> None:
 @pytest.mark.parametrize(
     ("rule", "allowance"),
     [
-        ({"toEndpoints": [m.KUBE_DNS_ENDPOINT], "toPorts": [{"ports": [{"port": "53", "protocol": "ANY"}]}]}, STATIC),
+        (
+            {
+                "toEndpoints": [m.KUBE_DNS_ENDPOINT],
+                "toPorts": [{"ports": [{"port": "53", "protocol": "ANY"}]}],
+            },
+            STATIC,
+        ),
         ({"toFQDNs": [{"matchName": "pypi.org"}], "toRequires": [{}], "icmps": [{}]}, STATIC),
-        ({"toCIDR": ["1.1.1.1/32"], "toEndpoints": [{"matchLabels": {"app": "x"}}], "toEntities": ["world"]}, ALLOW_ALL),
+        (
+            {
+                "toCIDR": ["1.1.1.1/32"],
+                "toEndpoints": [{"matchLabels": {"app": "x"}}],
+                "toEntities": ["world"],
+            },
+            ALLOW_ALL,
+        ),
         ({"toServices": [], "toFQDNs": [{"matchName": "pypi.org"}]}, STATIC),
     ],
 )

@@ -185,7 +185,9 @@ def test_peer_within(allowed: Peer, wanted: Peer, expected: bool) -> None:
 
 
 def test_endpoint_peer_with_namespace() -> None:
-    raw = {"matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system", "k8s:k8s-app": "kube-dns"}}
+    raw = {
+        "matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system", "k8s:k8s-app": "kube-dns"}
+    }
     peer = read_endpoint_peer(raw)
     assert peer is not None
     assert peer.namespace_selector == KUBE_SYSTEM
@@ -274,7 +276,10 @@ WIDE_OPEN = [
     ({"namespaceSelector": {}}, Tri.YES),
     ({"namespaceSelector": {"matchLabels": {}}}, Tri.YES),  # empty in the matching sense
     ({"namespaceSelector": {}, "podSelector": {}}, Tri.YES),
-    ({"namespaceSelector": {}, "podSelector": {"matchLabels": {}, "matchExpressions": []}}, Tri.YES),
+    (
+        {"namespaceSelector": {}, "podSelector": {"matchLabels": {}, "matchExpressions": []}},
+        Tri.YES,
+    ),
     ({"namespaceSelector": {}, "podSelector": KUBE_DNS}, Tri.NO),
     ({"namespaceSelector": KUBE_SYSTEM}, Tri.NO),
     ({"podSelector": {}}, Tri.NO),  # same-namespace peers are deliberately excluded
@@ -301,7 +306,10 @@ RESOLVER_CONTAINERS = [
     ({"namespaceSelector": KUBE_SYSTEM}, True),
     ({"namespaceSelector": KUBE_SYSTEM, "podSelector": KUBE_DNS}, True),
     ({"namespaceSelector": {}}, True),
-    ({"namespaceSelector": KUBE_SYSTEM, "podSelector": {"matchLabels": {"k8s-app": "coredns"}}}, False),
+    (
+        {"namespaceSelector": KUBE_SYSTEM, "podSelector": {"matchLabels": {"k8s-app": "coredns"}}},
+        False,
+    ),
     ({"podSelector": KUBE_DNS}, False),  # this namespace only
     ({"ipBlock": {"cidr": "0.0.0.0/0"}}, False),
 ]

@@ -136,7 +136,11 @@ CILIUM_READS = [
     ({"toPorts": [{"ports": []}, {"ports": [{"port": "https"}]}]}, ALL_PORTS),
     # rules and serverNames never affect ports
     (
-        {"toPorts": [{"ports": [{"port": "443", "protocol": "TCP"}], "serverNames": ["a"], "rules": 5}]},
+        {
+            "toPorts": [
+                {"ports": [{"port": "443", "protocol": "TCP"}], "serverNames": ["a"], "rules": 5}
+            ]
+        },
         (PortRange(TCP, 443),),
     ),
 ]

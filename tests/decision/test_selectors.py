@@ -230,7 +230,11 @@ NARROWER = [
     (KUBE_DNS, {"matchLabels": {"k8s-app": "coredns"}}, False),
     (KUBE_DNS, {"matchLabels": {}}, False),
     (KUBE_DNS, {"matchLabels": None}, False),
-    (KUBE_DNS, {"matchExpressions": [{"key": "k8s-app", "operator": "In", "values": ["kube-dns"]}]}, False),
+    (
+        KUBE_DNS,
+        {"matchExpressions": [{"key": "k8s-app", "operator": "In", "values": ["kube-dns"]}]},
+        False,
+    ),
     ({"matchLabels": None}, KUBE_DNS, False),
     ({"matchLabels": {"a": "1"}}, {"matchLabels": {"a": 1}}, False),  # identical means same type
     # 7. unreadable inner expressions

@@ -56,14 +56,41 @@ def _doc(
 @pytest.mark.parametrize(
     ("document", "verdict", "detail"),
     [
-        (_doc(unreadable="`spec` is not an object", selects=Tri.NO), "not-evaluable", "`spec` is not an object"),
+        (
+            _doc(unreadable="`spec` is not an object", selects=Tri.NO),
+            "not-evaluable",
+            "`spec` is not an object",
+        ),
         (_doc(selects=Tri.NO, rules=[(Tri.YES, "wide")]), "does-not-select", None),
-        (_doc(selects=Tri.UNKNOWN, rules=[(Tri.YES, "wide")]), "not-evaluable", "cannot be evaluated against pod labels"),
-        (_doc(rules=[(Tri.NO, None), (Tri.UNKNOWN, "odd"), (Tri.YES, "first wide"), (Tri.YES, "second")]), "widens-egress", "first wide"),
+        (
+            _doc(selects=Tri.UNKNOWN, rules=[(Tri.YES, "wide")]),
+            "not-evaluable",
+            "cannot be evaluated against pod labels",
+        ),
+        (
+            _doc(
+                rules=[
+                    (Tri.NO, None),
+                    (Tri.UNKNOWN, "odd"),
+                    (Tri.YES, "first wide"),
+                    (Tri.YES, "second"),
+                ]
+            ),
+            "widens-egress",
+            "first wide",
+        ),
         (_doc(enforces=False, rules=[(Tri.YES, "wide")]), "widens-egress", "wide"),
-        (_doc(rules=[(Tri.NO, None), (Tri.UNKNOWN, "first odd"), (Tri.UNKNOWN, "second")]), "not-evaluable", "first odd"),
+        (
+            _doc(rules=[(Tri.NO, None), (Tri.UNKNOWN, "first odd"), (Tri.UNKNOWN, "second")]),
+            "not-evaluable",
+            "first odd",
+        ),
         (_doc(enforces=False, rules=[(Tri.UNKNOWN, "odd")]), "not-evaluable", "odd"),
-        (_doc(enforces=False, rules=[(Tri.NO, None)]), "not-egress-scoped", "default-denies nothing on egress"),
+        (
+            _doc(enforces=False, rules=[(Tri.NO, None)]),
+            "not-egress-scoped",
+            "default-denies nothing on egress",
+        ),
         (_doc(enforces=True, rules=[(Tri.NO, None)]), "within", None),
         (_doc(enforces=True), "within", None),
     ],
@@ -170,7 +197,9 @@ def test_allow_all_passes_without_an_enforcing_document(documents: list[PolicyDo
 
 
 def test_allow_all_still_refuses_widening_and_undecided_documents() -> None:
-    assert decide_union([_doc(rules=[(Tri.YES, "fqdn")])], ALLOW_ALL).refusal == "policy-widens-egress"
+    assert (
+        decide_union([_doc(rules=[(Tri.YES, "fqdn")])], ALLOW_ALL).refusal == "policy-widens-egress"
+    )
     assert decide_union([_doc(selects=Tri.UNKNOWN)], ALLOW_ALL).refusal == "not-evaluable"
 
 
@@ -213,7 +242,9 @@ def test_document_order_never_changes_a_verdict() -> None:
 # --- end to end over real manifests ------------------------------------------------------
 
 
-def _decide(translation: Translation, *candidates: Candidate, subject: Subject = SUBJECT) -> Decision:
+def _decide(
+    translation: Translation, *candidates: Candidate, subject: Subject = SUBJECT
+) -> Decision:
     allowance = build_allowance(translation)
     documents = [
         document
@@ -225,7 +256,14 @@ def _decide(translation: Translation, *candidates: Candidate, subject: Subject =
 
 @pytest.mark.parametrize(
     "translation",
-    [m.deny_all(), m.no_network(), m.public_internet(), m.static_unnarrowed(), m.static_narrowed_domain(), m.static_narrowed_tls()],
+    [
+        m.deny_all(),
+        m.no_network(),
+        m.public_internet(),
+        m.static_unnarrowed(),
+        m.static_narrowed_domain(),
+        m.static_narrowed_tls(),
+    ],
 )
 def test_the_translation_itself_passes(translation: Translation) -> None:
     decision = _decide(translation, m.translation_candidate(translation))
@@ -298,7 +336,9 @@ def test_named_object_without_egress_default_deny_has_no_enforcing_policy_q12() 
 
 
 def test_allow_all_with_a_cilium_fqdn_rule_widens_q1() -> None:
-    fqdn = m.cilium_policy("fqdn", spec={"egress": [{"toFQDNs": [{"matchName": "api.github.com"}]}]})
+    fqdn = m.cilium_policy(
+        "fqdn", spec={"egress": [{"toFQDNs": [{"matchName": "api.github.com"}]}]}
+    )
     entities = m.cilium_policy("world", spec={"egress": [{"toEntities": ["world"]}]})
     assert _decide(m.allow_all(), m.cilium_candidate(entities)).refusal is None
     decision = _decide(m.allow_all(), m.cilium_candidate(entities), m.cilium_candidate(fqdn))
@@ -308,7 +348,10 @@ def test_allow_all_with_a_cilium_fqdn_rule_widens_q1() -> None:
 
 
 def test_selector_that_cannot_be_evaluated_refuses() -> None:
-    raw = m.network_policy("exprs", spec={"podSelector": {"matchExpressions": [{"key": "a", "operator": "Gt"}]}, "egress": []})
+    raw = m.network_policy(
+        "exprs",
+        spec={"podSelector": {"matchExpressions": [{"key": "a", "operator": "Gt"}]}, "egress": []},
+    )
     decision = _decide(m.deny_all(), m.core_candidate(raw))
     assert decision.refusal == "not-evaluable"
     assert decision.summary is not None
@@ -318,14 +361,18 @@ def test_selector_that_cannot_be_evaluated_refuses() -> None:
 
 def test_policy_selecting_other_pods_is_ignored() -> None:
     translation = m.deny_all()
-    other = m.network_policy("other", spec={"podSelector": {"matchLabels": {"app": "web"}}, "egress": [{}]})
+    other = m.network_policy(
+        "other", spec={"podSelector": {"matchLabels": {"app": "web"}}, "egress": [{}]}
+    )
     decision = _decide(translation, m.core_candidate(other), m.translation_candidate(translation))
     assert decision.refusal is None
     assert [e.verdict for e in decision.examined] == ["does-not-select", "within"]
 
 
 def test_node_scoped_spec_gives_no_examined_entry() -> None:
-    raw = m.cilium_policy("nodes", spec={"nodeSelector": None, "egress": [{"toEntities": ["world"]}]})
+    raw = m.cilium_policy(
+        "nodes", spec={"nodeSelector": None, "egress": [{"toEntities": ["world"]}]}
+    )
     translation = m.static_unnarrowed()
     decision = _decide(translation, m.cilium_candidate(raw), m.translation_candidate(translation))
     assert [e.name for e in decision.examined] == [m.NAME]
@@ -339,7 +386,10 @@ def test_node_scoped_spec_gives_no_examined_entry() -> None:
     ("refusal", "facts"),
     [
         ("policy-widens-egress", ["Narrow or delete", "named-object-only"]),
-        ("no-enforcing-policy", ["selector matches", "enforces Egress", "baseline", "named-object-only"]),
+        (
+            "no-enforcing-policy",
+            ["selector matches", "enforces Egress", "baseline", "named-object-only"],
+        ),
         ("not-evaluable", ["Fix or remove", "named-object-only"]),
     ],
 )
@@ -359,7 +409,13 @@ def test_union_remedy_rejects_other_strings(refusal: str) -> None:
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 CANDIDATE_KINDS = ("NetworkPolicy", "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy")
-EGRESS_VERDICTS = {"within", "widens-egress", "does-not-select", "not-egress-scoped", "not-evaluable"}
+EGRESS_VERDICTS = {
+    "within",
+    "widens-egress",
+    "does-not-select",
+    "not-egress-scoped",
+    "not-evaluable",
+}
 EGRESS_REFUSALS = {None, "policy-widens-egress", "no-enforcing-policy", "not-evaluable"}
 
 
@@ -387,8 +443,14 @@ def _corpus_candidates() -> Iterator[tuple[Path, Candidate]]:
 def test_every_corpus_policy_gets_a_verdict() -> None:
     """Real manifests never crash the reading or the union, every document
     gets a vocabulary verdict, and rule indices point into ``spec.egress``."""
-    translations = [m.deny_all(), m.allow_all(), m.no_network(), m.public_internet(),
-                    m.static_unnarrowed(), m.static_narrowed_tls()]
+    translations = [
+        m.deny_all(),
+        m.allow_all(),
+        m.no_network(),
+        m.public_internet(),
+        m.static_unnarrowed(),
+        m.static_narrowed_tls(),
+    ]
     allowances = [(t, build_allowance(t)) for t in translations]
     candidates = list(_corpus_candidates())
     assert candidates, "the corpus holds no policy objects"

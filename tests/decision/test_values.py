@@ -266,7 +266,7 @@ COMPACT = [
     ([math.nan, math.inf, -math.inf], "[null,null,null]"),
     ([True, False], "[true,false]"),
     ({"k": "é ü 日本"}, '{"k":"é ü 日本"}'),  # non-ASCII kept
-    ("a\"b\\c", '"a\\"b\\\\c"'),
+    ('a"b\\c', '"a\\"b\\\\c"'),
     ("\b\f\n\r\t", '"\\b\\f\\n\\r\\t"'),
     ("\x01\x1f", '"\\u0001\\u001f"'),
     ("\u2028", '"\u2028"'),

@@ -34,9 +34,7 @@ def test_the_page_has_examples_of_both_kinds() -> None:
 
 
 @pytest.mark.parametrize(("expectation", "text"), EXAMPLES)
-def test_documented_example(
-    workdir: Path, expectation: str, text: str
-) -> None:
+def test_documented_example(workdir: Path, expectation: str, text: str) -> None:
     for name, content in FILES.items():
         (workdir / name).write_text(content)
     path = workdir / ".egress-lint.yaml"

@@ -239,48 +239,96 @@ def test_paths(load_text: LoadText, paths: str, expected: tuple[str, ...]) -> No
 # (egress block under one entry starting at line 4, field path, line, error class)
 REFUSALS: list[tuple[str, str, int, str]] = [
     # E1: static under core, with or without narrowing.
-    ("      policy:\n        kind: static\n        allowedHosts: [a.example.com]\n",
-     "policy.kind", 6, "unenforceable-policy"),
-    ("      policy:\n        kind: resolver\n        allowedHosts: [a.example.com]\n"
-     "      ciliumNarrowing: {ports: [443]}\n",
-     "policy.kind", 6, "unenforceable-policy"),
+    (
+        "      policy:\n        kind: static\n        allowedHosts: [a.example.com]\n",
+        "policy.kind",
+        6,
+        "unenforceable-policy",
+    ),
+    (
+        "      policy:\n        kind: resolver\n        allowedHosts: [a.example.com]\n"
+        "      ciliumNarrowing: {ports: [443]}\n",
+        "policy.kind",
+        6,
+        "unenforceable-policy",
+    ),
     # E2: the first unreadable exceptCidrs entry.
-    ("      policy:\n        kind: public-internet\n        exceptCidrs:\n"
-     "          - 10.0.0.0/8\n          - not-a-cidr\n",
-     "policy.exceptCidrs", 7, "policy-config"),
+    (
+        "      policy:\n        kind: public-internet\n        exceptCidrs:\n"
+        "          - 10.0.0.0/8\n          - not-a-cidr\n",
+        "policy.exceptCidrs",
+        7,
+        "policy-config",
+    ),
     # E3: narrowing on a core kind.
-    ("      engine: cilium\n      policy: {kind: deny-all}\n      ciliumNarrowing:\n"
-     "        ports: [443]\n",
-     "ciliumNarrowing", 7, "narrowing-unsupported"),
+    (
+        "      engine: cilium\n      policy: {kind: deny-all}\n      ciliumNarrowing:\n"
+        "        ports: [443]\n",
+        "ciliumNarrowing",
+        7,
+        "narrowing-unsupported",
+    ),
     # N1 and N2.
-    ("      engine: cilium\n      policy: {kind: static, allowedHosts: [a.b.c]}\n"
-     "      ciliumNarrowing:\n        ports: []\n",
-     "ciliumNarrowing.ports", 8, "policy-config"),
-    ("      engine: cilium\n      policy: {kind: static, allowedHosts: [a.b.c]}\n"
-     "      ciliumNarrowing:\n        ports: '443'\n",
-     "ciliumNarrowing.ports", 8, "policy-config"),
+    (
+        "      engine: cilium\n      policy: {kind: static, allowedHosts: [a.b.c]}\n"
+        "      ciliumNarrowing:\n        ports: []\n",
+        "ciliumNarrowing.ports",
+        8,
+        "policy-config",
+    ),
+    (
+        "      engine: cilium\n      policy: {kind: static, allowedHosts: [a.b.c]}\n"
+        "      ciliumNarrowing:\n        ports: '443'\n",
+        "ciliumNarrowing.ports",
+        8,
+        "policy-config",
+    ),
     # N3: the hostPorts key, rendered as a JSON string.
-    ("      engine: cilium\n      policy: {kind: static, allowedHosts: [github.com]}\n"
-     "      ciliumNarrowing:\n        hostPorts:\n          api.example.com: [443]\n"
-     "          github.com: [0]\n",
-     'ciliumNarrowing.hostPorts["github.com"]', 10, "policy-config"),
+    (
+        "      engine: cilium\n      policy: {kind: static, allowedHosts: [github.com]}\n"
+        "      ciliumNarrowing:\n        hostPorts:\n          api.example.com: [443]\n"
+        "          github.com: [0]\n",
+        'ciliumNarrowing.hostPorts["github.com"]',
+        10,
+        "policy-config",
+    ),
     # P3 and P1.
-    ("      policy: {kind: deny-all}\n      profile: Not_A_Label\n",
-     "profile", 6, "profile-config"),
-    ("      policy: {kind: deny-all}\n      profileLabelKey: a/b/c\n",
-     "profileLabelKey", 6, "profile-config"),
+    (
+        "      policy: {kind: deny-all}\n      profile: Not_A_Label\n",
+        "profile",
+        6,
+        "profile-config",
+    ),
+    (
+        "      policy: {kind: deny-all}\n      profileLabelKey: a/b/c\n",
+        "profileLabelKey",
+        6,
+        "profile-config",
+    ),
     # S2: the missing name sits under perSandbox, which is the deepest line.
-    ("      engine: cilium\n      policy: {kind: static, allowedHosts: [a.b.c]}\n"
-     "      perSandbox:\n        engine: cilium\n",
-     "perSandbox.admissionPolicyName", 7, "per-sandbox-config"),
+    (
+        "      engine: cilium\n      policy: {kind: static, allowedHosts: [a.b.c]}\n"
+        "      perSandbox:\n        engine: cilium\n",
+        "perSandbox.admissionPolicyName",
+        7,
+        "per-sandbox-config",
+    ),
     # H5 on the third host, each on its own line.
-    ("      engine: cilium\n      policy:\n        kind: static\n        allowedHosts:\n"
-     "          - a.example.com\n          - .example.org\n          - https://x.example\n",
-     "policy.allowedHosts[2]", 11, "host"),
+    (
+        "      engine: cilium\n      policy:\n        kind: static\n        allowedHosts:\n"
+        "          - a.example.com\n          - .example.org\n          - https://x.example\n",
+        "policy.allowedHosts[2]",
+        11,
+        "host",
+    ),
     # §2.8: a .domain entry with tlsServerNames.
-    ("      engine: cilium\n      policy: {kind: static, allowedHosts: [.example.com]}\n"
-     "      ciliumNarrowing:\n        tlsServerNames: true\n",
-     "ciliumNarrowing.tlsServerNames", 8, "host"),
+    (
+        "      engine: cilium\n      policy: {kind: static, allowedHosts: [.example.com]}\n"
+        "      ciliumNarrowing:\n        tlsServerNames: true\n",
+        "ciliumNarrowing.tlsServerNames",
+        8,
+        "host",
+    ),
     # §2.9: unknown kind.
     ("      policy:\n        kind: open-everything\n", "policy.kind", 6, "policy-config"),
     # Policy missing: the egress key is the nearest line.
@@ -302,8 +350,10 @@ def test_refusal_names_the_field_and_its_line(
 
 
 def test_an_entry_without_egress_is_refused_at_its_own_line(refuse: RefuseText) -> None:
-    error = refuse("version: 1\nsandboxes:\n  - template: ok\n    egress: {policy: {kind: deny-all}}\n"
-                   "  - template: t\n    external: true\n")
+    error = refuse(
+        "version: 1\nsandboxes:\n  - template: ok\n    egress: {policy: {kind: deny-all}}\n"
+        "  - template: t\n    external: true\n"
+    )
     assert (error.path, error.line) == ("sandboxes[1].egress.policy", 5)
 
 
@@ -368,7 +418,11 @@ def test_a_misspelt_verify_is_accepted_with_a_note(load_text: LoadText) -> None:
     )
     assert declarations.entries[0].union_verified
     (note,) = declarations.notes
-    assert (note.path, note.line, note.file) == ("sandboxes[0].egress.verify", 6, ".egress-lint.yaml")
+    assert (note.path, note.line, note.file) == (
+        "sandboxes[0].egress.verify",
+        6,
+        ".egress-lint.yaml",
+    )
     assert "union check stays on" in note.message
 
 
@@ -460,7 +514,9 @@ def test_file_names_are_relative_to_the_current_directory(
 ) -> None:
     config = workdir / "repo" / ".egress-lint.yaml"
     (workdir / "repo" / "sub").mkdir(parents=True)
-    config.write_text("version: 1\nsandboxes:\n  - template: t\n    egress: {policy: {kind: deny-all}}\n")
+    config.write_text(
+        "version: 1\nsandboxes:\n  - template: t\n    egress: {policy: {kind: deny-all}}\n"
+    )
     monkeypatch.chdir(workdir / "repo" / "sub")
     declarations = load_declarations(config, namespace_override=None)
     assert declarations.file == "../.egress-lint.yaml"

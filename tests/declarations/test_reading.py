@@ -118,9 +118,7 @@ def test_syntax_problems_are_errors_at_their_line(text: str, line: int, fragment
         ("a:\n  ~: x\n", "a", 2, "key None is not a string"),
     ],
 )
-def test_values_json_cannot_hold_are_errors(
-    text: str, path: str, line: int, fragment: str
-) -> None:
+def test_values_json_cannot_hold_are_errors(text: str, path: str, line: int, fragment: str) -> None:
     with pytest.raises(DeclarationError) as caught:
         parse_yaml(text, "f.yaml")
     error = caught.value

@@ -28,7 +28,9 @@ SCALARS = st.one_of(
 )
 JSON_VALUES = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -39,8 +41,19 @@ def _fields(names: list[str], values: st.SearchStrategy[Any]) -> st.SearchStrate
 
 NARROWING = _fields(["ports", "hostPorts", "dnsNames", "tlsServerNames", "tlsPorts"], JSON_VALUES)
 POLICY = st.fixed_dictionaries(
-    {"kind": st.sampled_from(["deny-all", "allow-all", "no-network", "public-internet",
-                              "static", "resolver", "other"])},
+    {
+        "kind": st.sampled_from(
+            [
+                "deny-all",
+                "allow-all",
+                "no-network",
+                "public-internet",
+                "static",
+                "resolver",
+                "other",
+            ]
+        )
+    },
     optional={"exceptCidrs": JSON_VALUES, "allowedHosts": JSON_VALUES},
 )
 EGRESS = st.fixed_dictionaries(
@@ -53,7 +66,8 @@ EGRESS = st.fixed_dictionaries(
         "profileLabelKey": JSON_VALUES,
         "perSandbox": _fields(
             ["engine", "admissionPolicyName", "admissionPolicyBindingName", "labelKey"], JSON_VALUES
-        ).map(lambda d: d) | NARROWING.map(lambda n: {"engine": "cilium", "narrowing": n}),
+        ).map(lambda d: d)
+        | NARROWING.map(lambda n: {"engine": "cilium", "narrowing": n}),
     },
 )
 
