@@ -10,7 +10,7 @@ from typing import Any, Literal
 from lint.checks.candidates import Placeholder, Sourced, location_of
 from lint.decision.model import Candidate, Examined, PolicyDocument, Subject, Tri
 from lint.decision.policy_shape import Direction
-from lint.decision.selection import selects_nothing
+from lint.decision.selection import required_labels, selects_nothing
 from lint.decision.selection_keys import candidate_label_keys
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
@@ -34,7 +34,8 @@ class JudgedEntry:
 class JudgmentMemo:
     """What the check has judged, for reuse: entries per (candidate, labels
     it reads, context); entries of candidates that select nothing, per
-    direction; and whether a candidate selects nothing. The raw object is
+    direction; whether a candidate selects nothing, and the labels it
+    requires when that is all it reads. The raw object is
     kept with each answer, so an id is never reused while the memo lives."""
 
     entries: dict[Hashable, tuple[object, tuple[JudgedEntry, ...]]] = field(default_factory=dict)
@@ -43,6 +44,9 @@ class JudgmentMemo:
     groups: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
     unselected: dict[Hashable, tuple[object, tuple[JudgedEntry, ...]]] = field(default_factory=dict)
     quiet: dict[Hashable, tuple[object, bool]] = field(default_factory=dict)
+    required: dict[Hashable, tuple[object, tuple[tuple[str, str], ...] | None]] = field(
+        default_factory=dict
+    )
 
     def keys_of(self, candidate: Candidate) -> tuple[str, ...]:
         hit = self.label_keys.get(id(candidate.raw))
@@ -60,7 +64,12 @@ class JudgmentMemo:
         read_labels: tuple[str | None, ...],
     ) -> bool:
         """``selection.selects_nothing``, once per candidate, namespace,
-        direction and values of the labels the candidate reads."""
+        direction and values of the labels the candidate reads; for a
+        candidate that only requires labels, by comparing them."""
+        required = self._required_labels(candidate, direction)
+        if required is not None:
+            labels = subject.labels
+            return any(labels.get(key) != value for key, value in required)
         raw = candidate.raw
         key = (id(raw), candidate.position, subject.namespace, direction, read_labels)
         hit = self.quiet.get(key)
@@ -69,6 +78,16 @@ class JudgmentMemo:
         answer = selects_nothing(candidate, subject, direction)
         self.quiet[key] = (raw, answer)
         return answer
+
+    def _required_labels(
+        self, candidate: Candidate, direction: Direction
+    ) -> tuple[tuple[str, str], ...] | None:
+        raw = candidate.raw
+        hit = self.required.get((id(raw), direction))
+        if hit is None or hit[0] is not raw:
+            hit = (raw, required_labels(candidate, direction))
+            self.required[(id(raw), direction)] = hit
+        return hit[1]
 
 
 @dataclass(frozen=True)

@@ -53,3 +53,30 @@ def selects_nothing(candidate: Candidate, subject: Subject, direction: Direction
         if match_selector(spec.get("endpointSelector", ABSENT), labels, cilium=True) is not Tri.NO:
             return False
     return True
+
+
+def required_labels(
+    candidate: Candidate, direction: Direction
+) -> tuple[tuple[str, str], ...] | None:
+    """The labels, key and value, a pod must carry for the candidate to
+    select it, when its selection is no more than that: a NetworkPolicy
+    readable in ``direction`` whose ``podSelector`` holds only a non-empty
+    ``matchLabels`` of strings. For such a candidate ``selects_nothing`` is
+    true exactly when a pair is missing from the pod's labels (§6.2: each
+    label must be equal; no key maps to nothing for a core selector, so no
+    outcome is unknown). None for every other candidate."""
+    raw = candidate.raw
+    if candidate.kind != CORE_KIND or not isinstance(raw, dict):
+        return None
+    shape = read_core_shape(raw, direction)
+    if isinstance(shape, str):
+        return None
+    selector = shape.spec.get("podSelector", ABSENT)
+    if not isinstance(selector, dict) or list(selector) != ["matchLabels"]:
+        return None
+    labels = selector["matchLabels"]
+    if not isinstance(labels, dict) or not labels:
+        return None
+    if not all(isinstance(value, str) for value in labels.values()):
+        return None
+    return tuple(labels.items())

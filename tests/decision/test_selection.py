@@ -15,7 +15,7 @@ from lint.decision.allowance import build_allowance
 from lint.decision.egress_documents import egress_documents
 from lint.decision.ingress import examine_ingress, ingress_documents
 from lint.decision.model import Candidate, Subject
-from lint.decision.selection import selects_nothing
+from lint.decision.selection import required_labels, selects_nothing
 from lint.decision.translation import translate
 from lint.decision.union import examine
 
@@ -114,6 +114,9 @@ def test_selects_nothing_agrees_with_the_readers(
     verdicts = _verdicts(candidate, subject, direction)
     expected = all(v == "does-not-select" for v in verdicts)
     assert selects_nothing(candidate, subject, direction) is expected
+    required = required_labels(candidate, direction)
+    if required is not None:
+        assert any(labels.get(key) != value for key, value in required) is expected
 
 
 SELECTOR = {"matchLabels": {"app": "a"}}
@@ -156,3 +159,27 @@ def test_selects_nothing_cases(
         selects_nothing(candidate, subject, "egress"),
         selects_nothing(candidate, subject, "ingress"),
     ) == both
+
+
+@pytest.mark.parametrize(
+    ("raw", "required"),
+    [
+        (
+            {"spec": {"podSelector": {"matchLabels": {"a": "1", "b": "2"}}}},
+            (("a", "1"), ("b", "2")),
+        ),
+        ({"spec": {"podSelector": {"matchLabels": {}}}}, None),  # empty: selects every pod
+        ({"spec": {"podSelector": {}}}, None),
+        ({"spec": {"podSelector": {"matchLabels": {"a": 1}}}}, None),  # unreadable selector
+        ({"spec": {"podSelector": {"matchLabels": {"a": "1"}, "matchExpressions": []}}}, None),
+        ({"spec": {"podSelector": {"matchLabels": {"a": "1"}}, "egress": "x"}}, None),
+        ({"spec": "x"}, None),
+    ],
+)
+def test_required_labels(raw: Any, required: Any) -> None:
+    assert required_labels(Candidate("NetworkPolicy", raw, 0), "egress") == required
+
+
+def test_required_labels_are_for_core_policies_only() -> None:
+    raw = {"spec": {"endpointSelector": {"matchLabels": {"a": "1"}}}}
+    assert required_labels(Candidate("CiliumNetworkPolicy", raw, 0), "egress") is None
