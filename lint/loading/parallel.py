@@ -2,7 +2,8 @@
 
 The files are read first, in order, by one process, so the input limits hold
 exactly as they do for a sequential run (``files.py``). The files are then cut
-into contiguous shares of about equal size. The parent loads the first share
+into contiguous shares of about equal size (the parent's a little larger:
+it also decodes the answers). The parent loads the first share
 while a forked child (``lint.forked``) loads each other share and sends its
 harvests back, marshalled. Shares are joined in file order, so the result is
 the one a single process gives. A child that fails, or whose answer cannot
@@ -74,7 +75,7 @@ def load_files(files: Sequence[SourceFile], load_one: FileLoader, jobs: int) -> 
     children = [Forked.start(functools.partial(_loaded, share, load_one)) for share in shares[1:]]
     harvests = [load_one(source) for source in shares[0]]
     for child, share in zip(children, shares[1:], strict=True):
-        answer = _read(child.answer())
+        answer = _read(child.answer(), len(share))
         harvests += answer if answer is not None else [load_one(source) for source in share]
     return harvests
 
@@ -102,13 +103,14 @@ def _loaded(share: Sequence[SourceFile], load_one: FileLoader) -> bytes:
     return marshal.dumps([_encode(load_one(source)) for source in share])
 
 
-def _read(answer: bytes | None) -> list[Harvest] | None:
+def _read(answer: bytes | None, expected: int) -> list[Harvest] | None:
     if answer is None:
         return None
     try:
-        return [_decode(item) for item in marshal.loads(answer)]
+        harvests = [_decode(item) for item in marshal.loads(answer)]
     except (EOFError, ValueError, TypeError):
         return None
+    return harvests if len(harvests) == expected else None
 
 
 def _encode(harvest: Harvest) -> tuple[Any, ...]:

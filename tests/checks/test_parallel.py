@@ -125,3 +125,11 @@ def test_a_record_with_the_wrong_fields_is_refused() -> None:
     encoded = Encoder().encode(Location("a.yaml", 1))
     with pytest.raises(ValueError):
         Decoder().decode(encoded[:-1])
+
+
+def test_an_answer_of_the_wrong_length_is_judged_here(
+    small_shares: None, generated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = parallel._checked
+    monkeypatch.setattr(parallel, "_checked", lambda plans, one: real(plans[1:], one))
+    assert _report(generated, 2) == _report(generated, 1)

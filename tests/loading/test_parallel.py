@@ -186,3 +186,12 @@ def test_waves_read_ahead_no_further_than_a_wave(
     next(entries)
     assert len(pulled) == 3
     assert len(list(entries)) == len(files) - 1
+
+
+def test_an_answer_of_the_wrong_length_is_loaded_here(
+    small_shares: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = parallel._loaded
+    monkeypatch.setattr(parallel, "_loaded", lambda share, one: real(share[1:], one))
+    files = _files(FIXTURES)
+    _same(load_files(files, _load_one, 2), [_load_one(f) for f in files])
