@@ -124,9 +124,9 @@ def _suppress(report: Report, baseline: Path | None) -> Report:
 
 def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
     """Run the check, write the report, return the exit code. The cyclic
-    collector stays paused until the report is written: resumed earlier, it
-    would scan every object the run built, for no cycle (about 50 ms on the
-    16 MB bench tree)."""
+    collector stays paused until the report is written: a collection while
+    the report is rendered would scan every object the run built, for no
+    cycle."""
     with collector_paused():
         return _execute(options, out, stdin)
 
