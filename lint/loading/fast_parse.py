@@ -51,6 +51,7 @@ is never handed to it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any, Final
 
 try:
@@ -191,36 +192,26 @@ def _plain_text(piece: str) -> bool:
 def _mapping_agrees(mapping: dict[Any, Any], room: int) -> bool:
     """Whether every key and value reads the same for Kubernetes; ``room``
     counts the collection levels still allowed, this one included."""
-    if room <= 0:
-        return False
-    room -= 1
     verdicts = _KEY_VERDICTS
-    for key, item in mapping.items():
+    for key in mapping:
         verdict = verdicts.get(key)
         if verdict is None:
             verdict = _remember(verdicts, key, _key_agrees(key))
         if not verdict:
             return False
-        kind = type(item)
-        if kind is str:
-            if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
-                return False
-        elif kind is dict:
-            if not _mapping_agrees(item, room):
-                return False
-        elif kind is list:
-            if not _sequence_agrees(item, room):
-                return False
-        elif not _scalar_agrees(item):
-            return False
-    return True
+    return _values_agree(mapping.values(), room)
 
 
 def _sequence_agrees(sequence: list[Any], room: int) -> bool:
+    return _values_agree(sequence, room)
+
+
+def _values_agree(values: Iterable[Any], room: int) -> bool:
+    """Whether every value of one collection reads the same."""
     if room <= 0:
         return False
     room -= 1
-    for item in sequence:
+    for item in values:
         kind = type(item)
         if kind is str:
             if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
@@ -229,7 +220,7 @@ def _sequence_agrees(sequence: list[Any], room: int) -> bool:
             if not _mapping_agrees(item, room):
                 return False
         elif kind is list:
-            if not _sequence_agrees(item, room):
+            if not _values_agree(item, room):
                 return False
         elif not _scalar_agrees(item):
             return False
