@@ -72,17 +72,22 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
 
 
-def test_an_endless_standard_input_is_read_within_the_limit() -> None:
+def _on_endless_stdin(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """The command line with /dev/zero as standard input, in 2 GiB of memory."""
     with open("/dev/zero", "rb") as endless:
-        result = subprocess.run(
-            [sys.executable, "-m", "lint.cli", "check", "-", "--format", "json"],
+        return subprocess.run(
+            [sys.executable, "-m", "lint.cli", *args],
             stdin=endless,
-            cwd=REPO,
+            cwd=cwd,
             capture_output=True,
             timeout=120,
             preexec_fn=_limit_memory,
             check=False,
         )
+
+
+def test_an_endless_standard_input_is_read_within_the_limit() -> None:
+    result = _on_endless_stdin(["check", "-", "--format", "json"], REPO)
     assert result.returncode == 1, result.stderr[-500:]
     assert b"limit on one file" in result.stdout
 
@@ -127,16 +132,7 @@ def test_generate_reads_within_a_limit_that_fits(flag: str) -> None:
 def test_other_commands_read_an_endless_standard_input_within_the_limit(
     command: list[str], tmp_path: Path
 ) -> None:
-    with open("/dev/zero", "rb") as endless:
-        result = subprocess.run(
-            [sys.executable, "-m", "lint.cli", *command, "--max-file-size", "1M"],
-            stdin=endless,
-            cwd=tmp_path,
-            capture_output=True,
-            timeout=120,
-            preexec_fn=_limit_memory,
-            check=False,
-        )
+    result = _on_endless_stdin([*command, "--max-file-size", "1M"], tmp_path)
     # Nothing is declared or found, so each stops with its own usage error
     # or empty output; what matters is that it stopped, within memory.
     assert result.returncode in (0, 2), result.stderr[-500:]
