@@ -11,6 +11,7 @@ entries.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
 from operator import attrgetter
 from typing import Any, Final
@@ -57,7 +58,9 @@ class Encoder:
         kind = type(value)
         if kind is tuple:
             if value and type(value[0]) in _NUMBER:
-                return self._records(value)
+                return _each_once(
+                    value, self._done, lambda item: type(item) in _NUMBER, self.encode
+                )
             return tuple(map(self.encode, value))
         if kind is dict:
             return {key: self.encode(item) for key, item in value.items()}
@@ -72,18 +75,6 @@ class Encoder:
             self._done[id(value)] = done
         return done
 
-    def _records(self, records: tuple[Any, ...]) -> tuple[Any, ...]:
-        # A tuple of records holds records only (the model's tuple fields
-        # are homogeneous). Thousands of sandboxes list the same entries, so
-        # each is looked up without a call per item.
-        done = self._done
-        for record in records:
-            if id(record) not in done:
-                if type(record) not in _NUMBER:
-                    return tuple(map(self.encode, records))
-                self.encode(record)
-        return tuple(map(done.__getitem__, map(id, records)))
-
 
 class Decoder:
     """Turns plain values back into records; a list written once comes back
@@ -96,7 +87,7 @@ class Decoder:
         kind = type(value)
         if kind is tuple:
             if value and type(value[0]) is list:
-                return self._records(value)
+                return _each_once(value, self._done, lambda item: type(item) is list, self.decode)
             return tuple(map(self.decode, value))
         if kind is dict:
             return {key: self.decode(item) for key, item in value.items()}
@@ -113,11 +104,21 @@ class Decoder:
             self._done[id(value)] = done
         return done
 
-    def _records(self, encoded: tuple[Any, ...]) -> tuple[Any, ...]:
-        done = self._done
-        for item in encoded:
-            if id(item) not in done:
-                if type(item) is not list:
-                    return tuple(map(self.decode, encoded))
-                self.decode(item)
-        return tuple(map(done.__getitem__, map(id, encoded)))
+
+def _each_once(
+    items: tuple[Any, ...],
+    done: dict[int, Any],
+    is_record: Callable[[Any], bool],
+    convert: Callable[[Any], Any],
+) -> tuple[Any, ...]:
+    """A tuple of records, converted; ``done`` maps the id of each record
+    already converted to its result. Thousands of sandboxes list the same
+    entries, so a converted one is looked up without a call per item. The
+    model's tuple fields hold records only; a tuple that holds anything
+    else is converted item by item."""
+    for item in items:
+        if id(item) not in done:
+            if not is_record(item):
+                return tuple(map(convert, items))
+            convert(item)
+    return tuple(map(done.__getitem__, map(id, items)))
