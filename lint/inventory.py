@@ -12,33 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from lint.decision.values import JSON
+from lint.kinds import CLUSTER_KINDS, RELEVANT_KINDS
 from lint.loading import LoadedDocument
-
-POLICY_KINDS = frozenset({"NetworkPolicy", "CiliumNetworkPolicy"})
-NAMESPACED_KINDS = frozenset(
-    {
-        "NetworkPolicy",
-        "CiliumNetworkPolicy",
-        "SandboxTemplate",
-        "SandboxWarmPool",
-        "SandboxClaim",
-        "Sandbox",
-        "ConfigMap",
-        "Role",
-        "RoleBinding",
-    }
-)
-CLUSTER_KINDS = frozenset(
-    {
-        "CiliumClusterwideNetworkPolicy",
-        "Namespace",
-        "ValidatingAdmissionPolicy",
-        "ValidatingAdmissionPolicyBinding",
-        "AdminNetworkPolicy",
-        "BaselineAdminNetworkPolicy",
-    }
-)
-RELEVANT_KINDS = NAMESPACED_KINDS | CLUSTER_KINDS
 
 
 @dataclass(frozen=True, slots=True)

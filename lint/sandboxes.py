@@ -10,6 +10,7 @@ from lint.decision.constants import DEFAULT_PROFILE_LABEL, TEMPLATE_LABEL
 from lint.decision.controller import TEMPLATE_HASH_LABEL, name_hash, strip_reserved_labels
 from lint.decision.values import JSON
 from lint.inventory import KubeObject, Namespace
+from lint.kinds import SANDBOX_WARM_POOL
 
 Path = Literal["direct", "pooled"]
 PATHS: tuple[Path, ...] = ("direct", "pooled")
@@ -65,7 +66,7 @@ def pools_naming(namespace: Namespace, template_name: str) -> list[KubeObject]:
     """SandboxWarmPools in the namespace whose ``sandboxTemplateRef.name`` is the template."""
     return [
         pool
-        for pool in namespace.of_kind("SandboxWarmPool")
+        for pool in namespace.of_kind(SANDBOX_WARM_POOL.name)
         if _dig(pool.value, ("spec", "sandboxTemplateRef", "name")) == template_name
     ]
 

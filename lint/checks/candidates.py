@@ -6,18 +6,24 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from lint.decision.controller import controller_policy
 from lint.decision.model import Candidate, PolicyDocument, Tri
 from lint.inventory import Inventory, KubeObject, Namespace
+from lint.kinds import (
+    ADMIN_POLICY_KINDS,
+    CILIUM_CLUSTERWIDE_NETWORK_POLICY,
+    CILIUM_NETWORK_POLICY,
+    NETWORK_POLICY,
+    POLICY_KINDS,
+)
 from lint.loading import LoadProblem
 from lint.report.model import Location, Origin
 
-NP = "NetworkPolicy"
-CNP = "CiliumNetworkPolicy"
-CCNP = "CiliumClusterwideNetworkPolicy"
-ADMIN_KINDS = ("AdminNetworkPolicy", "BaselineAdminNetworkPolicy")
-POLICY_KINDS_SNIFFED = frozenset({NP, CNP, CCNP, *ADMIN_KINDS})
+NP: Final = NETWORK_POLICY.name
+CNP: Final = CILIUM_NETWORK_POLICY.name
+CCNP: Final = CILIUM_CLUSTERWIDE_NETWORK_POLICY.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +116,7 @@ def admin_placeholders(inventory: Inventory, namespace: str) -> list[Placeholder
     (DESIGN §3 item 3). Every one is assumed to reach the namespace: only
     its subject could rule that out, and reading it is that semantics."""
     placeholders = []
-    for kind in ADMIN_KINDS:
+    for kind in ADMIN_POLICY_KINDS:
         for obj in _latest(inventory.cluster_objects(kind)):
             detail = (
                 f"{kind} semantics are not implemented, and its subject can include "
@@ -127,7 +133,7 @@ def unparsed_placeholders(problems: Sequence[LoadProblem], namespace: str) -> li
     placeholders = []
     # Sorted, so the refusal names the same document whatever the file order.
     for problem in sorted(problems, key=lambda p: (p.file, p.line, p.message)):
-        if problem.severity != "error" or problem.suspect_kind not in POLICY_KINDS_SNIFFED:
+        if problem.severity != "error" or problem.suspect_kind not in POLICY_KINDS:
             continue
         if problem.suspect_namespace not in (None, namespace):
             continue

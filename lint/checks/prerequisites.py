@@ -13,11 +13,21 @@ from lint.decision.constants import DEFAULT_PER_SANDBOX_LABEL
 from lint.decision.controller import controller_policy
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
+from lint.kinds import (
+    CONFIG_MAP,
+    CONFIG_MAP_NAME,
+    JUDGED_POLICY_KINDS,
+    NETWORK_POLICY,
+    SANDBOX_CLAIM,
+    SANDBOX_TEMPLATE,
+    SANDBOX_WARM_POOL,
+    VALIDATING_ADMISSION_POLICY,
+    VALIDATING_ADMISSION_POLICY_BINDING,
+)
 from lint.report.model import Finding, Location
 from lint.rules import rule
 from lint.sandboxes import profile_key
 
-AGENT_SANDBOX_CONFIG = "agent-sandbox-config"
 DEFAULT_LABEL_DOMAINS = ("sandbox.users.io",)
 
 
@@ -50,7 +60,10 @@ def missing_templates(inventory: Inventory, entries: Iterable[DeclaredSandbox]) 
     for entry in entries:
         if entry.external:
             continue
-        if inventory.namespace(entry.namespace).named("SandboxTemplate", entry.template) is None:
+        if (
+            inventory.namespace(entry.namespace).named(SANDBOX_TEMPLATE.name, entry.template)
+            is None
+        ):
             message = (
                 f"no SandboxTemplate {entry.template!r} in namespace {entry.namespace} is in the "
                 "manifests; its pod labels and controller policy are unknown"
@@ -92,7 +105,7 @@ def claim_label_keys(egress: Mapping[str, JSON]) -> list[str]:
 
 def label_domains(inventory: Inventory, entries: Iterable[DeclaredSandbox]) -> list[Finding]:
     config_maps = [
-        obj for obj in inventory.all_of_kind("ConfigMap") if obj.name == AGENT_SANDBOX_CONFIG
+        obj for obj in inventory.all_of_kind(CONFIG_MAP.name) if obj.name == CONFIG_MAP_NAME
     ]
     if not config_maps:
         return []
@@ -106,7 +119,7 @@ def label_domains(inventory: Inventory, entries: Iterable[DeclaredSandbox]) -> l
             message = (
                 f"label key {key!r} of template {entry.template!r} is outside the controller's "
                 f"allowed-label-domains ({', '.join(domains)}) set in ConfigMap "
-                f"{AGENT_SANDBOX_CONFIG}; every claim carrying it would be rejected"
+                f"{CONFIG_MAP_NAME}; every claim carrying it would be rejected"
             )
             findings.append(_finding("label-domain-not-allowed", message, entry.declaration))
     return findings
@@ -122,8 +135,8 @@ def admission_fences(inventory: Inventory, entries: Iterable[DeclaredSandbox]) -
         policy_name = per_sandbox.get("admissionPolicyName")
         binding_name = per_sandbox.get("admissionPolicyBindingName", f"{policy_name}-binding")
         wanted = (
-            ("ValidatingAdmissionPolicy", policy_name),
-            ("ValidatingAdmissionPolicyBinding", binding_name),
+            (VALIDATING_ADMISSION_POLICY.name, policy_name),
+            (VALIDATING_ADMISSION_POLICY_BINDING.name, binding_name),
         )
         for kind, name in wanted:
             if not any(obj.name == name for obj in inventory.cluster_objects(kind)):
@@ -144,7 +157,7 @@ def _claim_template(inventory: Inventory, claim: KubeObject) -> str | None:
         return str(direct["name"])
     pool_ref = spec.get("warmPoolRef")
     pool_name = pool_ref.get("name") if isinstance(pool_ref, dict) else None
-    pool = inventory.namespace(claim.namespace or "").named("SandboxWarmPool", str(pool_name))
+    pool = inventory.namespace(claim.namespace or "").named(SANDBOX_WARM_POOL.name, str(pool_name))
     if pool is None or not isinstance(pool.value.get("spec"), dict):
         return None
     template_ref = pool.value["spec"].get("sandboxTemplateRef")
@@ -161,7 +174,7 @@ def undeclared_claim_profiles(
     }
     keys = {profile_key(e.egress) for e in entries}
     findings = []
-    for claim in inventory.all_of_kind("SandboxClaim"):
+    for claim in inventory.all_of_kind(SANDBOX_CLAIM.name):
         labels = _claim_labels(claim)
         template = _claim_template(inventory, claim)
         for key in sorted(keys & labels.keys()):
@@ -192,11 +205,11 @@ def controller_conflicts(inventory: Inventory) -> list[Finding]:
     managed template in the same namespace (AGENT-SANDBOX §4.1, derived)."""
     findings = []
     for namespace in inventory.namespaces.values():
-        for template in namespace.of_kind("SandboxTemplate"):
+        for template in namespace.of_kind(SANDBOX_TEMPLATE.name):
             if template.name is None or controller_policy(template.value, namespace.name) is None:
                 continue
             name = f"{template.name}-network-policy"
-            clash = namespace.named("NetworkPolicy", name)
+            clash = namespace.named(NETWORK_POLICY.name, name)
             if clash is None:
                 continue
             message = (
@@ -213,7 +226,7 @@ def controller_conflicts(inventory: Inventory) -> list[Finding]:
 def unnamed_policies(inventory: Inventory) -> list[Finding]:
     """Quirk Q18: a policy without a usable name cannot be applied."""
     findings = []
-    for kind in ("NetworkPolicy", "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"):
+    for kind in JUDGED_POLICY_KINDS:
         for obj in inventory.all_of_kind(kind):
             if obj.name is None and isinstance(obj.value, dict):
                 message = f"a {kind} has no usable metadata.name; it cannot be applied"

@@ -30,7 +30,8 @@ from lint.decision.model import Subject
 from lint.decision.translation import translate
 from lint.decision.values import JSON
 from lint.declarations import Declarations, find_declaration_file, load_declarations
-from lint.inventory import RELEVANT_KINDS, Inventory, KubeObject, build_inventory
+from lint.inventory import Inventory, KubeObject, build_inventory
+from lint.kinds import RELEVANT_KINDS
 from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem, load
 from lint.loading.parse import collector_paused
 from lint.report.model import (

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from lint.decision.values import JSON
+from lint.kinds import CILIUM_CLUSTERWIDE_NETWORK_POLICY, CILIUM_NETWORK_POLICY, NETWORK_POLICY
 
 TEMPLATE_LABEL: Final = "sandbox.namzu.ai/template"
 DEFAULT_PROFILE_LABEL: Final = "sandbox.namzu.ai/egress-profile"
@@ -20,15 +21,16 @@ MAX_NAME_LENGTH: Final = 253
 DEFAULT_TLS_PORTS: Final = (443,)
 DEFAULT_CLUSTER_DOMAIN: Final = "cluster.local"
 
-CORE_API_VERSION: Final = "networking.k8s.io/v1"
-CORE_KIND: Final = "NetworkPolicy"
-CILIUM_API_VERSION: Final = "cilium.io/v2"
-CILIUM_KIND: Final = "CiliumNetworkPolicy"
-CLUSTERWIDE_KIND: Final = "CiliumClusterwideNetworkPolicy"
+CORE_API_VERSION: Final = NETWORK_POLICY.api_version
+CORE_KIND: Final = NETWORK_POLICY.name
+CILIUM_API_VERSION: Final = CILIUM_NETWORK_POLICY.api_version
+CILIUM_KIND: Final = CILIUM_NETWORK_POLICY.name
+CLUSTERWIDE_KIND: Final = CILIUM_CLUSTERWIDE_NETWORK_POLICY.name
 
-CORE_POLICY_KINDS: Final = ("deny-all", "allow-all", "no-network", "public-internet")
-CILIUM_POLICY_KINDS: Final = ("static", "resolver")
-POLICY_KINDS: Final = CORE_POLICY_KINDS + CILIUM_POLICY_KINDS
+# The declared ``egress.policy.kind`` values (§1.2), by the engine that enforces them.
+CORE_EGRESS_POLICY_KINDS: Final = ("deny-all", "allow-all", "no-network", "public-internet")
+CILIUM_EGRESS_POLICY_KINDS: Final = ("static", "resolver")
+EGRESS_POLICY_KINDS: Final = CORE_EGRESS_POLICY_KINDS + CILIUM_EGRESS_POLICY_KINDS
 
 IPV4_EXCLUSIONS: Final = (
     "10.0.0.0/8",

@@ -14,11 +14,11 @@ from typing import Final, Literal
 from lint.decision.cidr import is_ipv6_text
 from lint.decision.constants import (
     CILIUM_API_VERSION,
+    CILIUM_EGRESS_POLICY_KINDS,
     CILIUM_KIND,
-    CILIUM_POLICY_KINDS,
     CORE_API_VERSION,
+    CORE_EGRESS_POLICY_KINDS,
     CORE_KIND,
-    CORE_POLICY_KINDS,
     DEFAULT_CLUSTER_DOMAIN,
     DEFAULT_TLS_PORTS,
     IPV4_EXCLUSIONS,
@@ -49,6 +49,7 @@ from lint.decision.validation import (
     validate_narrowing,
 )
 from lint.decision.values import ABSENT, JSON, compact_json, format_number, is_object
+from lint.kinds import SANDBOX, SANDBOX_CLAIM
 
 __all__ = [
     "OWNER_API_VERSIONS",
@@ -62,8 +63,7 @@ __all__ = [
 OwnerKind = Literal["SandboxClaim", "Sandbox"]
 
 OWNER_API_VERSIONS: Final[Mapping[str, str]] = {
-    "SandboxClaim": "extensions.agents.x-k8s.io/v1beta1",
-    "Sandbox": "agents.x-k8s.io/v1beta1",
+    owner.name: owner.api_version for owner in (SANDBOX_CLAIM, SANDBOX)
 }
 
 PER_SANDBOX_NARROWING: Final = "perSandbox.narrowing"
@@ -91,11 +91,11 @@ def translate(egress: Mapping[str, JSON], template: str, namespace: str) -> Tran
     profile = egress.get("profile", None)
     name = _policy_name(egress, template, profile)
     selector = selector_labels(template, profile, profile_label_key(egress))
-    if kind in CORE_POLICY_KINDS:
+    if kind in CORE_EGRESS_POLICY_KINDS:
         metadata = {"name": name, "namespace": namespace}
         manifest = _core_manifest(_core_egress(kind, policy), metadata, selector)
         return Translation(CORE_KIND, kind, namespace, name, manifest)
-    if kind in CILIUM_POLICY_KINDS:
+    if kind in CILIUM_EGRESS_POLICY_KINDS:
         hosts = _allowed_hosts(policy)
         narrowing = egress.get("ciliumNarrowing", None)
         manifest = _cilium_manifest(

@@ -18,7 +18,7 @@ from typing import Final
 
 from lint.decision.cidr import parse_cidr
 from lint.decision.constants import (
-    CILIUM_POLICY_KINDS,
+    CILIUM_EGRESS_POLICY_KINDS,
     DEFAULT_PER_SANDBOX_LABEL,
     DEFAULT_PROFILE_LABEL,
     MAX_NAME_LENGTH,
@@ -197,7 +197,7 @@ def unknown_kind_refusal(policy: Mapping[str, JSON]) -> ConfigRefusal:
 def _check_enforceability(egress: Mapping[str, JSON], policy: Mapping[str, JSON]) -> None:
     kind = policy.get("kind", ABSENT)
     cilium = engine_of(egress) == "cilium"
-    if kind in CILIUM_POLICY_KINDS and not cilium:
+    if kind in CILIUM_EGRESS_POLICY_KINDS and not cilium:
         raise _unenforceable(kind, engine_of(egress))
     if kind == "public-internet":
         _check_except_cidrs(policy)
@@ -210,7 +210,7 @@ def _check_enforceability(egress: Mapping[str, JSON], policy: Mapping[str, JSON]
         # Quirk Q13: an inactive narrowing is ignored, bad values included.
         _check_inactive_narrowing_types(narrowing)
         return
-    if not cilium or kind not in CILIUM_POLICY_KINDS:
+    if not cilium or kind not in CILIUM_EGRESS_POLICY_KINDS:
         raise _narrowing_unsupported(kind, engine_of(egress))
     validate_narrowing(narrowing, "ciliumNarrowing")
 

@@ -22,7 +22,8 @@ from lint.explain.report import render_json, render_text
 from lint.explain.sandbox import Explanation, explain
 from lint.explain.selection import SelectionError, choose
 from lint.explain.verdict import ToVerdict, judge_destination
-from lint.inventory import RELEVANT_KINDS, build_inventory
+from lint.inventory import build_inventory
+from lint.kinds import RELEVANT_KINDS
 from lint.limit_flags import read_stdin, with_limit_flags
 from lint.loading import DEFAULT_LIMITS, LoadLimits, load
 from lint.report.text_report import escape

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from lint.decision.constants import CORE_KIND
 from lint.explain.destination import Destination
 from lint.explain.grants import Grant
 from lint.explain.matching import Match, Reach, match_grant
@@ -115,7 +116,7 @@ def _decide(
         return "allowed", "no policy puts the pod in egress default-deny, so it reaches everything"
     # Only a Cilium egressDeny rule can take an admitted destination back.
     deny_doubt = [h for h in hits.undecided if h.rule.deny]
-    deny_doubt_policies = [p for p in unreadable if p.entry.kind != "NetworkPolicy"]
+    deny_doubt_policies = [p for p in unreadable if p.entry.kind != CORE_KIND]
     if hits.admitted and not deny_doubt and not deny_doubt_policies:
         return "allowed", f"{_rule_label(hits.admitted[0])} admits it"
     if hits.undecided or unreadable:

@@ -12,7 +12,8 @@ from lint.decision.constants import DEFAULT_AGENT_PORT
 from lint.decision.translation import translate
 from lint.declarations import Declarations, SandboxDeclaration
 from lint.generate.model import Intent, Source
-from lint.inventory import RELEVANT_KINDS, build_inventory
+from lint.inventory import build_inventory
+from lint.kinds import RELEVANT_KINDS
 from lint.loading import DEFAULT_LIMITS, LoadLimits, load
 
 

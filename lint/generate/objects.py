@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from lint.decision.cidr import is_ipv6_text
-from lint.decision.constants import CILIUM_KIND, IPV4_EXCLUSIONS, IPV6_EXCLUSIONS
+from lint.decision.constants import CILIUM_KIND, CORE_KIND, IPV4_EXCLUSIONS, IPV6_EXCLUSIONS
 from lint.decision.validation import narrowing_active, profile_label_key
 from lint.decision.values import JSON, compact_json
 from lint.generate import baseline
@@ -25,7 +25,7 @@ __all__ = ["GenerateError", "GeneratedObject", "Intent", "Source", "plan"]
 
 
 EGRESS_TEMPLATES: Final = {
-    "NetworkPolicy": "networkpolicy-egress.yaml.j2",
+    CORE_KIND: "networkpolicy-egress.yaml.j2",
     CILIUM_KIND: "ciliumnetworkpolicy-egress.yaml.j2",
 }
 
@@ -175,7 +175,7 @@ def baseline_object(namespace: str, intents: Sequence[Intent]) -> GeneratedObjec
         if dns.reason is not None and _blocks_dns(intent, dns.reason)
     ]
     return GeneratedObject(
-        kind="NetworkPolicy",
+        kind=CORE_KIND,
         name=baseline.BASELINE_NAME,
         namespace=namespace,
         manifest=baseline.baseline_policy(namespace, ports, dns.keep),

@@ -13,13 +13,13 @@ bounds ``load(..., limits=LoadLimits(...))`` applies.
 
 from __future__ import annotations
 
+from lint.kinds import RELEVANT_KINDS
 from lint.loading.documents import (
     STDIN_NAME,
     LoadedDocument,
     LoadProblem,
     LoadResult,
 )
-from lint.loading.kinds import RELEVANT_KINDS
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, parse_size
 from lint.loading.loader import load
 from lint.loading.locate import locate

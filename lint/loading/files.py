@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final, TypeAlias
 
+from lint.kinds import NETWORK_POLICY
 from lint.loading.documents import STDIN_NAME, LoadProblem
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 
@@ -25,7 +26,7 @@ MANIFEST_SUFFIXES: Final = frozenset({".yaml", ".yml", ".json"})
 SKIPPED_DIRECTORIES: Final = frozenset({".git", ".hg", ".svn"})
 """Version-control internals: never manifests, sometimes large."""
 
-UNREAD_SUSPECT: Final = "NetworkPolicy"
+UNREAD_SUSPECT: Final = NETWORK_POLICY.name
 """The suspect kind of input that exists but was not read. It may hold any
 policy for any namespace, so every namespace fails closed (SEMANTICS §17.7);
 NetworkPolicy is the kind every engine reads."""

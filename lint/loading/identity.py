@@ -9,19 +9,10 @@ kind makes the namespaces it could reach fail closed (SEMANTICS §17.7).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
+from lint.kinds import POLICY_GROUPS, POLICY_KINDS
 from lint.loading.documents import LoadedDocument, LoadProblem
-from lint.loading.kinds import POLICY_KINDS
-
-POLICY_GROUPS: Final[Mapping[str, str]] = {
-    "networking.k8s.io": "NetworkPolicy",
-    "cilium.io": "CiliumNetworkPolicy",
-    "policy.networking.k8s.io": "AdminNetworkPolicy",
-}
-"""API groups that serve a policy kind, and the kind an object of the group
-without a readable kind is taken for."""
 
 
 def kind_of(value: dict[str, Any]) -> str | None:

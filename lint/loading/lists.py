@@ -17,13 +17,12 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from lint.kinds import CONFIG_MAP, CONFIG_MAP_NAME, TYPED_POLICY_LISTS
 from lint.loading.documents import LoadedDocument, LoadProblem
 from lint.loading.identity import kind_of, kindless_policy, unreadable_namespace
 from lint.loading.kinds import (
-    CONFIG_MAP_NAME,
     NO_KIND,
     NOT_AN_OBJECT,
-    TYPED_POLICY_LISTS,
     is_list_kind,
     item_kind_of,
 )
@@ -45,7 +44,7 @@ def keeps(value: dict[str, Any], kind: str, relevant: frozenset[str]) -> bool:
     controller's ``agent-sandbox-config`` is (AGENT-SANDBOX.md §7)."""
     if kind not in relevant:
         return False
-    if kind != "ConfigMap":
+    if kind != CONFIG_MAP.name:
         return True
     metadata = value.get("metadata")
     return isinstance(metadata, dict) and metadata.get("name") == CONFIG_MAP_NAME

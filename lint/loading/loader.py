@@ -18,11 +18,12 @@ from typing import Any, Final
 
 from yaml.nodes import Node
 
+from lint.kinds import CONFIG_MAP, RELEVANT_KINDS
 from lint.loading.decode import DecodeFailure, decode, decode_leniently
 from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
 from lint.loading.fast_parse import fast_value
 from lint.loading.files import SourceFile, read_inputs
-from lint.loading.kinds import RELEVANT_KINDS, is_list_kind
+from lint.loading.kinds import is_list_kind
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 from lint.loading.lists import Harvest, harvest
 from lint.loading.parallel import harvest_inputs
@@ -160,7 +161,7 @@ def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> b
     kind = certain_kind(text, chunk)
     if kind is None or is_list_kind(kind):
         return False
-    if kind in relevant and (kind != "ConfigMap" or may_name_config_map(text, chunk)):
+    if kind in relevant and (kind != CONFIG_MAP.name or may_name_config_map(text, chunk)):
         return False
     into.skipped[kind] += 1
     return True

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from lint.loading.kinds import CONFIG_MAP_NAME, POLICY_KINDS
+from lint.kinds import CONFIG_MAP_NAME, POLICY_KINDS
 from lint.loading.scalars import resolve_plain
 from lint.loading.split import Chunk
 

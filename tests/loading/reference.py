@@ -12,9 +12,10 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, ScalarNode
 
+from lint.kinds import TYPED_POLICY_LISTS
 from lint.loading import RELEVANT_KINDS, LoadResult
 from lint.loading.construct import MAP_TAG, PLAIN_TAG, SEQ_TAG, STR_TAG, Builder, BuildError
-from lint.loading.kinds import TYPED_POLICY_LISTS, is_list_kind, item_kind_of
+from lint.loading.kinds import is_list_kind, item_kind_of
 from lint.loading.lists import keeps
 
 View = dict[tuple[int, int | None], Any]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lint.forked import MAX_PROCESSES, available_processes
-from lint.inventory import RELEVANT_KINDS
+from lint.kinds import RELEVANT_KINDS
 from lint.loading import load, parallel
 from lint.loading.documents import LoadProblem
 from lint.loading.files import SourceFile, read_inputs

@@ -1,0 +1,170 @@
+"""Every Kubernetes kind egress-lint knows, once (DESIGN §2.1).
+
+One table, ``KINDS``, names each kind with its API group, the versions the
+tool knows and its scope; every set of kinds elsewhere in the tool is
+derived from it. The loader reads an object by its ``kind`` alone and never
+checks ``apiVersion`` (an API server would serve only the listed versions,
+but a rendered manifest of another version still says what the author
+meant), so ``versions`` are what the tool writes and documents: the first is
+the one it writes.
+
+This module is plain data, with no I/O, so the pure decision engine
+(``lint/decision/``) may import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+
+class Scope(StrEnum):
+    """Whether objects of a kind live in a namespace or in the cluster."""
+
+    NAMESPACED = "namespaced"
+    CLUSTER = "cluster"
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One kind the check reads.
+
+    ``network_policy`` marks a kind that can bound a pod's traffic, so an
+    unreadable copy fails its namespaces closed (SEMANTICS §17.7).
+    ``listed_by_host`` marks a kind the sandbox host lists from the API
+    server on every create (SEMANTICS §5.1): an item of its typed list that
+    is not an object is still a policy of that kind, which cannot be read.
+    """
+
+    name: str
+    group: str
+    """The API group; ``""`` is the core group, whose apiVersion has no group part."""
+    versions: tuple[str, ...]
+    scope: Scope
+    network_policy: bool = False
+    listed_by_host: bool = False
+
+    @property
+    def api_version(self) -> str:
+        """The ``apiVersion`` the tool writes for this kind."""
+        version = self.versions[0]
+        return f"{self.group}/{version}" if self.group else version
+
+    @property
+    def list_kind(self) -> str:
+        """The name of the typed list wrapper: ``NetworkPolicyList``."""
+        return f"{self.name}List"
+
+
+_AGENT_SANDBOX_VERSIONS: Final = ("v1beta1", "v1alpha1")
+"""AGENT-SANDBOX.md §2: v1beta1 is stored, v1alpha1 still served."""
+
+NETWORK_POLICY: Final = Kind(
+    "NetworkPolicy",
+    "networking.k8s.io",
+    ("v1",),
+    Scope.NAMESPACED,
+    network_policy=True,
+    listed_by_host=True,
+)
+CILIUM_NETWORK_POLICY: Final = Kind(
+    "CiliumNetworkPolicy",
+    "cilium.io",
+    ("v2",),
+    Scope.NAMESPACED,
+    network_policy=True,
+    listed_by_host=True,
+)
+CILIUM_CLUSTERWIDE_NETWORK_POLICY: Final = Kind(
+    "CiliumClusterwideNetworkPolicy", "cilium.io", ("v2",), Scope.CLUSTER, network_policy=True
+)
+ADMIN_NETWORK_POLICY: Final = Kind(
+    "AdminNetworkPolicy",
+    "policy.networking.k8s.io",
+    ("v1alpha1",),
+    Scope.CLUSTER,
+    network_policy=True,
+)
+BASELINE_ADMIN_NETWORK_POLICY: Final = Kind(
+    "BaselineAdminNetworkPolicy",
+    "policy.networking.k8s.io",
+    ("v1alpha1",),
+    Scope.CLUSTER,
+    network_policy=True,
+)
+SANDBOX_TEMPLATE: Final = Kind(
+    "SandboxTemplate", "extensions.agents.x-k8s.io", _AGENT_SANDBOX_VERSIONS, Scope.NAMESPACED
+)
+SANDBOX_WARM_POOL: Final = Kind(
+    "SandboxWarmPool", "extensions.agents.x-k8s.io", _AGENT_SANDBOX_VERSIONS, Scope.NAMESPACED
+)
+SANDBOX_CLAIM: Final = Kind(
+    "SandboxClaim", "extensions.agents.x-k8s.io", _AGENT_SANDBOX_VERSIONS, Scope.NAMESPACED
+)
+SANDBOX: Final = Kind("Sandbox", "agents.x-k8s.io", _AGENT_SANDBOX_VERSIONS, Scope.NAMESPACED)
+NAMESPACE: Final = Kind("Namespace", "", ("v1",), Scope.CLUSTER)
+CONFIG_MAP: Final = Kind("ConfigMap", "", ("v1",), Scope.NAMESPACED)
+"""Only the controller's ``agent-sandbox-config`` is read (``CONFIG_MAP_NAME``)."""
+VALIDATING_ADMISSION_POLICY: Final = Kind(
+    "ValidatingAdmissionPolicy", "admissionregistration.k8s.io", ("v1",), Scope.CLUSTER
+)
+VALIDATING_ADMISSION_POLICY_BINDING: Final = Kind(
+    "ValidatingAdmissionPolicyBinding", "admissionregistration.k8s.io", ("v1",), Scope.CLUSTER
+)
+ROLE: Final = Kind("Role", "rbac.authorization.k8s.io", ("v1",), Scope.NAMESPACED)
+ROLE_BINDING: Final = Kind("RoleBinding", "rbac.authorization.k8s.io", ("v1",), Scope.NAMESPACED)
+
+KINDS: Final[tuple[Kind, ...]] = (
+    NETWORK_POLICY,
+    CILIUM_NETWORK_POLICY,
+    CILIUM_CLUSTERWIDE_NETWORK_POLICY,
+    SANDBOX_TEMPLATE,
+    SANDBOX_WARM_POOL,
+    SANDBOX_CLAIM,
+    SANDBOX,
+    NAMESPACE,
+    CONFIG_MAP,
+    VALIDATING_ADMISSION_POLICY,
+    VALIDATING_ADMISSION_POLICY_BINDING,
+    ROLE,
+    ROLE_BINDING,
+    ADMIN_NETWORK_POLICY,
+    BASELINE_ADMIN_NETWORK_POLICY,
+)
+"""Every kind the check reads, in the order DESIGN §2.1 lists them."""
+
+CONFIG_MAP_NAME: Final = "agent-sandbox-config"
+"""The only ConfigMap the check reads (AGENT-SANDBOX.md §7)."""
+
+RELEVANT_KINDS: Final = frozenset(kind.name for kind in KINDS)
+"""The names of every kind the check reads; every other kind is counted and skipped."""
+CLUSTER_KINDS: Final = frozenset(kind.name for kind in KINDS if kind.scope is Scope.CLUSTER)
+"""Kinds whose objects have no namespace."""
+POLICY_KINDS: Final = frozenset(kind.name for kind in KINDS if kind.network_policy)
+"""Kubernetes kinds that bound traffic, whose unreadable copy must fail the
+check closed (SEMANTICS §17.7). Not the declared ``egress.policy.kind``
+values, which are ``lint.decision.constants.EGRESS_POLICY_KINDS``."""
+TYPED_POLICY_LISTS: Final = frozenset(kind.list_kind for kind in KINDS if kind.listed_by_host)
+"""Lists whose non-object items are still policies of the listed kind (§5.1)."""
+ADMIN_POLICY_KINDS: Final = (ADMIN_NETWORK_POLICY.name, BASELINE_ADMIN_NETWORK_POLICY.name)
+"""Admin policies, whose semantics are not implemented: they fail closed."""
+JUDGED_POLICY_KINDS: Final = tuple(
+    kind.name for kind in KINDS if kind.network_policy and kind.name not in ADMIN_POLICY_KINDS
+)
+"""Policies whose rules the check reads and judges, in ``KINDS`` order."""
+
+
+def _policy_groups() -> Mapping[str, str]:
+    suspects: dict[str, str] = {}
+    for kind in KINDS:
+        if kind.network_policy:
+            suspects.setdefault(kind.group, kind.name)
+    return suspects
+
+
+POLICY_GROUPS: Final = _policy_groups()
+"""API groups that serve a policy kind, and the kind an object of the group
+without a readable kind is taken for: the group's first policy kind in
+``KINDS``, which is its namespaced one where it has one."""

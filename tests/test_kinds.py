@@ -1,0 +1,160 @@
+"""The kinds table is the one source of every set of kinds: the loader keeps
+exactly its kinds, the inventory files them by their scope, the sets derived
+from it are the ones the tool used before they were derived, and the
+decision engine may import it because it is plain data."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from lint.decision.constants import (
+    CILIUM_API_VERSION,
+    CILIUM_KIND,
+    CLUSTERWIDE_KIND,
+    CORE_API_VERSION,
+    CORE_KIND,
+)
+from lint.decision.translation import OWNER_API_VERSIONS
+from lint.inventory import build_inventory
+from lint.kinds import (
+    ADMIN_POLICY_KINDS,
+    CLUSTER_KINDS,
+    CONFIG_MAP,
+    CONFIG_MAP_NAME,
+    JUDGED_POLICY_KINDS,
+    KINDS,
+    POLICY_GROUPS,
+    POLICY_KINDS,
+    RELEVANT_KINDS,
+    TYPED_POLICY_LISTS,
+    Kind,
+    Scope,
+)
+from lint.loading import load
+
+LINT = Path(__file__).resolve().parents[1] / "lint"
+
+
+def test_each_kind_is_listed_once_with_a_group_and_versions() -> None:
+    names = [kind.name for kind in KINDS]
+    assert len(names) == len(set(names))
+    for kind in KINDS:
+        assert kind.versions, kind.name
+        assert kind.group == "" or "." in kind.group, kind.name
+
+
+def test_the_derived_sets_are_the_ones_the_tool_used_before() -> None:
+    # Written out by hand: the sets as lint/loading/kinds.py, lint/inventory.py
+    # and lint/checks/candidates.py held them before they came from the table.
+    assert {
+        "NetworkPolicy",
+        "CiliumNetworkPolicy",
+        "CiliumClusterwideNetworkPolicy",
+        "SandboxTemplate",
+        "SandboxWarmPool",
+        "SandboxClaim",
+        "Sandbox",
+        "Namespace",
+        "ConfigMap",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "Role",
+        "RoleBinding",
+        "AdminNetworkPolicy",
+        "BaselineAdminNetworkPolicy",
+    } == RELEVANT_KINDS
+    assert {
+        "CiliumClusterwideNetworkPolicy",
+        "Namespace",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "AdminNetworkPolicy",
+        "BaselineAdminNetworkPolicy",
+    } == CLUSTER_KINDS
+    assert {
+        "NetworkPolicy",
+        "CiliumNetworkPolicy",
+        "CiliumClusterwideNetworkPolicy",
+        "AdminNetworkPolicy",
+        "BaselineAdminNetworkPolicy",
+    } == POLICY_KINDS
+    assert {"NetworkPolicyList", "CiliumNetworkPolicyList"} == TYPED_POLICY_LISTS
+    assert ADMIN_POLICY_KINDS == ("AdminNetworkPolicy", "BaselineAdminNetworkPolicy")
+    assert JUDGED_POLICY_KINDS == (
+        "NetworkPolicy",
+        "CiliumNetworkPolicy",
+        "CiliumClusterwideNetworkPolicy",
+    )
+    assert dict(POLICY_GROUPS) == {
+        "networking.k8s.io": "NetworkPolicy",
+        "cilium.io": "CiliumNetworkPolicy",
+        "policy.networking.k8s.io": "AdminNetworkPolicy",
+    }
+
+
+def test_the_versions_written_are_the_ones_the_decision_wrote_before() -> None:
+    assert (CORE_KIND, CORE_API_VERSION) == ("NetworkPolicy", "networking.k8s.io/v1")
+    assert (CILIUM_KIND, CILIUM_API_VERSION) == ("CiliumNetworkPolicy", "cilium.io/v2")
+    assert CLUSTERWIDE_KIND == "CiliumClusterwideNetworkPolicy"
+    assert dict(OWNER_API_VERSIONS) == {
+        "SandboxClaim": "extensions.agents.x-k8s.io/v1beta1",
+        "Sandbox": "agents.x-k8s.io/v1beta1",
+    }
+
+
+def _name_of(kind: Kind) -> str:
+    return CONFIG_MAP_NAME if kind is CONFIG_MAP else "some-object"
+
+
+def _one_of_each_kind(tmp_path: Path) -> Path:
+    documents = [
+        f"apiVersion: {kind.api_version}\nkind: {kind.name}\nmetadata:\n  name: {_name_of(kind)}\n"
+        for kind in KINDS
+    ]
+    documents.append("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: n\n")
+    path = tmp_path / "all.yaml"
+    path.write_text("---\n".join(documents), encoding="utf-8")
+    return path
+
+
+def test_the_loader_keeps_exactly_the_kinds_of_the_table(tmp_path: Path) -> None:
+    result = load([str(_one_of_each_kind(tmp_path))])
+    assert [document.kind for document in result.documents] == [kind.name for kind in KINDS]
+    assert dict(result.skipped) == {"Deployment": 1}
+
+
+def test_the_inventory_files_each_kind_by_its_scope(tmp_path: Path) -> None:
+    result = load([str(_one_of_each_kind(tmp_path))])
+    inventory = build_inventory(result.documents, "team")
+    for kind in KINDS:
+        in_cluster = [obj.name for obj in inventory.cluster_objects(kind.name)]
+        in_namespace = [obj.name for obj in inventory.namespace("team").of_kind(kind.name)]
+        placed = (in_cluster, in_namespace)
+        expected = [_name_of(kind)]
+        assert placed == ((expected, []) if kind.scope is Scope.CLUSTER else ([], expected))
+        assert [obj.name for obj in inventory.all_of_kind(kind.name)] == expected
+
+
+def _lint_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+    return modules
+
+
+def test_the_decision_engine_imports_only_itself_and_the_kinds_table() -> None:
+    for path in sorted((LINT / "decision").glob("*.py")):
+        outside = {
+            module
+            for module in _lint_imports(path)
+            if module.startswith("lint.") and not module.startswith("lint.decision")
+        }
+        assert outside <= {"lint.kinds"}, path.name
+
+
+def test_the_kinds_table_is_plain_data() -> None:
+    imports = _lint_imports(LINT / "kinds.py")
+    assert imports <= {"__future__", "collections.abc", "dataclasses", "enum", "typing"}
