@@ -2,12 +2,17 @@
 
 `egress-lint rules`, the SARIF rule catalog and docs/rules.md are all
 produced from this table, so a rule exists exactly when it is listed here.
+``OUTCOME_RULES`` is the one map from a decision's outcome (a refusal, or a
+named object missing or mismatched) to the rule it is reported under.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal, TypeAlias
+
+from lint.decision.model import EgressRefusal, IngressRefusal, NamedOutcome
 
 Level = Literal["error", "warning", "note"]
 LEVELS: tuple[Level, ...] = ("error", "warning", "note")
@@ -181,6 +186,38 @@ RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
 def rule(rule_id: str) -> Rule:
     """The rule with that id; an unknown id is a programming error."""
     return RULES_BY_ID[rule_id]
+
+
+Outcome: TypeAlias = EgressRefusal | IngressRefusal | NamedOutcome
+"""A decision's outcome that is a finding."""
+
+OUTCOME_RULES: Final[tuple[tuple[Outcome, str], ...]] = (
+    (NamedOutcome.MISSING, "named-policy-missing"),
+    (NamedOutcome.MISMATCH, "named-policy-mismatch"),
+    (EgressRefusal.POLICY_WIDENS_EGRESS, "egress-policy-widens"),
+    (EgressRefusal.NO_ENFORCING_POLICY, "no-enforcing-egress-policy"),
+    (EgressRefusal.NOT_EVALUABLE, "egress-not-evaluable"),
+    (IngressRefusal.PORT_OPEN, "agent-port-open"),
+    (IngressRefusal.NO_COVERING_POLICY, "no-ingress-covering-policy"),
+    (IngressRefusal.NOT_EVALUABLE, "ingress-not-evaluable"),
+)
+"""Each outcome and the id of the rule it is reported under."""
+
+# Keyed by vocabulary too: ``not-evaluable`` is a word of both refusals.
+_RULE_OF_OUTCOME: Final[Mapping[tuple[type, str], str]] = {
+    (type(outcome), outcome): rule_id for outcome, rule_id in OUTCOME_RULES
+}
+
+
+def rule_for(outcome: Outcome) -> Rule:
+    """The rule an outcome is reported under; ``NamedOutcome.MATCH`` and
+    strings outside the vocabularies are programming errors (KeyError)."""
+    return rule(_RULE_OF_OUTCOME[(type(outcome), outcome)])
+
+
+def rule_ids_for(vocabulary: type[Outcome]) -> frozenset[str]:
+    """The ids of the rules one vocabulary's outcomes are reported under."""
+    return frozenset(rule_id for outcome, rule_id in OUTCOME_RULES if type(outcome) is vocabulary)
 
 
 def level_rank(level: str) -> int:

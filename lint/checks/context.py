@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lint.checks.candidates import Placeholder, Sourced, location_of
-from lint.decision.model import Candidate, Examined, PolicyDocument, Subject, Tri
+from lint.decision.model import (
+    Candidate,
+    EgressVerdict,
+    Examined,
+    IngressVerdict,
+    PolicyDocument,
+    Subject,
+    Tri,
+)
 from lint.decision.policy_shape import Direction
 from lint.decision.selection import required_labels, selects_nothing
 from lint.decision.selection_keys import candidate_label_keys
@@ -149,7 +157,7 @@ def examined_entries(
                 kind=entry.kind,
                 name=entry.name,
                 namespace=_namespace_of(origin),
-                verdict=entry.verdict,
+                verdict=str(entry.verdict),
                 detail=entry.detail,
                 origin=origin.origin if isinstance(origin, Sourced) else "manifest",
                 location=_entry_location(origin, entry, rules_key),
@@ -164,10 +172,11 @@ def _namespace_of(origin: Origin) -> str | None:
     return None
 
 
-_OFFENDING = {
-    "widens-egress": Tri.YES,
-    "opens-agent-port": Tri.YES,
-    "not-evaluable": Tri.UNKNOWN,
+_OFFENDING: dict[str, Tri] = {
+    EgressVerdict.WIDENS_EGRESS: Tri.YES,
+    IngressVerdict.OPENS_AGENT_PORT: Tri.YES,
+    # The word of both vocabularies.
+    EgressVerdict.NOT_EVALUABLE: Tri.UNKNOWN,
 }
 
 

@@ -236,7 +236,8 @@ class RefusalContext:
 
 
 def decision_report(decision: Decision, judged: list[JudgedEntry]) -> DecisionReport:
-    return DecisionReport(decision.refusal, decision.summary, tuple(j.entry for j in judged))
+    refusal = None if decision.refusal is None else str(decision.refusal)
+    return DecisionReport(refusal, decision.summary, tuple(j.entry for j in judged))
 
 
 def refusal_finding(

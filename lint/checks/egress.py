@@ -18,7 +18,18 @@ from lint.checks.decisions import (
 )
 from lint.decision.allowance import build_allowance
 from lint.decision.egress_documents import egress_documents
-from lint.decision.model import Allowance, Candidate, PolicyDocument, Subject, Translation
+from lint.decision.model import (
+    Allowance,
+    Candidate,
+    EgressRefusal,
+    EgressVerdict,
+    NamedOutcome,
+    PolicyDocument,
+    Refusal,
+    Subject,
+    Translation,
+    Verdict,
+)
 from lint.decision.named import compare_named
 from lint.decision.union import examine, summarize_union, union_remedy
 from lint.decision.values import JSON, compact_json
@@ -31,14 +42,12 @@ from lint.report.model import (
     NamedReport,
     SandboxRef,
 )
-from lint.rules import rule
+from lint.rules import rule, rule_for
 
-_REFUSAL_RULES = {
-    "policy-widens-egress": "egress-policy-widens",
-    "no-enforcing-policy": "no-enforcing-egress-policy",
-    "not-evaluable": "egress-not-evaluable",
+_OFFENDING_VERDICT: Mapping[Refusal, Verdict] = {
+    EgressRefusal.POLICY_WIDENS_EGRESS: EgressVerdict.WIDENS_EGRESS,
+    EgressRefusal.NOT_EVALUABLE: EgressVerdict.NOT_EVALUABLE,
 }
-_OFFENDING_VERDICT = {"policy-widens-egress": "widens-egress", "not-evaluable": "not-evaluable"}
 _NAMED_FIELD_PATHS: dict[str, tuple[str | int, ...]] = {
     "specs": ("specs",),
     "selector": ("spec",),
@@ -88,14 +97,14 @@ def _check_named(ctx: CheckContext, given: EgressInput) -> tuple[NamedReport, li
     result = compare_named(obj.value if obj is not None else None, translation)
     if obj is None:
         location = given.declaration
-    elif result.result == "mismatch":
+    elif result.result is NamedOutcome.MISMATCH:
         location = precise_location(obj, _NAMED_FIELD_PATHS.get(result.field or "", ()))
     else:
         location = location_of(obj)
-    report = NamedReport(result.result, result.field, result.detail, location if obj else None)
-    if result.result == "match":
+    report = NamedReport(str(result.result), result.field, result.detail, location if obj else None)
+    if result.result is NamedOutcome.MATCH:
         return report, []
-    rule_id = "named-policy-missing" if result.result == "missing" else "named-policy-mismatch"
+    rule_id = rule_for(result.result).id
     message = result.detail or rule(rule_id).summary
     finding = _finding(rule_id, message, location, given, obj)
     return report, [finding]
@@ -127,7 +136,7 @@ def _check_union(
     refusal = RefusalContext(
         sandbox=given.sandbox,
         declaration=given.declaration,
-        rule_id=_REFUSAL_RULES[decision.refusal],
+        rule_id=rule_for(decision.refusal).id,
         remedy=union_remedy(decision.refusal),
         offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lint.checks.context import CheckContext
@@ -19,16 +20,23 @@ from lint.decision.ingress import (
     ingress_remedy,
     summarize_ingress,
 )
-from lint.decision.model import Candidate, PolicyDocument, Subject
+from lint.decision.model import (
+    Candidate,
+    IngressRefusal,
+    IngressVerdict,
+    PolicyDocument,
+    Refusal,
+    Subject,
+    Verdict,
+)
 from lint.inventory import KubeObject
 from lint.report.model import Finding, IngressReport, Location, SandboxRef
+from lint.rules import rule_for
 
-_REFUSAL_RULES = {
-    "port-open": "agent-port-open",
-    "no-covering-policy": "no-ingress-covering-policy",
-    "not-evaluable": "ingress-not-evaluable",
+_OFFENDING_VERDICT: Mapping[Refusal, Verdict] = {
+    IngressRefusal.PORT_OPEN: IngressVerdict.OPENS_AGENT_PORT,
+    IngressRefusal.NOT_EVALUABLE: IngressVerdict.NOT_EVALUABLE,
 }
-_OFFENDING_VERDICT = {"port-open": "opens-agent-port", "not-evaluable": "not-evaluable"}
 
 
 @dataclass(frozen=True)
@@ -63,7 +71,7 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
     refusal = RefusalContext(
         sandbox=given.sandbox,
         declaration=given.declaration,
-        rule_id=_REFUSAL_RULES[decision.refusal],
+        rule_id=rule_for(decision.refusal).id,
         remedy=ingress_remedy(decision.refusal),
         offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
     )

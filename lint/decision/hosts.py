@@ -12,10 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from lint.decision.model import ConfigRefusal
+from lint.decision.model import ConfigRefusal, ErrorClass
 from lint.decision.values import JSON, compact_json
-
-HOST_ERROR: Final = "host"
 
 # §2.7 H5. No 63-character label limit (quirk Q14); ASCII only (§0.2).
 _DNS_NAME: Final = re.compile(
@@ -86,7 +84,7 @@ def check_hosts(judged: Sequence[JSON], field_prefix: str) -> list[str]:
         if reason is not None:
             raise ConfigRefusal(
                 f"{field_prefix}[{index}]",
-                HOST_ERROR,
+                ErrorClass.HOST,
                 f"allowlist entry {compact_json(entry)} {reason}. {_GRAMMAR} "
                 "Nothing was emitted for this declaration.",
             )
@@ -101,7 +99,7 @@ def check_tls_domains(entries: Sequence[str], tls_field: str) -> None:
         if entry.startswith("."):
             raise ConfigRefusal(
                 tls_field,
-                HOST_ERROR,
+                ErrorClass.HOST,
                 f"allowlist entry {compact_json(entry)} is a domain entry, but "
                 f"config.egress.{tls_field} is true. A TLS server name is one "
                 "exact SNI value, and this entry expands to a name plus a "

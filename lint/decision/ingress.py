@@ -21,6 +21,7 @@ from lint.decision.model import (
     Candidate,
     Decision,
     Examined,
+    IngressRefusal,
     IngressVerdict,
     PolicyDocument,
     RuleVerdict,
@@ -316,20 +317,20 @@ def ingress_verdict(document: PolicyDocument) -> tuple[IngressVerdict, str | Non
     """§13.4 steps 1-7 for one document. An open rule is reported before
     enforcement is looked at: a rule that turns default-deny off still opens."""
     if document.unreadable is not None:
-        return "not-evaluable", document.unreadable
+        return IngressVerdict.NOT_EVALUABLE, document.unreadable
     if document.selects is Tri.NO:
-        return "does-not-select", None
+        return IngressVerdict.DOES_NOT_SELECT, None
     if document.selects is Tri.UNKNOWN:
-        return "not-evaluable", UNKNOWN_SELECTOR
+        return IngressVerdict.NOT_EVALUABLE, UNKNOWN_SELECTOR
     for rule in document.rules:
         if rule.outcome is Tri.YES:
-            return "opens-agent-port", rule.detail
+            return IngressVerdict.OPENS_AGENT_PORT, rule.detail
     for rule in document.rules:
         if rule.outcome is Tri.UNKNOWN:
-            return "not-evaluable", rule.detail
+            return IngressVerdict.NOT_EVALUABLE, rule.detail
     if not document.enforces:
-        return "not-ingress-scoped", NOT_INGRESS_SCOPED
-    return "covers", None
+        return IngressVerdict.NOT_INGRESS_SCOPED, NOT_INGRESS_SCOPED
+    return IngressVerdict.COVERS, None
 
 
 def examine_ingress(document: PolicyDocument) -> Examined:
@@ -354,23 +355,23 @@ def summarize_ingress(examined: Sequence[Examined], agent_port: int) -> Decision
     """§13.4 precedence and summaries over examined entries in document order."""
     entries = tuple(examined)
     port = _tcp(agent_port)
-    first_open = next((e for e in entries if e.verdict == "opens-agent-port"), None)
+    first_open = next((e for e in entries if e.verdict == IngressVerdict.OPENS_AGENT_PORT), None)
     if first_open is not None:
         summary = f"{_label(first_open)} selects the pod and opens {port}: {first_open.detail}"
-        return Decision("port-open", summary, entries)
-    undecided = next((e for e in entries if e.verdict == "not-evaluable"), None)
+        return Decision(IngressRefusal.PORT_OPEN, summary, entries)
+    undecided = next((e for e in entries if e.verdict == IngressVerdict.NOT_EVALUABLE), None)
     if undecided is not None:
         summary = (
             f"it cannot be decided whether {port} is closed: "
             f"{_label(undecided)}: {undecided.detail}"
         )
-        return Decision("not-evaluable", summary, entries)
-    if not any(e.verdict == "covers" for e in entries):
+        return Decision(IngressRefusal.NOT_EVALUABLE, summary, entries)
+    if not any(e.verdict == IngressVerdict.COVERS for e in entries):
         summary = (
             "no policy enforces ingress on the pod, so every pod in the cluster "
             f"can reach the agent port ({port})"
         )
-        return Decision("no-covering-policy", summary, entries)
+        return Decision(IngressRefusal.NO_COVERING_POLICY, summary, entries)
     return Decision(None, None, entries)
 
 
@@ -389,17 +390,17 @@ def ingress_remedy(refusal: str) -> str:
 
 
 _REMEDIES: Final[Mapping[str, str]] = {
-    "port-open": (
+    IngressRefusal.PORT_OPEN: (
         "Narrow or delete the rule that admits a wide-open source on the agent "
         "port (Kubernetes unions every selecting policy, so another policy cannot "
         "close it), then keep a policy selecting the template label that closes "
         f"the port; {_CLOSE_IT}"
     ),
-    "not-evaluable": (
+    IngressRefusal.NOT_EVALUABLE: (
         "Fix or remove the policy that cannot be read, and apply a policy "
         f"selecting the template label that closes the port; {_CLOSE_IT}"
     ),
-    "no-covering-policy": (
+    IngressRefusal.NO_COVERING_POLICY: (
         "Apply a policy selecting the template label that enforces Ingress and "
         "closes the port (the reference baseline `namzu-sandbox-baseline` admits "
         f"only the host's pods); {_CLOSE_IT}"

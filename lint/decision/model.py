@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Literal, TypeAlias
 
 from lint.decision.values import JSON, Absent
@@ -138,12 +138,23 @@ class Translation:
     manifest: dict[str, JSON]
 
 
+class ErrorClass(StrEnum):
+    """The reference's error class of a refused declaration (§2.1)."""
+
+    POLICY_CONFIG = "policy-config"
+    HOST = "host"
+    UNENFORCEABLE_POLICY = "unenforceable-policy"
+    NARROWING_UNSUPPORTED = "narrowing-unsupported"
+    PROFILE_CONFIG = "profile-config"
+    PER_SANDBOX_CONFIG = "per-sandbox-config"
+
+
 class ConfigRefusal(Exception):
     """A refused declaration (§2). ``field`` is the path under
     ``config.egress`` (for example ``policy.exceptCidrs``), ``error_class``
     the reference's error class, ``message`` our own wording."""
 
-    def __init__(self, field: str, error_class: str, message: str) -> None:
+    def __init__(self, field: str, error_class: ErrorClass, message: str) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.error_class = error_class
@@ -208,15 +219,57 @@ class Subject:
     labels: Mapping[str, str] = field(default_factory=dict)
 
 
-# Verdict vocabularies (the table at the top of SEMANTICS.md).
-EgressVerdict: TypeAlias = Literal[
-    "within", "widens-egress", "does-not-select", "not-egress-scoped", "not-evaluable"
-]
-EgressRefusal: TypeAlias = Literal["policy-widens-egress", "no-enforcing-policy", "not-evaluable"]
-IngressVerdict: TypeAlias = Literal[
-    "covers", "opens-agent-port", "does-not-select", "not-ingress-scoped", "not-evaluable"
-]
-IngressRefusal: TypeAlias = Literal["port-open", "no-covering-policy", "not-evaluable"]
+# Verdict vocabularies (the table at the top of SEMANTICS.md). The members
+# are strings, so reports print and compare them as the words they stand for;
+# members of two vocabularies that share a word compare equal.
+
+
+class EgressVerdict(StrEnum):
+    """The verdict of one document in the union decision (§11.1)."""
+
+    WITHIN = "within"
+    WIDENS_EGRESS = "widens-egress"
+    DOES_NOT_SELECT = "does-not-select"
+    NOT_EGRESS_SCOPED = "not-egress-scoped"
+    NOT_EVALUABLE = "not-evaluable"
+
+
+class EgressRefusal(StrEnum):
+    """Why the union decision refuses (§11.3)."""
+
+    POLICY_WIDENS_EGRESS = "policy-widens-egress"
+    NO_ENFORCING_POLICY = "no-enforcing-policy"
+    NOT_EVALUABLE = "not-evaluable"
+
+
+class IngressVerdict(StrEnum):
+    """The verdict of one document in the agent-port decision (§13.4)."""
+
+    COVERS = "covers"
+    OPENS_AGENT_PORT = "opens-agent-port"
+    DOES_NOT_SELECT = "does-not-select"
+    NOT_INGRESS_SCOPED = "not-ingress-scoped"
+    NOT_EVALUABLE = "not-evaluable"
+
+
+class IngressRefusal(StrEnum):
+    """Why the agent-port decision refuses (§13.4)."""
+
+    PORT_OPEN = "port-open"
+    NO_COVERING_POLICY = "no-covering-policy"
+    NOT_EVALUABLE = "not-evaluable"
+
+
+class NamedOutcome(StrEnum):
+    """The result of the named-object comparison (§12)."""
+
+    MATCH = "match"
+    MISSING = "missing"
+    MISMATCH = "mismatch"
+
+
+Verdict: TypeAlias = EgressVerdict | IngressVerdict
+Refusal: TypeAlias = EgressRefusal | IngressRefusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +279,7 @@ class Examined:
 
     kind: str
     name: str
-    verdict: str
+    verdict: Verdict
     detail: str | None
     document: PolicyDocument
 
@@ -237,17 +290,17 @@ class Decision:
     ``refusal`` is None when the decision passes. ``examined`` is always
     complete, in document order."""
 
-    refusal: str | None
+    refusal: Refusal | None
     summary: str | None
     examined: tuple[Examined, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class NamedResult:
-    """The named-object comparison (§12). ``result`` is ``match``,
-    ``missing`` or ``mismatch``; ``field`` is one of ``specs``, ``selector``,
-    ``policyTypes``, ``egress``, ``ownerReferences`` for a mismatch."""
+    """The named-object comparison (§12). ``field`` is one of ``specs``,
+    ``selector``, ``policyTypes``, ``egress``, ``ownerReferences`` for a
+    mismatch."""
 
-    result: Literal["match", "missing", "mismatch"]
+    result: NamedOutcome
     field: str | None = None
     detail: str | None = None

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lint.decision.constants import CILIUM_KIND, CORE_KIND
-from lint.decision.model import NamedResult, Translation
+from lint.decision.model import NamedOutcome, NamedResult, Translation
 from lint.decision.values import ABSENT, JSON, compact_json, deep_equal
 
-MATCH = NamedResult("match")
+MATCH = NamedResult(NamedOutcome.MATCH)
 
 _COMPARED = (
     "this comparison reads only the selector, policyTypes (NetworkPolicy) and "
@@ -47,7 +47,7 @@ def _missing(translation: Translation) -> NamedResult:
         f"{translation.namespace!r}; the sandbox host never creates this object "
         "itself, so the computed manifest must be applied"
     )
-    return NamedResult("missing", None, detail)
+    return NamedResult(NamedOutcome.MISSING, None, detail)
 
 
 def _field(container: JSON, key: str) -> JSON:
@@ -71,7 +71,7 @@ def _show(value: JSON) -> str:
 
 
 def _mismatch(field: str, detail: str) -> NamedResult:
-    return NamedResult("mismatch", field, detail)
+    return NamedResult(NamedOutcome.MISMATCH, field, detail)
 
 
 def _check_specs(obj: JSON, translation: Translation) -> NamedResult | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from lint.decision.model import ConfigRefusal
+from lint.decision.model import ConfigRefusal, ErrorClass
 from lint.decision.values import (
     ABSENT,
     JSON,
@@ -21,7 +21,6 @@ from lint.decision.values import (
     js_trim,
 )
 
-POLICY_CONFIG: Final = "policy-config"
 MAX_PORT: Final = 65535
 
 
@@ -51,11 +50,11 @@ def _check_optional_ports(narrowing: Mapping[str, JSON], key: str, prefix: str) 
 
 def _check_port_list(value: JSON, field: str) -> None:
     if not isinstance(value, list):
-        raise wrong_type(field, value, PORTS_SHAPE, POLICY_CONFIG)
+        raise wrong_type(field, value, PORTS_SHAPE, ErrorClass.POLICY_CONFIG)
     if not value:
         raise ConfigRefusal(
             field,
-            POLICY_CONFIG,
+            ErrorClass.POLICY_CONFIG,
             f"config.egress.{field} is [], and the list must not be empty: omit "
             "the field for no port restriction, or list at least one port.",
         )
@@ -63,7 +62,7 @@ def _check_port_list(value: JSON, field: str) -> None:
         if not is_valid_port(entry):
             raise ConfigRefusal(
                 field,
-                POLICY_CONFIG,
+                ErrorClass.POLICY_CONFIG,
                 f"config.egress.{field} entry {compact_json(entry)} is not a port: "
                 "a port must be an integer from 1 to 65535.",
             )
@@ -76,12 +75,12 @@ def _check_host_ports(narrowing: Mapping[str, JSON], prefix: str) -> None:
     field = f"{prefix}.hostPorts"
     if not is_object(host_ports):
         expected = "an object from allowlist entries to ports"
-        raise wrong_type(field, host_ports, expected, POLICY_CONFIG)
+        raise wrong_type(field, host_ports, expected, ErrorClass.POLICY_CONFIG)
     for key in host_ports:
         if not isinstance(key, str):
             raise ConfigRefusal(
                 field,
-                POLICY_CONFIG,
+                ErrorClass.POLICY_CONFIG,
                 f"config.egress.{field} has the key {compact_json(key)}, but its keys "
                 "must be allowlist entries written as strings.",
             )
@@ -96,13 +95,13 @@ def _check_dns_names(narrowing: Mapping[str, JSON], prefix: str) -> None:
         return
     field = f"{prefix}.dnsNames"
     if not is_object(dns_names):
-        raise wrong_type(field, dns_names, DNS_NAMES_SHAPE, POLICY_CONFIG)
+        raise wrong_type(field, dns_names, DNS_NAMES_SHAPE, ErrorClass.POLICY_CONFIG)
     _check_cluster_domain(dns_names, field)
     _check_search_suffixes(dns_names, field)
     namespace = dns_names.get("namespace", ABSENT)
     # §2.3: the namespace's content is never validated; only its type is.
     if namespace is not ABSENT and not isinstance(namespace, str):
-        raise wrong_type(f"{field}.namespace", namespace, "a string", POLICY_CONFIG)
+        raise wrong_type(f"{field}.namespace", namespace, "a string", ErrorClass.POLICY_CONFIG)
 
 
 def _check_cluster_domain(dns_names: Mapping[str, JSON], field: str) -> None:
@@ -110,11 +109,11 @@ def _check_cluster_domain(dns_names: Mapping[str, JSON], field: str) -> None:
     if domain is ABSENT:
         return
     if not isinstance(domain, str):
-        raise wrong_type(f"{field}.clusterDomain", domain, "a string", POLICY_CONFIG)
+        raise wrong_type(f"{field}.clusterDomain", domain, "a string", ErrorClass.POLICY_CONFIG)
     if js_trim(domain) == "":
         raise ConfigRefusal(
             f"{field}.clusterDomain",
-            POLICY_CONFIG,
+            ErrorClass.POLICY_CONFIG,
             f"config.egress.{field}.clusterDomain {compact_json(domain)} must not be "
             "empty; omit it for the default cluster.local.",
         )
@@ -126,18 +125,18 @@ def _check_search_suffixes(dns_names: Mapping[str, JSON], field: str) -> None:
         return
     field = f"{field}.searchSuffixes"
     if not isinstance(suffixes, list):
-        raise wrong_type(field, suffixes, "a list of DNS suffixes", POLICY_CONFIG)
+        raise wrong_type(field, suffixes, "a list of DNS suffixes", ErrorClass.POLICY_CONFIG)
     for entry in suffixes:
         if not isinstance(entry, str) or js_trim(entry) == "":
             raise ConfigRefusal(
                 field,
-                POLICY_CONFIG,
+                ErrorClass.POLICY_CONFIG,
                 f"config.egress.{field} entry {compact_json(entry)} is not a usable "
                 "DNS suffix: it must be a non-blank string.",
             )
 
 
-def wrong_type(field: str, value: JSON, expected: str, error_class: str) -> ConfigRefusal:
+def wrong_type(field: str, value: JSON, expected: str, error_class: ErrorClass) -> ConfigRefusal:
     """A value of a type outside the host's contract, refused by name (§0.1)."""
     return ConfigRefusal(
         field,

@@ -37,9 +37,8 @@ from lint.decision.hosts import (
     judged_form,
     strip_leading_dot,
 )
-from lint.decision.model import ConfigRefusal, Translation
+from lint.decision.model import ConfigRefusal, ErrorClass, Translation
 from lint.decision.validation import (
-    POLICY_CONFIG,
     default_policy_name,
     narrowing_active,
     policy_object,
@@ -135,7 +134,7 @@ def translate_per_sandbox(
         if not is_object(narrowing):
             raise ConfigRefusal(
                 PER_SANDBOX_NARROWING,
-                POLICY_CONFIG,
+                ErrorClass.POLICY_CONFIG,
                 f"config.egress.{PER_SANDBOX_NARROWING} is {compact_json(narrowing)}, "
                 "but it must be an object.",
             )
@@ -143,7 +142,7 @@ def translate_per_sandbox(
     if isinstance(hosts, str) or not isinstance(hosts, Sequence):
         raise ConfigRefusal(
             hosts_field,
-            POLICY_CONFIG,
+            ErrorClass.POLICY_CONFIG,
             f"the per-sandbox host list {compact_json(hosts)} is not a list.",
         )
     lowered = [judged_form(entry) for entry in hosts]
@@ -229,7 +228,7 @@ def _allowed_hosts(policy: Mapping[str, JSON]) -> list[JSON]:
         shown = "absent" if hosts is ABSENT else compact_json(hosts)
         raise ConfigRefusal(
             "policy.allowedHosts",
-            POLICY_CONFIG,
+            ErrorClass.POLICY_CONFIG,
             f"config.egress.policy.allowedHosts is {shown}, but a {policy.get('kind')} "
             "policy needs a list of allowlist entries (it may be empty).",
         )

@@ -20,10 +20,6 @@ from lint.decision.model import (
     Tri,
 )
 
-WIDENS: EgressRefusal = "policy-widens-egress"
-NO_ENFORCING: EgressRefusal = "no-enforcing-policy"
-NOT_EVALUABLE: EgressRefusal = "not-evaluable"
-
 SELECTOR_UNDECIDED = "its selector uses something that cannot be evaluated against pod labels"
 NOT_EGRESS_SCOPED = "it selects the pod but default-denies nothing on egress"
 RULE_WITHOUT_DETAIL = "a rule could not be judged"
@@ -33,21 +29,21 @@ def document_verdict(document: PolicyDocument) -> tuple[EgressVerdict, str | Non
     """The verdict and detail of one document (§11.1 steps 1-7, with the
     named-object exemption of §11.2 skipping steps 4 and 5)."""
     if document.unreadable is not None:
-        return "not-evaluable", document.unreadable
+        return EgressVerdict.NOT_EVALUABLE, document.unreadable
     if document.selects is Tri.NO:
-        return "does-not-select", None
+        return EgressVerdict.DOES_NOT_SELECT, None
     if document.selects is Tri.UNKNOWN:
-        return "not-evaluable", SELECTOR_UNDECIDED
+        return EgressVerdict.NOT_EVALUABLE, SELECTOR_UNDECIDED
     if not document.named_object:
         widening = _first_rule_detail(document, Tri.YES)
         if widening is not None:
-            return "widens-egress", widening
+            return EgressVerdict.WIDENS_EGRESS, widening
         undecided = _first_rule_detail(document, Tri.UNKNOWN)
         if undecided is not None:
-            return "not-evaluable", undecided
+            return EgressVerdict.NOT_EVALUABLE, undecided
     if not document.enforces:
-        return "not-egress-scoped", NOT_EGRESS_SCOPED
-    return "within", None
+        return EgressVerdict.NOT_EGRESS_SCOPED, NOT_EGRESS_SCOPED
+    return EgressVerdict.WITHIN, None
 
 
 def _first_rule_detail(document: PolicyDocument, outcome: Tri) -> str | None:
@@ -76,19 +72,21 @@ def examine(document: PolicyDocument) -> Examined:
 def summarize_union(examined: Sequence[Examined], allowance: Allowance) -> Decision:
     """§11.3 precedence and summaries over examined entries in document order."""
     entries = tuple(examined)
-    widening = _first(entries, "widens-egress")
+    widening = _first(entries, EgressVerdict.WIDENS_EGRESS)
     if widening is not None:
-        return Decision(WIDENS, _widening_summary(widening), entries)
-    undecided = _first(entries, "not-evaluable")
+        return Decision(EgressRefusal.POLICY_WIDENS_EGRESS, _widening_summary(widening), entries)
+    undecided = _first(entries, EgressVerdict.NOT_EVALUABLE)
     if undecided is not None:
-        return Decision(NOT_EVALUABLE, _undecided_summary(undecided), entries)
-    enforcing = any(entry.verdict == "within" for entry in entries)
+        return Decision(EgressRefusal.NOT_EVALUABLE, _undecided_summary(undecided), entries)
+    enforcing = any(entry.verdict == EgressVerdict.WITHIN for entry in entries)
     if not enforcing and not allowance.permits_everything:
-        return Decision(NO_ENFORCING, _no_enforcing_summary(allowance), entries)
+        return Decision(
+            EgressRefusal.NO_ENFORCING_POLICY, _no_enforcing_summary(allowance), entries
+        )
     return Decision(None, None, entries)
 
 
-def _first(examined: Sequence[Examined], verdict: str) -> Examined | None:
+def _first(examined: Sequence[Examined], verdict: EgressVerdict) -> Examined | None:
     return next((entry for entry in examined if entry.verdict == verdict), None)
 
 
@@ -111,16 +109,16 @@ def _no_enforcing_summary(allowance: Allowance) -> str:
 
 
 UNION_REMEDIES: dict[str, str] = {
-    WIDENS: (
+    EgressRefusal.POLICY_WIDENS_EGRESS: (
         "Narrow or delete the named policy so it stays inside the configured translation, "
         "or set `verify: named-object-only` to go back to the single-object check."
     ),
-    NO_ENFORCING: (
+    EgressRefusal.NO_ENFORCING_POLICY: (
         "Apply a policy whose selector matches these pod labels and which enforces Egress "
         "(the reference deployment's baseline policy is an example), "
         "or opt out with `verify: named-object-only`."
     ),
-    NOT_EVALUABLE: (
+    EgressRefusal.NOT_EVALUABLE: (
         "Fix or remove the policy that cannot be evaluated, "
         "or opt out with `verify: named-object-only`."
     ),

@@ -24,11 +24,10 @@ from lint.decision.constants import (
     MAX_NAME_LENGTH,
     TEMPLATE_LABEL,
 )
-from lint.decision.model import ConfigRefusal
+from lint.decision.model import ConfigRefusal, ErrorClass
 from lint.decision.narrowing import (
     DNS_NAMES_SHAPE,
     MAX_PORT,
-    POLICY_CONFIG,
     PORTS_SHAPE,
     is_valid_port,
     validate_narrowing,
@@ -37,7 +36,6 @@ from lint.decision.narrowing import (
 
 __all__ = [
     "MAX_PORT",
-    "POLICY_CONFIG",
     "default_policy_name",
     "engine_of",
     "is_valid_port",
@@ -57,11 +55,6 @@ from lint.decision.values import (
     is_object,
     js_trim,
 )
-
-UNENFORCEABLE: Final = "unenforceable-policy"
-NARROWING_UNSUPPORTED: Final = "narrowing-unsupported"
-PROFILE_CONFIG: Final = "profile-config"
-PER_SANDBOX_CONFIG: Final = "per-sandbox-config"
 
 DEFAULT_ENGINE: Final = "core"
 
@@ -173,10 +166,12 @@ def policy_object(egress: Mapping[str, JSON]) -> Mapping[str, JSON]:
     policy = egress.get("policy", ABSENT)
     if policy is ABSENT:
         raise ConfigRefusal(
-            "policy", POLICY_CONFIG, "config.egress.policy is required: declare a policy kind."
+            "policy",
+            ErrorClass.POLICY_CONFIG,
+            "config.egress.policy is required: declare a policy kind.",
         )
     if not is_object(policy):
-        raise wrong_type("policy", policy, "an object with a `kind`", POLICY_CONFIG)
+        raise wrong_type("policy", policy, "an object with a `kind`", ErrorClass.POLICY_CONFIG)
     return dict(policy)
 
 
@@ -184,7 +179,7 @@ def unknown_kind_refusal(policy: Mapping[str, JSON]) -> ConfigRefusal:
     """§2.9: the refusal for a ``policy.kind`` that §1.2 does not define."""
     return ConfigRefusal(
         "policy.kind",
-        POLICY_CONFIG,
+        ErrorClass.POLICY_CONFIG,
         f"policy {compact_json(dict(policy))} has a kind this check does not know; "
         "it is refused rather than defaulting to open egress. Use one of deny-all, "
         "allow-all, no-network, public-internet, static or resolver.",
@@ -205,7 +200,7 @@ def _check_enforceability(egress: Mapping[str, JSON], policy: Mapping[str, JSON]
     if narrowing is ABSENT:
         return
     if not is_object(narrowing):
-        raise wrong_type("ciliumNarrowing", narrowing, "an object", POLICY_CONFIG)
+        raise wrong_type("ciliumNarrowing", narrowing, "an object", ErrorClass.POLICY_CONFIG)
     if not narrowing_active(narrowing):
         # Quirk Q13: an inactive narrowing is ignored, bad values included.
         _check_inactive_narrowing_types(narrowing)
@@ -218,7 +213,7 @@ def _check_enforceability(egress: Mapping[str, JSON], policy: Mapping[str, JSON]
 def _unenforceable(kind: JSON, engine: JSON) -> ConfigRefusal:
     return ConfigRefusal(
         "policy.kind",
-        UNENFORCEABLE,
+        ErrorClass.UNENFORCEABLE_POLICY,
         f"policy kind {_text(kind)} cannot be enforced under engine {_text(engine)}: "
         "a core NetworkPolicy can only name ipBlock, podSelector and "
         "namespaceSelector destinations, so it cannot express hostnames. Set "
@@ -233,12 +228,14 @@ def _check_except_cidrs(policy: Mapping[str, JSON]) -> None:
     if entries is ABSENT:
         return
     if not isinstance(entries, list):
-        raise wrong_type("policy.exceptCidrs", entries, "a list of CIDR strings", POLICY_CONFIG)
+        raise wrong_type(
+            "policy.exceptCidrs", entries, "a list of CIDR strings", ErrorClass.POLICY_CONFIG
+        )
     for entry in entries:
         if parse_cidr(entry) is None:
             raise ConfigRefusal(
                 "policy.exceptCidrs",
-                POLICY_CONFIG,
+                ErrorClass.POLICY_CONFIG,
                 f"config.egress.policy.exceptCidrs entry {compact_json(entry)} is not "
                 "an IPv4 or IPv6 CIDR the check can read. An `except` entry the API "
                 "server rejects would leave a policy that never verifies.",
@@ -248,7 +245,7 @@ def _check_except_cidrs(policy: Mapping[str, JSON]) -> None:
 def _narrowing_unsupported(kind: JSON, engine: JSON) -> ConfigRefusal:
     return ConfigRefusal(
         "ciliumNarrowing",
-        NARROWING_UNSUPPORTED,
+        ErrorClass.NARROWING_UNSUPPORTED,
         f"ciliumNarrowing is set for policy kind {_text(kind)} under engine "
         f"{_text(engine)}, but port, DNS-name and TLS-server-name narrowing only "
         "apply to a `static` or `resolver` allowlist under `engine: cilium`. "
@@ -259,10 +256,14 @@ def _narrowing_unsupported(kind: JSON, engine: JSON) -> ConfigRefusal:
 def _check_inactive_narrowing_types(narrowing: Mapping[str, JSON]) -> None:
     dns_names = narrowing.get("dnsNames", ABSENT)
     if dns_names is not ABSENT and not isinstance(dns_names, bool):
-        raise wrong_type("ciliumNarrowing.dnsNames", dns_names, DNS_NAMES_SHAPE, POLICY_CONFIG)
+        raise wrong_type(
+            "ciliumNarrowing.dnsNames", dns_names, DNS_NAMES_SHAPE, ErrorClass.POLICY_CONFIG
+        )
     tls_ports = narrowing.get("tlsPorts", ABSENT)
     if tls_ports is not ABSENT and not isinstance(tls_ports, list):
-        raise wrong_type("ciliumNarrowing.tlsPorts", tls_ports, PORTS_SHAPE, POLICY_CONFIG)
+        raise wrong_type(
+            "ciliumNarrowing.tlsPorts", tls_ports, PORTS_SHAPE, ErrorClass.POLICY_CONFIG
+        )
 
 
 # --- Step 2: profile (§2.4) ---------------------------------------------------
@@ -275,14 +276,14 @@ def _check_profile(egress: Mapping[str, JSON]) -> None:
         if problem is not None:
             raise ConfigRefusal(
                 "profileLabelKey",
-                PROFILE_CONFIG,
+                ErrorClass.PROFILE_CONFIG,
                 f"profileLabelKey {compact_json(key)} is not a Kubernetes label key: "
                 f"{problem}. {_LABEL_KEY_GRAMMAR} {_PROFILE_STAKES}",
             )
         if key == TEMPLATE_LABEL:
             raise ConfigRefusal(
                 "profileLabelKey",
-                PROFILE_CONFIG,
+                ErrorClass.PROFILE_CONFIG,
                 f"profileLabelKey {compact_json(key)} is the key that carries the "
                 "template name, and the profile label is applied last, so it would "
                 f"replace the template label. {_PROFILE_STAKES}",
@@ -291,7 +292,7 @@ def _check_profile(egress: Mapping[str, JSON]) -> None:
     if profile is not ABSENT and not (isinstance(profile, str) and _DNS_LABEL.fullmatch(profile)):
         raise ConfigRefusal(
             "profile",
-            PROFILE_CONFIG,
+            ErrorClass.PROFILE_CONFIG,
             f"profile {compact_json(profile)} is not a DNS-1123 label (lowercase "
             "letters, digits and `-`, at most 63 characters, beginning and ending "
             f"with a letter or digit). {_PROFILE_STAKES}",
@@ -306,13 +307,15 @@ def _check_per_sandbox(egress: Mapping[str, JSON]) -> None:
     if per_sandbox is ABSENT:
         return
     if not is_object(per_sandbox):
-        raise wrong_type("perSandbox", per_sandbox, "an object", PER_SANDBOX_CONFIG)
+        raise wrong_type("perSandbox", per_sandbox, "an object", ErrorClass.PER_SANDBOX_CONFIG)
     _check_per_sandbox_engine(per_sandbox)
     _check_fence_names(per_sandbox)
     narrowing = per_sandbox.get("narrowing", ABSENT)
     if narrowing is not ABSENT:
         if not is_object(narrowing):
-            raise wrong_type("perSandbox.narrowing", narrowing, "an object", PER_SANDBOX_CONFIG)
+            raise wrong_type(
+                "perSandbox.narrowing", narrowing, "an object", ErrorClass.PER_SANDBOX_CONFIG
+            )
         validate_narrowing(narrowing, "perSandbox.narrowing")
     _check_per_sandbox_label_key(egress, per_sandbox)
 
@@ -324,7 +327,7 @@ def _check_per_sandbox_engine(per_sandbox: Mapping[str, JSON]) -> None:
     shown = "absent" if engine is ABSENT else compact_json(engine)
     raise ConfigRefusal(
         "perSandbox.engine",
-        PER_SANDBOX_CONFIG,
+        ErrorClass.PER_SANDBOX_CONFIG,
         f"perSandbox.engine is {shown}, but it must be `cilium`: a per-sandbox "
         "list is made of hostnames, and a core NetworkPolicy has no hostname "
         "concept, so no per-sandbox policy could enforce it.",
@@ -336,7 +339,7 @@ def _check_fence_names(per_sandbox: Mapping[str, JSON]) -> None:
     if name is ABSENT:
         raise ConfigRefusal(
             "perSandbox.admissionPolicyName",
-            PER_SANDBOX_CONFIG,
+            ErrorClass.PER_SANDBOX_CONFIG,
             'perSandbox.admissionPolicyName is "": it is required and has no '
             "default, because an unnamed fence is an unchecked one. Every "
             "per-sandbox write would be refused.",
@@ -352,7 +355,7 @@ def _check_fence_name(field: str, name: JSON) -> None:
         return
     raise ConfigRefusal(
         field,
-        PER_SANDBOX_CONFIG,
+        ErrorClass.PER_SANDBOX_CONFIG,
         f"{field} {compact_json(name)} is not a usable object name: an empty or "
         "space-padded name matches nothing, so the fence would never be found "
         "and every per-sandbox write would be refused.",
@@ -386,7 +389,7 @@ def _check_per_sandbox_label_key(
 
 
 def _label_key_refusal(message: str) -> ConfigRefusal:
-    return ConfigRefusal("perSandbox.labelKey", PER_SANDBOX_CONFIG, message)
+    return ConfigRefusal("perSandbox.labelKey", ErrorClass.PER_SANDBOX_CONFIG, message)
 
 
 # --- Step 4: the policy name (§1.6, §2.6) -------------------------------------
@@ -397,7 +400,7 @@ def _check_policy_name(egress: Mapping[str, JSON], template: str) -> None:
     if configured is not ABSENT:
         # §1.6: used verbatim and never validated, beyond being a string.
         if not isinstance(configured, str):
-            raise wrong_type("networkPolicyName", configured, "a string", POLICY_CONFIG)
+            raise wrong_type("networkPolicyName", configured, "a string", ErrorClass.POLICY_CONFIG)
         return
     profile = egress.get("profile", ABSENT)
     if not isinstance(profile, str):
@@ -407,7 +410,7 @@ def _check_policy_name(egress: Mapping[str, JSON], template: str) -> None:
     if length > MAX_NAME_LENGTH:
         raise ConfigRefusal(
             "profile",
-            PROFILE_CONFIG,
+            ErrorClass.PROFILE_CONFIG,
             f"the default policy name {compact_json(name)} is {length} characters "
             f"long, over the {MAX_NAME_LENGTH}-character limit for object names. "
             "Shorten the profile, shorten the template name, or set networkPolicyName.",

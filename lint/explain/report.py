@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from lint import __version__
+from lint.decision.model import EgressVerdict
 from lint.decision.values import render_labels
 from lint.explain.sandbox import Explanation, PolicyView, RuleView
 from lint.explain.verdict import Hit, ToVerdict
@@ -189,8 +190,8 @@ def _header(explanation: Explanation) -> Iterator[str]:
 
 def _policy_lines(explanation: Explanation) -> Iterator[str]:
     policies = explanation.policies
-    selecting = [p for p in policies if p.entry.verdict != "does-not-select"]
-    others = [p.label for p in policies if p.entry.verdict == "does-not-select"]
+    selecting = [p for p in policies if p.entry.verdict != EgressVerdict.DOES_NOT_SELECT]
+    others = [p.label for p in policies if p.entry.verdict == EgressVerdict.DOES_NOT_SELECT]
     yield f"Policies that may select the pod ({len(selecting)} of {len(policies)} examined):"
     if not selecting:
         yield "  none"

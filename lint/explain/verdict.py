@@ -12,15 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from enum import StrEnum
 
 from lint.decision.constants import CORE_KIND
+from lint.decision.model import EgressVerdict
 from lint.explain.destination import Destination
 from lint.explain.grants import Grant
 from lint.explain.matching import Match, Reach, match_grant
 from lint.explain.sandbox import PolicyView, RuleView
 
-Verdict = Literal["allowed", "partly-allowed", "denied", "unknown"]
+
+class Verdict(StrEnum):
+    """Whether the destination is let out."""
+
+    ALLOWED = "allowed"
+    PARTLY_ALLOWED = "partly-allowed"
+    DENIED = "denied"
+    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +77,7 @@ def _weighed(policy: PolicyView, found: Match) -> Match:
 
 def judge_destination(policies: Sequence[PolicyView], destination: Destination) -> ToVerdict:
     """The verdict for one destination over the examined policies."""
-    relevant = [p for p in policies if p.entry.verdict != "does-not-select"]
+    relevant = [p for p in policies if p.entry.verdict != EgressVerdict.DOES_NOT_SELECT]
     allows = list(_hits(relevant, destination, deny=False))
     denies = list(_hits(relevant, destination, deny=True))
     unreadable = tuple(p for p in relevant if p.document.unreadable is not None)
@@ -104,26 +112,29 @@ def _decide(
     relevant: Sequence[PolicyView], hits: _Hits, unreadable: Sequence[PolicyView]
 ) -> tuple[Verdict, str]:
     if hits.denied:
-        return "denied", f"an egressDeny rule of {hits.denied[0].policy.label} matches it"
+        return Verdict.DENIED, f"an egressDeny rule of {hits.denied[0].policy.label} matches it"
     enforcing = [p.label for p in relevant if p.certain and p.document.enforces]
     doubtful = [p.label for p in relevant if not p.certain]
     if not enforcing:
         if doubtful:
-            return "unknown", (
+            return Verdict.UNKNOWN, (
                 "no policy that certainly selects the pod enforces egress, and "
                 f"{', '.join(doubtful)} cannot be evaluated"
             )
-        return "allowed", "no policy puts the pod in egress default-deny, so it reaches everything"
+        return (
+            Verdict.ALLOWED,
+            "no policy puts the pod in egress default-deny, so it reaches everything",
+        )
     # Only a Cilium egressDeny rule can take an admitted destination back.
     deny_doubt = [h for h in hits.undecided if h.rule.deny]
     deny_doubt_policies = [p for p in unreadable if p.entry.kind != CORE_KIND]
     if hits.admitted and not deny_doubt and not deny_doubt_policies:
-        return "allowed", f"{_rule_label(hits.admitted[0])} admits it"
+        return Verdict.ALLOWED, f"{_rule_label(hits.admitted[0])} admits it"
     if hits.undecided or unreadable:
-        return "unknown", _unknown_reason(hits, unreadable)
+        return Verdict.UNKNOWN, _unknown_reason(hits, unreadable)
     if hits.partly:
-        return "partly-allowed", f"{_rule_label(hits.partly[0])} admits part of it"
-    return "denied", (
+        return Verdict.PARTLY_ALLOWED, f"{_rule_label(hits.partly[0])} admits part of it"
+    return Verdict.DENIED, (
         f"nothing admits it: {', '.join(enforcing)} put the pod in egress default-deny, "
         "and no rule of a policy selecting the pod reaches it"
     )

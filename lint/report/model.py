@@ -1,7 +1,10 @@
 """The result of a check run, as every reporter sees it (REPORT.md).
 
 Reporters take a :class:`Report` and return text; they never compute a
-verdict. Field names follow the JSON contract.
+verdict. Field names follow the JSON contract. Records hold plain values: a
+verdict, refusal or named result is the ``str`` of the decision's enum
+member, because ``marshal`` sends records between processes and refuses
+subclasses of ``str`` (``lint.report.marshalled``).
 """
 
 from __future__ import annotations

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Iterable
+from typing import Final
 
+from lint.decision.model import EgressRefusal, EgressVerdict, IngressRefusal
 from lint.report.model import DecisionReport, Finding, Report, SandboxReport
-from lint.rules import level_rank
+from lint.rules import level_rank, rule_ids_for
 
 WIDTH = 80
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "ok": "32", "dim": "2"}
@@ -134,7 +136,8 @@ def _examined_block(decision: DecisionReport, paint: _Painter) -> list[str]:
     lines = [paint("    examined:", "dim")]
     quiet = 0
     for entry in decision.examined:
-        if entry.verdict == "does-not-select":
+        # Both vocabularies use the word: IngressVerdict.DOES_NOT_SELECT is equal.
+        if entry.verdict == EgressVerdict.DOES_NOT_SELECT:
             quiet += 1
             continue
         text = f"{entry.kind}/{entry.name}: {entry.verdict}"
@@ -147,20 +150,16 @@ def _examined_block(decision: DecisionReport, paint: _Painter) -> list[str]:
     return lines
 
 
+_UNION_RULES: Final = rule_ids_for(EgressRefusal)
+_INGRESS_RULES: Final = rule_ids_for(IngressRefusal)
+
+
 def _decision_for(finding: Finding, sandbox: SandboxReport | None) -> DecisionReport | None:
     if sandbox is None:
         return None
-    if finding.rule_id in {
-        "egress-policy-widens",
-        "no-enforcing-egress-policy",
-        "egress-not-evaluable",
-    }:
+    if finding.rule_id in _UNION_RULES:
         return sandbox.egress.union
-    if finding.rule_id in {
-        "agent-port-open",
-        "no-ingress-covering-policy",
-        "ingress-not-evaluable",
-    }:
+    if finding.rule_id in _INGRESS_RULES:
         return sandbox.ingress.decision if sandbox.ingress is not None else None
     return None
 
