@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lint.fingerprints import fingerprint
+from lint.report.fingerprints import fingerprint
 from lint.report.model import Finding
 
 IGNORE_ANNOTATION = "egress-lint.io/ignore"

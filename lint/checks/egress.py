@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from lint.checks.candidates import location_of
 from lint.checks.context import CheckContext, object_ref, precise_location
-from lint.checks.decisions import (
+from lint.checks.judging import (
     Judging,
     RefusalContext,
     Scope,

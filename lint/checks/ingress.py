@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lint.checks.context import CheckContext
-from lint.checks.decisions import (
+from lint.checks.judging import (
     Judging,
     RefusalContext,
     Scope,

@@ -42,6 +42,7 @@ from lint.report.model import (
     SandboxRef,
     SandboxReport,
 )
+from lint.report.ordering import finding_key, sandbox_key
 from lint.rules import rule
 from lint.sandboxes import acquisition_paths, pod_labels
 
@@ -145,7 +146,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     findings.extend(_prerequisites(inventory, plans))
     report = Report(
         defaults_applied=declarations.defaults_applied,
-        sandboxes=tuple(sorted(sandboxes, key=_sandbox_key)),
+        sandboxes=tuple(sorted(sandboxes, key=sandbox_key)),
         findings=tuple(sorted(set(findings), key=finding_key)),
         parse_errors=_parse_errors(loaded.problems),
         declaration_file=declarations.file,
@@ -265,47 +266,3 @@ def _parse_errors(problems: Sequence[LoadProblem]) -> tuple[ParseErrorReport, ..
         ParseErrorReport(p.file, p.line, p.message) for p in problems if p.severity == "error"
     }
     return tuple(sorted(errors, key=lambda e: (e.file, e.line, e.message)))
-
-
-_PATH_ORDER = {"direct": 0, "pooled": 1}
-
-
-def _sandbox_key(report: SandboxReport) -> tuple[str, str, str, int]:
-    ref = report.ref
-    return (ref.namespace, ref.template, ref.profile or "", _PATH_ORDER.get(ref.path, 2))
-
-
-def finding_key(finding: Finding) -> tuple[object, ...]:
-    """The documented total order of findings: file, line, rule id, sandbox
-    (namespace, template, profile, path), message, then everything else a
-    finding carries, so no two different findings tie."""
-    sandbox = finding.sandbox
-    sandbox_key = (
-        (
-            sandbox.namespace,
-            sandbox.template,
-            sandbox.profile or "",
-            _PATH_ORDER.get(sandbox.path, 2),
-        )
-        if sandbox is not None
-        else ("", "", "", -1)
-    )
-    location = finding.location
-    related = tuple((r.file, r.line, r.source or "") for r in finding.related)
-    subject = finding.subject
-    subject_key = (
-        (subject.kind, subject.namespace or "", subject.name)
-        if subject is not None
-        else ("", "", "")
-    )
-    return (
-        location.file,
-        location.line,
-        finding.rule_id,
-        sandbox_key,
-        finding.message,
-        location.source or "",
-        related,
-        subject_key,
-        finding.remedy,
-    )

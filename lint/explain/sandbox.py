@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from lint.checks.candidates import Placeholder, Sourced
 from lint.checks.context import CheckContext, ReadCilium, precise_location
-from lint.checks.decisions import Judging, Scope, judged_entries
 from lint.checks.egress import union_context
+from lint.checks.judging import Judging, Scope, judged_entries
 from lint.decision.allowance import build_allowance
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
 from lint.decision.egress_documents import egress_documents

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lint import __version__
-from lint.fingerprints import fingerprint
+from lint.report.fingerprints import fingerprint
 from lint.report.model import Finding, Location, Report
 from lint.rules import RULES, Rule
 

@@ -206,7 +206,8 @@ spec: {{networkPolicyManagement: Unmanaged, podTemplate: {{metadata: {{labels: {
 
 
 def test_findings_have_a_total_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from lint.checks.runner import CheckOptions, finding_key, run_check  # noqa: PLC0415
+    from lint.checks.runner import CheckOptions, run_check  # noqa: PLC0415
+    from lint.report.ordering import finding_key  # noqa: PLC0415
 
     monkeypatch.chdir(tmp_path)  # no declaration file: every template is checked
     (tmp_path / "base.yaml").write_text(TWIN_TEMPLATES.format(app="task"), encoding="utf-8")

@@ -1,5 +1,6 @@
-"""Plumbing shared by the union and ingress checks: gathering the judged
-documents with their origins, and turning a refusal into a finding.
+"""Judging a decision's policies, once per namespace and context: the
+union and ingress checks gather the judged documents of a scope here, with
+their origins, and turn a refusal into a finding.
 
 A candidate's judged entries depend only on the candidate, the pod labels
 its selectors read, and the decision's context (the allowance, or the

@@ -1,0 +1,50 @@
+"""The documented order of a report: sandboxes, then findings (REPORT.md).
+
+Every reporter prints sandboxes and findings in this order, so two runs on
+the same input print the same report whatever order the checks ran in.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from lint.report.model import Finding, SandboxRef, SandboxReport
+
+_PATH_ORDER: Final = {"direct": 0, "pooled": 1}
+_NO_SANDBOX: Final = ("", "", "", -1)
+
+
+def _sandbox_order(ref: SandboxRef) -> tuple[str, str, str, int]:
+    """Namespace, template, profile, then the direct path before the pooled one."""
+    return (ref.namespace, ref.template, ref.profile or "", _PATH_ORDER.get(ref.path, 2))
+
+
+def sandbox_key(report: SandboxReport) -> tuple[str, str, str, int]:
+    """The order of sandbox reports."""
+    return _sandbox_order(report.ref)
+
+
+def finding_key(finding: Finding) -> tuple[object, ...]:
+    """The documented total order of findings: file, line, rule id, sandbox
+    (namespace, template, profile, path), message, then everything else a
+    finding carries, so no two different findings tie."""
+    sandbox = finding.sandbox
+    location = finding.location
+    related = tuple((r.file, r.line, r.source or "") for r in finding.related)
+    subject = finding.subject
+    subject_key = (
+        (subject.kind, subject.namespace or "", subject.name)
+        if subject is not None
+        else ("", "", "")
+    )
+    return (
+        location.file,
+        location.line,
+        finding.rule_id,
+        _sandbox_order(sandbox) if sandbox is not None else _NO_SANDBOX,
+        finding.message,
+        location.source or "",
+        related,
+        subject_key,
+        finding.remedy,
+    )
