@@ -29,13 +29,16 @@ class Scope(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Kind:
-    """One kind the check reads.
+    """One kind the tool reads or writes.
 
-    ``network_policy`` marks a kind that can bound a pod's traffic, so an
-    unreadable copy fails its namespaces closed (SEMANTICS §17.7).
-    ``listed_by_host`` marks a kind the sandbox host lists from the API
-    server on every create (SEMANTICS §5.1): an item of its typed list that
-    is not an object is still a policy of that kind, which cannot be read.
+    ``resource`` is the kind's plural resource name, as RBAC and admission
+    rules name it. ``read`` is False for a kind ``generate`` writes and the
+    check never reads. ``network_policy`` marks a kind that can bound a
+    pod's traffic, so an unreadable copy fails its namespaces closed
+    (SEMANTICS §17.7). ``listed_by_host`` marks a kind the sandbox host
+    lists from the API server on every create (SEMANTICS §5.1): an item of
+    its typed list that is not an object is still a policy of that kind,
+    which cannot be read.
     """
 
     name: str
@@ -43,6 +46,8 @@ class Kind:
     """The API group; ``""`` is the core group, whose apiVersion has no group part."""
     versions: tuple[str, ...]
     scope: Scope
+    resource: str
+    read: bool = True
     network_policy: bool = False
     listed_by_host: bool = False
 
@@ -60,12 +65,17 @@ class Kind:
 
 _AGENT_SANDBOX_VERSIONS: Final = ("v1beta1", "v1alpha1")
 """AGENT-SANDBOX.md §2: v1beta1 is stored, v1alpha1 still served."""
+_AGENT_SANDBOX_EXTENSIONS: Final = "extensions.agents.x-k8s.io"
+_ADMISSION: Final = "admissionregistration.k8s.io"
+_RBAC: Final = "rbac.authorization.k8s.io"
+_NAMESPACED, _CLUSTER = Scope.NAMESPACED, Scope.CLUSTER
 
 NETWORK_POLICY: Final = Kind(
     "NetworkPolicy",
     "networking.k8s.io",
     ("v1",),
-    Scope.NAMESPACED,
+    _NAMESPACED,
+    "networkpolicies",
     network_policy=True,
     listed_by_host=True,
 )
@@ -73,48 +83,77 @@ CILIUM_NETWORK_POLICY: Final = Kind(
     "CiliumNetworkPolicy",
     "cilium.io",
     ("v2",),
-    Scope.NAMESPACED,
+    _NAMESPACED,
+    "ciliumnetworkpolicies",
     network_policy=True,
     listed_by_host=True,
 )
 CILIUM_CLUSTERWIDE_NETWORK_POLICY: Final = Kind(
-    "CiliumClusterwideNetworkPolicy", "cilium.io", ("v2",), Scope.CLUSTER, network_policy=True
+    "CiliumClusterwideNetworkPolicy",
+    "cilium.io",
+    ("v2",),
+    _CLUSTER,
+    "ciliumclusterwidenetworkpolicies",
+    network_policy=True,
 )
 ADMIN_NETWORK_POLICY: Final = Kind(
     "AdminNetworkPolicy",
     "policy.networking.k8s.io",
     ("v1alpha1",),
-    Scope.CLUSTER,
+    _CLUSTER,
+    "adminnetworkpolicies",
     network_policy=True,
 )
 BASELINE_ADMIN_NETWORK_POLICY: Final = Kind(
     "BaselineAdminNetworkPolicy",
     "policy.networking.k8s.io",
     ("v1alpha1",),
-    Scope.CLUSTER,
+    _CLUSTER,
+    "baselineadminnetworkpolicies",
     network_policy=True,
 )
 SANDBOX_TEMPLATE: Final = Kind(
-    "SandboxTemplate", "extensions.agents.x-k8s.io", _AGENT_SANDBOX_VERSIONS, Scope.NAMESPACED
+    "SandboxTemplate",
+    _AGENT_SANDBOX_EXTENSIONS,
+    _AGENT_SANDBOX_VERSIONS,
+    _NAMESPACED,
+    "sandboxtemplates",
 )
 SANDBOX_WARM_POOL: Final = Kind(
-    "SandboxWarmPool", "extensions.agents.x-k8s.io", _AGENT_SANDBOX_VERSIONS, Scope.NAMESPACED
+    "SandboxWarmPool",
+    _AGENT_SANDBOX_EXTENSIONS,
+    _AGENT_SANDBOX_VERSIONS,
+    _NAMESPACED,
+    "sandboxwarmpools",
 )
 SANDBOX_CLAIM: Final = Kind(
-    "SandboxClaim", "extensions.agents.x-k8s.io", _AGENT_SANDBOX_VERSIONS, Scope.NAMESPACED
+    "SandboxClaim", _AGENT_SANDBOX_EXTENSIONS, _AGENT_SANDBOX_VERSIONS, _NAMESPACED, "sandboxclaims"
 )
-SANDBOX: Final = Kind("Sandbox", "agents.x-k8s.io", _AGENT_SANDBOX_VERSIONS, Scope.NAMESPACED)
-NAMESPACE: Final = Kind("Namespace", "", ("v1",), Scope.CLUSTER)
-CONFIG_MAP: Final = Kind("ConfigMap", "", ("v1",), Scope.NAMESPACED)
+SANDBOX: Final = Kind(
+    "Sandbox", "agents.x-k8s.io", _AGENT_SANDBOX_VERSIONS, _NAMESPACED, "sandboxes"
+)
+NAMESPACE: Final = Kind("Namespace", "", ("v1",), _CLUSTER, "namespaces")
+CONFIG_MAP: Final = Kind("ConfigMap", "", ("v1",), _NAMESPACED, "configmaps")
 """Only the controller's ``agent-sandbox-config`` is read (``CONFIG_MAP_NAME``)."""
 VALIDATING_ADMISSION_POLICY: Final = Kind(
-    "ValidatingAdmissionPolicy", "admissionregistration.k8s.io", ("v1",), Scope.CLUSTER
+    "ValidatingAdmissionPolicy", _ADMISSION, ("v1",), _CLUSTER, "validatingadmissionpolicies"
 )
 VALIDATING_ADMISSION_POLICY_BINDING: Final = Kind(
-    "ValidatingAdmissionPolicyBinding", "admissionregistration.k8s.io", ("v1",), Scope.CLUSTER
+    "ValidatingAdmissionPolicyBinding",
+    _ADMISSION,
+    ("v1",),
+    _CLUSTER,
+    "validatingadmissionpolicybindings",
 )
-ROLE: Final = Kind("Role", "rbac.authorization.k8s.io", ("v1",), Scope.NAMESPACED)
-ROLE_BINDING: Final = Kind("RoleBinding", "rbac.authorization.k8s.io", ("v1",), Scope.NAMESPACED)
+ROLE: Final = Kind("Role", _RBAC, ("v1",), _NAMESPACED, "roles")
+ROLE_BINDING: Final = Kind("RoleBinding", _RBAC, ("v1",), _NAMESPACED, "rolebindings")
+CLUSTER_ROLE: Final = Kind("ClusterRole", _RBAC, ("v1",), _CLUSTER, "clusterroles", read=False)
+CLUSTER_ROLE_BINDING: Final = Kind(
+    "ClusterRoleBinding", _RBAC, ("v1",), _CLUSTER, "clusterrolebindings", read=False
+)
+SERVICE_ACCOUNT: Final = Kind(
+    "ServiceAccount", "", ("v1",), _NAMESPACED, "serviceaccounts", read=False
+)
 
 KINDS: Final[tuple[Kind, ...]] = (
     NETWORK_POLICY,
@@ -132,16 +171,22 @@ KINDS: Final[tuple[Kind, ...]] = (
     ROLE_BINDING,
     ADMIN_NETWORK_POLICY,
     BASELINE_ADMIN_NETWORK_POLICY,
+    CLUSTER_ROLE,
+    CLUSTER_ROLE_BINDING,
+    SERVICE_ACCOUNT,
 )
-"""Every kind the check reads, in the order DESIGN §2.1 lists them."""
+"""Every kind the tool knows: those the check reads, in the order DESIGN
+§2.1 lists them, then those only ``generate`` writes."""
+READ_KINDS: Final = tuple(kind for kind in KINDS if kind.read)
+"""The kinds the check reads."""
 
 CONFIG_MAP_NAME: Final = "agent-sandbox-config"
 """The only ConfigMap the check reads (AGENT-SANDBOX.md §7)."""
 
-RELEVANT_KINDS: Final = frozenset(kind.name for kind in KINDS)
+RELEVANT_KINDS: Final = frozenset(kind.name for kind in READ_KINDS)
 """The names of every kind the check reads; every other kind is counted and skipped."""
-CLUSTER_KINDS: Final = frozenset(kind.name for kind in KINDS if kind.scope is Scope.CLUSTER)
-"""Kinds whose objects have no namespace."""
+CLUSTER_KINDS: Final = frozenset(kind.name for kind in READ_KINDS if kind.scope is Scope.CLUSTER)
+"""Kinds the check reads whose objects have no namespace."""
 POLICY_KINDS: Final = frozenset(kind.name for kind in KINDS if kind.network_policy)
 """Kubernetes kinds that bound traffic, whose unreadable copy must fail the
 check closed (SEMANTICS §17.7). Not the declared ``egress.policy.kind``

@@ -26,6 +26,7 @@ from lint.kinds import (
     KINDS,
     POLICY_GROUPS,
     POLICY_KINDS,
+    READ_KINDS,
     RELEVANT_KINDS,
     TYPED_POLICY_LISTS,
     Kind,
@@ -42,6 +43,12 @@ def test_each_kind_is_listed_once_with_a_group_and_versions() -> None:
     for kind in KINDS:
         assert kind.versions, kind.name
         assert kind.group == "" or "." in kind.group, kind.name
+        assert kind.resource.islower() and kind.resource.endswith("s"), kind.name
+    assert [kind.name for kind in KINDS if not kind.read] == [
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ServiceAccount",
+    ]
 
 
 def test_the_derived_sets_are_the_ones_the_tool_used_before() -> None:
@@ -118,16 +125,17 @@ def _one_of_each_kind(tmp_path: Path) -> Path:
     return path
 
 
-def test_the_loader_keeps_exactly_the_kinds_of_the_table(tmp_path: Path) -> None:
+def test_the_loader_keeps_exactly_the_kinds_the_table_reads(tmp_path: Path) -> None:
     result = load([str(_one_of_each_kind(tmp_path))])
-    assert [document.kind for document in result.documents] == [kind.name for kind in KINDS]
-    assert dict(result.skipped) == {"Deployment": 1}
+    assert [document.kind for document in result.documents] == [k.name for k in READ_KINDS]
+    written_only = {kind.name: 1 for kind in KINDS if not kind.read}
+    assert dict(result.skipped) == {"Deployment": 1, **written_only}
 
 
 def test_the_inventory_files_each_kind_by_its_scope(tmp_path: Path) -> None:
     result = load([str(_one_of_each_kind(tmp_path))])
     inventory = build_inventory(result.documents, "team")
-    for kind in KINDS:
+    for kind in READ_KINDS:
         in_cluster = [obj.name for obj in inventory.cluster_objects(kind.name)]
         in_namespace = [obj.name for obj in inventory.namespace("team").of_kind(kind.name)]
         placed = (in_cluster, in_namespace)

@@ -31,7 +31,7 @@ from lint.decision.translation import translate
 from lint.decision.values import JSON
 from lint.declarations import Declarations, find_declaration_file, load_declarations
 from lint.inventory import Inventory, KubeObject, build_inventory
-from lint.kinds import RELEVANT_KINDS
+from lint.kinds import RELEVANT_KINDS, SANDBOX_TEMPLATE
 from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem, load
 from lint.loading.parse import collector_paused
 from lint.report.model import (
@@ -162,7 +162,7 @@ def _plans(declarations: Declarations, inventory: Inventory) -> list[Plan]:
         # overlay over its base) replaces the earlier one.
         templates = {
             (t.namespace, t.name): t
-            for t in inventory.all_of_kind("SandboxTemplate")
+            for t in inventory.all_of_kind(SANDBOX_TEMPLATE.name)
             if t.name is not None and t.namespace is not None
         }
         return [_default_plan(template) for template in templates.values()]
@@ -204,7 +204,7 @@ def _default_plan(template: KubeObject) -> Plan:
 
 def _check_plan(ctx: CheckContext, plan: Plan) -> tuple[list[SandboxReport], list[Finding]]:
     namespace = ctx.inventory.namespace(plan.namespace)
-    template = namespace.named("SandboxTemplate", plan.template)
+    template = namespace.named(SANDBOX_TEMPLATE.name, plan.template)
     translation = translate(plan.egress, plan.template, plan.namespace)
     reports, findings = [], []
     for path in acquisition_paths(plan.paths, namespace, plan.template):

@@ -25,6 +25,7 @@ from lint.decision.values import JSON
 from lint.explain.grants import RuleGrants, cilium_rule_grants, core_rule_grants
 from lint.explain.selection import Chosen
 from lint.inventory import Inventory
+from lint.kinds import SANDBOX_TEMPLATE
 from lint.loading import LoadProblem
 from lint.report.model import ExaminedEntry, Location
 from lint.sandboxes import Path, acquisition_paths, pod_labels
@@ -90,7 +91,7 @@ def explain(
     """Judge every candidate for the chosen sandbox on one acquisition path
     (the first of its paths unless ``path`` is given)."""
     namespace = inventory.namespace(chosen.namespace)
-    template = namespace.named("SandboxTemplate", chosen.template)
+    template = namespace.named(SANDBOX_TEMPLATE.name, chosen.template)
     walked = path or acquisition_paths(chosen.paths, namespace, chosen.template)[0]
     labels = pod_labels(chosen.template, template, chosen.egress, chosen.pod_labels, walked)
     subject = Subject(chosen.namespace, labels)

@@ -14,6 +14,7 @@ from lint.decision.translation import translate
 from lint.decision.values import JSON
 from lint.declarations import Declarations, SandboxDeclaration
 from lint.inventory import Inventory
+from lint.kinds import SANDBOX_TEMPLATE
 
 
 class SelectionError(Exception):
@@ -94,7 +95,7 @@ def _default(
         raise SelectionError("there is no declaration file, so no profile is declared")
     found = [
         obj
-        for obj in inventory.all_of_kind("SandboxTemplate")
+        for obj in inventory.all_of_kind(SANDBOX_TEMPLATE.name)
         if obj.name == template and obj.namespace is not None and namespace in (None, obj.namespace)
     ]
     if not found:

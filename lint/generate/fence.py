@@ -19,8 +19,13 @@ from lint.decision.constants import PER_SANDBOX_PREFIX
 from lint.decision.translation import OWNER_API_VERSIONS
 from lint.decision.validation import per_sandbox_label_key
 from lint.decision.values import JSON
+from lint.kinds import (
+    CILIUM_NETWORK_POLICY,
+    VALIDATING_ADMISSION_POLICY,
+    VALIDATING_ADMISSION_POLICY_BINDING,
+)
 
-ADMISSION_API_VERSION: Final = "admissionregistration.k8s.io/v1"
+ADMISSION_API_VERSION: Final = VALIDATING_ADMISSION_POLICY.api_version
 HOST_SERVICE_ACCOUNT: Final = "namzu-sandbox-host"
 NAMESPACE_LABEL: Final = "kubernetes.io/metadata.name"
 
@@ -238,17 +243,17 @@ def fence_policy(names: FenceNames) -> dict[str, JSON]:
     own writes and deletes of ``cilium.io/v2`` CiliumNetworkPolicies."""
     return {
         "apiVersion": ADMISSION_API_VERSION,
-        "kind": "ValidatingAdmissionPolicy",
+        "kind": VALIDATING_ADMISSION_POLICY.name,
         "metadata": {"name": names.policy},
         "spec": {
             "failurePolicy": "Fail",
             "matchConstraints": {
                 "resourceRules": [
                     {
-                        "apiGroups": ["cilium.io"],
-                        "apiVersions": ["v2"],
+                        "apiGroups": [CILIUM_NETWORK_POLICY.group],
+                        "apiVersions": [CILIUM_NETWORK_POLICY.versions[0]],
                         "operations": ["CREATE", "UPDATE", "DELETE"],
-                        "resources": ["ciliumnetworkpolicies"],
+                        "resources": [CILIUM_NETWORK_POLICY.resource],
                     }
                 ]
             },
@@ -268,7 +273,7 @@ def fence_binding(names: FenceNames) -> dict[str, JSON]:
     """The binding (§15.2): deny, in the sandbox namespace only."""
     return {
         "apiVersion": ADMISSION_API_VERSION,
-        "kind": "ValidatingAdmissionPolicyBinding",
+        "kind": VALIDATING_ADMISSION_POLICY_BINDING.name,
         "metadata": {"name": names.binding},
         "spec": {
             "policyName": names.policy,

@@ -13,7 +13,7 @@ from lint.decision.translation import translate
 from lint.declarations import Declarations, SandboxDeclaration
 from lint.generate.model import Intent, Source
 from lint.inventory import build_inventory
-from lint.kinds import RELEVANT_KINDS
+from lint.kinds import RELEVANT_KINDS, SANDBOX_TEMPLATE
 from lint.loading import DEFAULT_LIMITS, LoadLimits, load
 
 
@@ -43,7 +43,7 @@ def default_intents(
     loaded = load(list(paths), stdin=stdin, relevant_kinds=RELEVANT_KINDS, limits=limits)
     inventory = build_inventory(loaded.documents, namespace)
     intents = []
-    for template in inventory.all_of_kind("SandboxTemplate"):
+    for template in inventory.all_of_kind(SANDBOX_TEMPLATE.name):
         if template.name is None or template.namespace is None:
             continue
         location = location_of(template)

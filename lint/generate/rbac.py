@@ -13,14 +13,24 @@ from typing import Final
 
 from lint.decision.values import JSON
 from lint.generate.fence import HOST_SERVICE_ACCOUNT
+from lint.kinds import (
+    CILIUM_NETWORK_POLICY,
+    CLUSTER_ROLE,
+    CLUSTER_ROLE_BINDING,
+    ROLE,
+    ROLE_BINDING,
+    SERVICE_ACCOUNT,
+    VALIDATING_ADMISSION_POLICY,
+    VALIDATING_ADMISSION_POLICY_BINDING,
+)
 
-RBAC_API_VERSION: Final = "rbac.authorization.k8s.io/v1"
+RBAC_API_VERSION: Final = ROLE.api_version
 WRITER_ROLE: Final = f"{HOST_SERVICE_ACCOUNT}-per-sandbox-egress"
 FENCE_READER_ROLE: Final = f"{HOST_SERVICE_ACCOUNT}-admission-fence-read"
 
 
 def _subject(namespace: str) -> dict[str, JSON]:
-    return {"kind": "ServiceAccount", "name": HOST_SERVICE_ACCOUNT, "namespace": namespace}
+    return {"kind": SERVICE_ACCOUNT.name, "name": HOST_SERVICE_ACCOUNT, "namespace": namespace}
 
 
 def writer_role(namespace: str) -> dict[str, JSON]:
@@ -28,12 +38,12 @@ def writer_role(namespace: str) -> dict[str, JSON]:
     delete CiliumNetworkPolicies (the fence decides which ones)."""
     return {
         "apiVersion": RBAC_API_VERSION,
-        "kind": "Role",
+        "kind": ROLE.name,
         "metadata": {"name": WRITER_ROLE, "namespace": namespace},
         "rules": [
             {
-                "apiGroups": ["cilium.io"],
-                "resources": ["ciliumnetworkpolicies"],
+                "apiGroups": [CILIUM_NETWORK_POLICY.group],
+                "resources": [CILIUM_NETWORK_POLICY.resource],
                 "verbs": ["create", "patch", "delete"],
             }
         ],
@@ -44,9 +54,9 @@ def writer_role_binding(namespace: str) -> dict[str, JSON]:
     """Grants the writer Role to the host's ServiceAccount."""
     return {
         "apiVersion": RBAC_API_VERSION,
-        "kind": "RoleBinding",
+        "kind": ROLE_BINDING.name,
         "metadata": {"name": WRITER_ROLE, "namespace": namespace},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": WRITER_ROLE},
+        "roleRef": {"apiGroup": ROLE.group, "kind": ROLE.name, "name": WRITER_ROLE},
         "subjects": [_subject(namespace)],
     }
 
@@ -56,18 +66,18 @@ def fence_reader_role(policies: Iterable[str], bindings: Iterable[str]) -> dict[
     named fence objects only, since the host reads them by name."""
     return {
         "apiVersion": RBAC_API_VERSION,
-        "kind": "ClusterRole",
+        "kind": CLUSTER_ROLE.name,
         "metadata": {"name": FENCE_READER_ROLE},
         "rules": [
             {
-                "apiGroups": ["admissionregistration.k8s.io"],
-                "resources": ["validatingadmissionpolicies"],
+                "apiGroups": [VALIDATING_ADMISSION_POLICY.group],
+                "resources": [VALIDATING_ADMISSION_POLICY.resource],
                 "resourceNames": sorted(set(policies)),
                 "verbs": ["get"],
             },
             {
-                "apiGroups": ["admissionregistration.k8s.io"],
-                "resources": ["validatingadmissionpolicybindings"],
+                "apiGroups": [VALIDATING_ADMISSION_POLICY_BINDING.group],
+                "resources": [VALIDATING_ADMISSION_POLICY_BINDING.resource],
                 "resourceNames": sorted(set(bindings)),
                 "verbs": ["get"],
             },
@@ -80,11 +90,11 @@ def fence_reader_binding(namespaces: Iterable[str]) -> dict[str, JSON]:
     that declares per-sandbox egress."""
     return {
         "apiVersion": RBAC_API_VERSION,
-        "kind": "ClusterRoleBinding",
+        "kind": CLUSTER_ROLE_BINDING.name,
         "metadata": {"name": FENCE_READER_ROLE},
         "roleRef": {
-            "apiGroup": "rbac.authorization.k8s.io",
-            "kind": "ClusterRole",
+            "apiGroup": CLUSTER_ROLE.group,
+            "kind": CLUSTER_ROLE.name,
             "name": FENCE_READER_ROLE,
         },
         "subjects": [_subject(namespace) for namespace in sorted(set(namespaces))],
