@@ -1,8 +1,8 @@
 """Every Kubernetes kind egress-lint knows, once (DESIGN §2.1).
 
 One table, ``KINDS``, names each kind with its API group, the versions the
-tool knows and its scope; every set of kinds elsewhere in the tool is
-derived from it. The loader reads an object by its ``kind`` alone and never
+tool knows, its scope and its resource name; every set of kinds elsewhere in
+the tool is derived from it. The loader reads an object by its ``kind`` alone and never
 checks ``apiVersion`` (an API server would serve only the listed versions,
 but a rendered manifest of another version still says what the author
 meant), so ``versions`` are what the tool writes and documents: the first is
