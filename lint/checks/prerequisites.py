@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
-from lint.checks.candidates import location_of
+from lint.checks.candidates import declared_location, location_of
 from lint.checks.context import object_ref, precise_location
 from lint.decision.constants import DEFAULT_PER_SANDBOX_LABEL
 from lint.decision.controller import controller_policy
 from lint.decision.values import JSON
+from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import Inventory, KubeObject
 from lint.report.model import Finding, Location
 from lint.rules import rule
@@ -19,17 +19,6 @@ from lint.sandboxes import profile_key
 
 AGENT_SANDBOX_CONFIG = "agent-sandbox-config"
 DEFAULT_LABEL_DOMAINS = ("sandbox.users.io",)
-
-
-@dataclass(frozen=True)
-class DeclaredSandbox:
-    """What the prerequisite checks need to know about one declaration."""
-
-    template: str
-    namespace: str
-    egress: Mapping[str, JSON]
-    external: bool
-    declaration: Location
 
 
 def _finding(
@@ -55,7 +44,7 @@ def missing_templates(inventory: Inventory, entries: Iterable[DeclaredSandbox]) 
                 f"no SandboxTemplate {entry.template!r} in namespace {entry.namespace} is in the "
                 "manifests; its pod labels and controller policy are unknown"
             )
-            findings.append(_finding("template-not-found", message, entry.declaration))
+            findings.append(_finding("template-not-found", message, declared_location(entry)))
     return findings
 
 
@@ -108,7 +97,7 @@ def label_domains(inventory: Inventory, entries: Iterable[DeclaredSandbox]) -> l
                 f"allowed-label-domains ({', '.join(domains)}) set in ConfigMap "
                 f"{AGENT_SANDBOX_CONFIG}; every claim carrying it would be rejected"
             )
-            findings.append(_finding("label-domain-not-allowed", message, entry.declaration))
+            findings.append(_finding("label-domain-not-allowed", message, declared_location(entry)))
     return findings
 
 
@@ -131,7 +120,9 @@ def admission_fences(inventory: Inventory, entries: Iterable[DeclaredSandbox]) -
                     f"{kind} {name!r} is not in the manifests; the host refuses every "
                     f"per-sandbox policy write for template {entry.template!r} until it can read it"
                 )
-                findings.append(_finding("admission-fence-missing", message, entry.declaration))
+                findings.append(
+                    _finding("admission-fence-missing", message, declared_location(entry))
+                )
     return findings
 
 
