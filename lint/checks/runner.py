@@ -121,7 +121,7 @@ def _check_sandbox(
     at = declared_location(declared)
     reports, findings = [], []
     for path in acquisition_paths(declared.paths, namespace, declared.template):
-        labels = pod_labels(declared.template, template, declared.egress, declared.pod_labels, path)
+        labels = pod_labels(declared, template, path)
         subject = Subject(declared.namespace, labels)
         ref = SandboxRef(declared.namespace, declared.template, declared.profile, path)
         egress, egress_findings = check_egress(

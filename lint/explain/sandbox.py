@@ -92,7 +92,7 @@ def explain(
     namespace = inventory.namespace(chosen.namespace)
     template = namespace.named("SandboxTemplate", chosen.template)
     walked = path or acquisition_paths(chosen.paths, namespace, chosen.template)[0]
-    labels = pod_labels(chosen.template, template, chosen.egress, chosen.pod_labels, walked)
+    labels = pod_labels(chosen, template, walked)
     subject = Subject(chosen.namespace, labels)
     allowance = build_allowance(chosen.translation)
     with_cilium = chosen.engine == "cilium" or read_cilium == "always"
