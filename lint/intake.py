@@ -12,9 +12,9 @@ sandboxes are resolved against the inventory.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from lint.declarations import (
     Declarations,
@@ -24,7 +24,7 @@ from lint.declarations import (
 )
 from lint.declarations.declared import declared_sandboxes
 from lint.inventory import RELEVANT_KINDS, Inventory, build_inventory
-from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadResult, load
+from lint.loading import LoadLimits, LoadResult, load
 
 
 @dataclass(frozen=True)
@@ -37,24 +37,39 @@ class Intake:
     sandboxes: tuple[DeclaredSandbox, ...]
 
 
-def take_in(
-    paths: Sequence[str],
-    *,
-    config: Path | None = None,
-    namespace: str | None = None,
-    limits: LoadLimits = DEFAULT_LIMITS,
-    jobs: int = 1,
-    stdin: bytes | None = None,
-) -> Intake:
+class InputOptions(Protocol):
+    """What a command says about its input; ``CheckOptions``,
+    ``ExplainOptions`` and ``GenerateOptions`` each carry these fields."""
+
+    @property
+    def paths(self) -> tuple[str, ...]: ...
+    @property
+    def config(self) -> Path | None: ...
+    @property
+    def namespace(self) -> str | None: ...
+    @property
+    def limits(self) -> LoadLimits: ...
+    @property
+    def jobs(self) -> int: ...
+
+
+def take_in(options: InputOptions, *, stdin: bytes | None = None) -> Intake:
     """Read the declarations (``--config``, else found upward from the first
-    path, else from the current directory), load ``paths`` within
-    ``limits`` on up to ``jobs`` processes, and place every object; objects
+    path, else from the current directory), load the paths within the
+    limits on up to ``jobs`` processes, and place every object; objects
     that name no namespace go to ``--namespace``, else the file's
     ``defaultNamespace``, else ``default``. Raises DeclarationError (a usage
     error, exit 2)."""
     declarations = load_declarations(
-        declaration_file_for(paths, config), namespace_override=namespace
+        declaration_file_for(options.paths, options.config),
+        namespace_override=options.namespace,
     )
-    loaded = load(list(paths), stdin=stdin, relevant_kinds=RELEVANT_KINDS, limits=limits, jobs=jobs)
+    loaded = load(
+        list(options.paths),
+        stdin=stdin,
+        relevant_kinds=RELEVANT_KINDS,
+        limits=options.limits,
+        jobs=options.jobs,
+    )
     inventory = build_inventory(loaded.documents, declarations.object_namespace)
     return Intake(declarations, loaded, inventory, declared_sandboxes(declarations, inventory))

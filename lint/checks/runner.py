@@ -51,7 +51,7 @@ class CheckOptions:
     read_cilium: ReadCilium = "auto"
     limits: LoadLimits = DEFAULT_LIMITS
     jobs: int = 1
-    """Processes to load and judge on (``lint.forked``); 1 stays in this one."""
+    """Processes to load and judge on; 1 stays in this one."""
 
 
 def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
@@ -79,14 +79,7 @@ def check_run(options: CheckOptions, *, stdin: bytes | None = None) -> CheckRun:
 
 
 def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
-    intake = take_in(
-        options.paths,
-        config=options.config,
-        namespace=options.namespace,
-        limits=options.limits,
-        jobs=options.jobs,
-        stdin=stdin,
-    )
+    intake = take_in(options, stdin=stdin)
     loaded, inventory, declared = intake.loaded, intake.inventory, intake.sandboxes
     ctx = CheckContext(inventory, loaded.problems, options.read_cilium)
     sandboxes: list[SandboxReport] = []

@@ -42,6 +42,8 @@ class ExplainOptions:
     to: str | None = None
     read_cilium: ReadCilium = "auto"
     limits: LoadLimits = DEFAULT_LIMITS
+    jobs: int = 1
+    """Processes to load the manifests on; 1 stays in this one."""
 
 
 def run_explain(
@@ -50,13 +52,7 @@ def run_explain(
     """Explain one sandbox. Raises DeclarationError, SelectionError or
     DestinationError, all usage errors."""
     destination = parse_destination(options.to) if options.to is not None else None
-    intake = take_in(
-        options.paths,
-        config=options.config,
-        namespace=options.namespace,
-        limits=options.limits,
-        stdin=stdin,
-    )
+    intake = take_in(options, stdin=stdin)
     chosen = choose(
         intake.declarations, intake.sandboxes, options.template, options.profile, options.namespace
     )

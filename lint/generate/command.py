@@ -41,18 +41,14 @@ class GenerateOptions:
     out: Path | None = None
     force: bool = False
     limits: LoadLimits = DEFAULT_LIMITS
+    jobs: int = 1
+    """Processes to load the manifests on; 1 stays in this one."""
 
 
 def render_all(options: GenerateOptions, stdin: bytes | None = None) -> list[Rendered]:
     """Every object, rendered and checked to read back as its manifest.
     Raises DeclarationError or GenerateError (usage errors)."""
-    intake = take_in(
-        options.paths,
-        config=options.config,
-        namespace=options.namespace,
-        limits=options.limits,
-        stdin=stdin,
-    )
+    intake = take_in(options, stdin=stdin)
     objects = plan(intake.sandboxes)
     return [Rendered(obj, render_object(obj)) for obj in objects]
 

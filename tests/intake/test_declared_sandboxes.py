@@ -59,7 +59,7 @@ def overlay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_without_a_file_every_template_is_one_default_sandbox(overlay: Path) -> None:
-    intake = take_in(["m"])
+    intake = take_in(CheckOptions(paths=("m",)))
     assert intake.declarations.defaults_applied
     by_template = {s.template: s for s in intake.sandboxes}
     assert sorted(by_template) == ["other", "task"]
@@ -97,7 +97,7 @@ def test_entries_are_the_file_s_own_records(
     monkeypatch.chdir(tmp_path)
     _write(tmp_path / ".egress-lint.yaml", DECLARATION)
     _write(tmp_path / "m" / "t.yaml", TEMPLATE.format(name="task", namespace="sandboxes"))
-    intake = take_in(["m"])
+    intake = take_in(CheckOptions(paths=("m",)))
     assert intake.sandboxes == intake.declarations.entries
     task, batch = intake.sandboxes
     assert (task.index, task.where) == (0, ".egress-lint.yaml:4 (sandboxes[0])")
@@ -124,8 +124,12 @@ def test_objects_without_a_namespace_go_where_the_file_says(
     _write(tmp_path / ".egress-lint.yaml", DECLARATION)
     text = TEMPLATE.format(name="task", namespace="x").replace(", namespace: x", "")
     _write(tmp_path / "m" / "t.yaml", text)
-    assert take_in(["m"]).inventory.namespace("sandboxes").named("SandboxTemplate", "task")
-    overridden = take_in(["m"], namespace="elsewhere")
+    assert (
+        take_in(CheckOptions(paths=("m",)))
+        .inventory.namespace("sandboxes")
+        .named("SandboxTemplate", "task")
+    )
+    overridden = take_in(CheckOptions(paths=("m",), namespace="elsewhere"))
     assert overridden.inventory.namespace("elsewhere").named("SandboxTemplate", "task")
     assert {s.namespace for s in overridden.sandboxes} == {"elsewhere"}
 
