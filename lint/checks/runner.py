@@ -15,7 +15,6 @@ from lint.checks.candidates import location_of
 from lint.checks.context import CheckContext, ReadCilium
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
-from lint.checks.parallel import check_plans
 from lint.checks.prerequisites import (
     DeclaredSandbox,
     admission_fences,
@@ -25,6 +24,7 @@ from lint.checks.prerequisites import (
     undeclared_claim_profiles,
     unnamed_policies,
 )
+from lint.checks.shares import check_plans
 from lint.decision.constants import DEFAULT_AGENT_PORT
 from lint.decision.model import Subject
 from lint.decision.translation import translate
@@ -32,7 +32,7 @@ from lint.decision.values import JSON
 from lint.declarations import Declarations, find_declaration_file, load_declarations
 from lint.inventory import RELEVANT_KINDS, Inventory, KubeObject, build_inventory
 from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem, load
-from lint.loading.parse import collector_paused
+from lint.parallel.lifetime import collector_paused
 from lint.report.model import (
     Finding,
     Location,
@@ -55,7 +55,7 @@ class CheckOptions:
     read_cilium: ReadCilium = "auto"
     limits: LoadLimits = DEFAULT_LIMITS
     jobs: int = 1
-    """Processes to load and judge on (``lint.forked``); 1 stays in this one."""
+    """Processes to load and judge on (``lint.parallel``); 1 stays in this one."""
 
 
 @dataclass(frozen=True)
