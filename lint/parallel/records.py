@@ -162,6 +162,7 @@ class Records(Generic[Result]):
         )
 
     def _mapping(self, container: type, args: tuple[Any, ...]) -> _Codec:
+        # A Counter names only its keys' type; a bare dict names neither.
         key, item = (self._codec(arg) for arg in (*args, Any, Any)[:2])
         if not key.plain:
             raise TypeError(f"{container.__name__} keys must be plain to be sent")
