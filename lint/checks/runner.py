@@ -16,7 +16,6 @@ from lint.checks.candidates import declared_location
 from lint.checks.context import CheckContext, ReadCilium
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
-from lint.checks.parallel import check_plans
 from lint.checks.prerequisites import (
     admission_fences,
     controller_conflicts,
@@ -25,12 +24,13 @@ from lint.checks.prerequisites import (
     undeclared_claim_profiles,
     unnamed_policies,
 )
+from lint.checks.shares import check_plans
 from lint.decision.model import Subject
 from lint.declarations import DeclaredSandbox
 from lint.intake import take_in
 from lint.inventory import Inventory
 from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem
-from lint.loading.parse import collector_paused
+from lint.parallel.lifetime import collector_paused
 from lint.report.model import (
     Finding,
     Location,
@@ -51,7 +51,7 @@ class CheckOptions:
     read_cilium: ReadCilium = "auto"
     limits: LoadLimits = DEFAULT_LIMITS
     jobs: int = 1
-    """Processes to load and judge on; 1 stays in this one."""
+    """Processes to load and judge on (``lint.parallel``); 1 stays in this one."""
 
 
 def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
