@@ -6,12 +6,9 @@ above it, 2 usage or declaration errors. 3 means egress-lint itself failed.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import gc
 import importlib
 import json
-import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -23,10 +20,10 @@ import click
 from lint import __version__
 from lint.checks.runner import CheckOptions, check_run
 from lint.declarations import DeclarationError
-from lint.forked import MAX_PROCESSES, available_processes
 from lint.limit_flags import read_stdin, with_limit_flags
 from lint.loading import LoadLimits
-from lint.loading.parse import collector_paused
+from lint.parallel.lifetime import collector_paused, hold, leave_after
+from lint.parallel.shares import MAX_PROCESSES, available_processes
 from lint.report.json_report import render_json
 from lint.report.model import Report
 from lint.report.text_report import escape, render_text
@@ -38,10 +35,6 @@ from lint.suppression import (
     read_baseline,
     render_baseline,
 )
-
-_LAST_RUN: list[object] = []
-"""The last check's run, held until the next one or until the process
-leaves: the console script ends with ``os._exit`` and never frees it."""
 
 FAIL_ON = ("error", "warning", "note", "never")
 
@@ -150,7 +143,7 @@ def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> 
         shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
         sys.stdout.flush()
     _emit(text, out.output, to_stderr=out.passthrough)
-    _LAST_RUN[:] = [run]
+    hold(run)  # the console script leaves without freeing it
     return exit_code(report, out.fail_on)
 
 
@@ -321,19 +314,10 @@ def _status(code: object) -> int:
 
 
 def entry() -> NoReturn:
-    """The console script. It leaves without tearing the interpreter down:
-    freeing a large run's objects one by one took longer than writing its
-    report (about 60 ms on the 16 MB bench tree), and nothing is left to do
-    once the output is flushed. The cyclic collector stays off throughout:
-    a run builds millions of objects and no cycles, and a collection after
-    the report would scan them all for nothing."""
-    gc.disable()
-    code = run_cli()
-    for stream in (sys.stdout, sys.stderr):
-        # A reader that went away, or a closed stream, has nothing to flush to.
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    os._exit(code)
+    """The console script: ``run_cli`` with the cyclic collector off, then
+    out without tearing the interpreter down once the output is flushed
+    (``lint.parallel.lifetime.leave_after`` says why)."""
+    leave_after(run_cli)
 
 
 if __name__ == "__main__":  # pragma: no cover

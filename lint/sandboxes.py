@@ -9,6 +9,7 @@ from typing import Literal
 from lint.decision.constants import DEFAULT_PROFILE_LABEL, TEMPLATE_LABEL
 from lint.decision.controller import TEMPLATE_HASH_LABEL, name_hash, strip_reserved_labels
 from lint.decision.values import JSON
+from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import KubeObject, Namespace
 from lint.kinds import SANDBOX_WARM_POOL
 
@@ -41,24 +42,19 @@ def profile_key(egress: Mapping[str, JSON]) -> str:
 
 
 def pod_labels(
-    template_name: str,
-    template: KubeObject | None,
-    egress: Mapping[str, JSON],
-    extra: Mapping[str, str],
-    path: Path,
+    declared: DeclaredSandbox, template: KubeObject | None, path: Path
 ) -> dict[str, str]:
     """The pod's labels on one path (§17.4): the template's labels minus the
     reserved keys the controller strips, the template label, the profile
     label, the entry's ``podLabels``; pooled pods also carry the
     template-ref-hash label."""
     labels = strip_reserved_labels(template_pod_labels(template))
-    labels[TEMPLATE_LABEL] = template_name
-    profile = egress.get("profile")
-    if isinstance(profile, str):
-        labels[profile_key(egress)] = profile
-    labels.update(extra)
+    labels[TEMPLATE_LABEL] = declared.template
+    if declared.profile is not None:
+        labels[profile_key(declared.egress)] = declared.profile
+    labels.update(declared.pod_labels)
     if path == "pooled":
-        labels[TEMPLATE_HASH_LABEL] = name_hash(template_name)
+        labels[TEMPLATE_HASH_LABEL] = name_hash(declared.template)
     return labels
 
 

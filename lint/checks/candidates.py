@@ -10,6 +10,7 @@ from typing import Final
 
 from lint.decision.controller import controller_policy
 from lint.decision.model import Candidate, PolicyDocument, Tri
+from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import Inventory, KubeObject, Namespace
 from lint.kinds import (
     ADMIN_POLICY_KINDS,
@@ -150,4 +151,14 @@ def unparsed_placeholders(problems: Sequence[LoadProblem], namespace: str) -> li
 
 def location_of(obj: KubeObject) -> Location:
     document = obj.document
-    return Location(document.file, document.line, document.source, 1 if document.source else None)
+    return _located(document.file, document.line, document.source)
+
+
+def declared_location(declared: DeclaredSandbox) -> Location:
+    """Where a sandbox was declared: its entry, or the template a default
+    was made for (located as that template is)."""
+    return _located(declared.file, declared.line, declared.source)
+
+
+def _located(file: str, line: int, source: str | None) -> Location:
+    return Location(file, line, source, 1 if source else None)

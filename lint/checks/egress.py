@@ -32,7 +32,8 @@ from lint.decision.model import (
 )
 from lint.decision.named import compare_named
 from lint.decision.union import examine, summarize_union, union_remedy
-from lint.decision.values import JSON, compact_json
+from lint.decision.values import compact_json
+from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import KubeObject
 from lint.report.model import (
     DecisionReport,
@@ -59,29 +60,32 @@ _NAMED_FIELD_PATHS: dict[str, tuple[str | int, ...]] = {
 
 @dataclass(frozen=True)
 class EgressInput:
+    """One declared sandbox on one path: ``sandbox`` names it in the report,
+    ``declared`` is what was declared, ``declaration`` where."""
+
     sandbox: SandboxRef
-    egress: Mapping[str, JSON]
-    translation: Translation
+    declared: DeclaredSandbox
     subject: Subject
     template: KubeObject | None
     declaration: Location
+
+    @property
+    def translation(self) -> Translation:
+        return self.declared.translation
 
 
 def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, list[Finding]]:
     translation = given.translation
     named, named_findings = _check_named(ctx, given)
-    verify = given.egress.get("verify")
-    verify_text = verify if isinstance(verify, str) else "union"
     union = None
     findings = list(named_findings)
-    if verify != "named-object-only":
+    if given.declared.union_verified:
         union, union_findings = _check_union(ctx, given, build_allowance(translation))
         findings.extend(union_findings)
-    engine = given.egress.get("engine")
     report = EgressReport(
         policy_kind=translation.policy_kind,
-        engine=engine if isinstance(engine, str) else "core",
-        verify=verify_text,
+        engine=given.declared.engine,
+        verify=given.declared.verify,
         expected_kind=translation.kind,
         expected_name=translation.name,
         named=named,
@@ -117,7 +121,7 @@ def _check_union(
         given.translation.namespace,
         given.template,
         given.sandbox.path == "pooled",
-        given.egress.get("engine") == "cilium",
+        given.declared.engine == "cilium",
     )
     translation = given.translation
 

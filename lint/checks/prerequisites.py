@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
-from lint.checks.candidates import location_of
+from lint.checks.candidates import declared_location, location_of
 from lint.checks.context import object_ref, precise_location
 from lint.decision.constants import DEFAULT_PER_SANDBOX_LABEL
 from lint.decision.controller import controller_policy
 from lint.decision.values import JSON
+from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import Inventory, KubeObject
 from lint.kinds import (
     CONFIG_MAP,
@@ -29,17 +29,6 @@ from lint.rules import rule
 from lint.sandboxes import profile_key
 
 DEFAULT_LABEL_DOMAINS = ("sandbox.users.io",)
-
-
-@dataclass(frozen=True)
-class DeclaredSandbox:
-    """What the prerequisite checks need to know about one declaration."""
-
-    template: str
-    namespace: str
-    egress: Mapping[str, JSON]
-    external: bool
-    declaration: Location
 
 
 def _finding(
@@ -68,7 +57,7 @@ def missing_templates(inventory: Inventory, entries: Iterable[DeclaredSandbox]) 
                 f"no SandboxTemplate {entry.template!r} in namespace {entry.namespace} is in the "
                 "manifests; its pod labels and controller policy are unknown"
             )
-            findings.append(_finding("template-not-found", message, entry.declaration))
+            findings.append(_finding("template-not-found", message, declared_location(entry)))
     return findings
 
 
@@ -121,7 +110,7 @@ def label_domains(inventory: Inventory, entries: Iterable[DeclaredSandbox]) -> l
                 f"allowed-label-domains ({', '.join(domains)}) set in ConfigMap "
                 f"{CONFIG_MAP_NAME}; every claim carrying it would be rejected"
             )
-            findings.append(_finding("label-domain-not-allowed", message, entry.declaration))
+            findings.append(_finding("label-domain-not-allowed", message, declared_location(entry)))
     return findings
 
 
@@ -144,7 +133,9 @@ def admission_fences(inventory: Inventory, entries: Iterable[DeclaredSandbox]) -
                     f"{kind} {name!r} is not in the manifests; the host refuses every "
                     f"per-sandbox policy write for template {entry.template!r} until it can read it"
                 )
-                findings.append(_finding("admission-fence-missing", message, entry.declaration))
+                findings.append(
+                    _finding("admission-fence-missing", message, declared_location(entry))
+                )
     return findings
 
 

@@ -1,23 +1,22 @@
 """One check run: declarations and manifests in, a Report out.
 
-Data flows one way: load -> inventory -> per-declaration checks -> report.
+Data flows one way: the front door (``lint.intake``: declarations, load,
+inventory, declared sandboxes) -> per-sandbox checks -> report.
 This function is callable without click; the CLI only gathers options.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lint.checks.candidates import location_of
+from lint.checks.candidates import declared_location
 from lint.checks.context import CheckContext, ReadCilium
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
-from lint.checks.parallel import check_plans
 from lint.checks.prerequisites import (
-    DeclaredSandbox,
     admission_fences,
     controller_conflicts,
     label_domains,
@@ -25,15 +24,14 @@ from lint.checks.prerequisites import (
     undeclared_claim_profiles,
     unnamed_policies,
 )
-from lint.decision.constants import DEFAULT_AGENT_PORT
+from lint.checks.shares import check_plans
 from lint.decision.model import Subject
-from lint.decision.translation import translate
-from lint.decision.values import JSON
-from lint.declarations import Declarations, find_declaration_file, load_declarations
-from lint.inventory import Inventory, KubeObject, build_inventory
-from lint.kinds import RELEVANT_KINDS, SANDBOX_TEMPLATE
-from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem, load
-from lint.loading.parse import collector_paused
+from lint.declarations import DeclaredSandbox
+from lint.intake import take_in
+from lint.inventory import Inventory
+from lint.kinds import SANDBOX_TEMPLATE
+from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem
+from lint.parallel.lifetime import collector_paused
 from lint.report.model import (
     Finding,
     Location,
@@ -46,8 +44,6 @@ from lint.report.ordering import finding_key, sandbox_key
 from lint.rules import rule
 from lint.sandboxes import acquisition_paths, pod_labels
 
-DEFAULT_EGRESS: Mapping[str, JSON] = {"policy": {"kind": "deny-all"}, "engine": "core"}
-
 
 @dataclass(frozen=True)
 class CheckOptions:
@@ -57,45 +53,7 @@ class CheckOptions:
     read_cilium: ReadCilium = "auto"
     limits: LoadLimits = DEFAULT_LIMITS
     jobs: int = 1
-    """Processes to load and judge on (``lint.forked``); 1 stays in this one."""
-
-
-@dataclass(frozen=True)
-class Plan:
-    """One declaration entry, made concrete: what the checks run on."""
-
-    template: str
-    namespace: str
-    profile: str | None
-    egress: Mapping[str, JSON]
-    external: bool
-    pod_labels: Mapping[str, str]
-    paths: tuple[str, ...] | None
-    ingress_engine: str | None
-    agent_port: int | None
-    declaration: Location
-
-
-def read_declarations(options: CheckOptions) -> Declarations:
-    """The declaration file given with --config, or found upward from the
-    current directory. Raises DeclarationError (a usage error, exit 2)."""
-    path = options.config
-    if path is None:
-        path = next(filter(None, map(find_declaration_file, _search_starts(options.paths))), None)
-    return load_declarations(path, namespace_override=options.namespace)
-
-
-def _search_starts(paths: Sequence[str]) -> list[Path]:
-    """Where to look for .egress-lint.yaml: upward from the first checked
-    directory (so `egress-lint check fixtures/demo` finds the demo's file),
-    then upward from the current directory."""
-    starts = []
-    first = next((p for p in paths if p != "-"), None)
-    if first is not None:
-        start = Path(first).resolve()
-        starts.append(start if start.is_dir() else start.parent)
-    starts.append(Path.cwd())
-    return starts
+    """Processes to load and judge on (``lint.parallel``); 1 stays in this one."""
 
 
 def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
@@ -123,118 +81,60 @@ def check_run(options: CheckOptions, *, stdin: bytes | None = None) -> CheckRun:
 
 
 def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
-    declarations = read_declarations(options)
-    default_namespace = options.namespace or declarations.default_namespace or "default"
-    loaded = load(
-        list(options.paths),
-        stdin=stdin,
-        relevant_kinds=RELEVANT_KINDS,
-        limits=options.limits,
-        jobs=options.jobs,
-    )
-    inventory = build_inventory(loaded.documents, default_namespace)
-    plans = _plans(declarations, inventory)
+    intake = take_in(options, stdin=stdin)
+    loaded, inventory, declared = intake.loaded, intake.inventory, intake.sandboxes
     ctx = CheckContext(inventory, loaded.problems, options.read_cilium)
     sandboxes: list[SandboxReport] = []
     findings = _load_findings(loaded.problems)
     checked = check_plans(
-        plans, lambda plan: plan.namespace, functools.partial(_check_plan, ctx), options.jobs
+        declared,
+        lambda sandbox: sandbox.namespace,
+        functools.partial(_check_sandbox, ctx),
+        options.jobs,
     )
-    for reports, plan_findings in checked:
+    for reports, sandbox_findings in checked:
         sandboxes.extend(reports)
-        findings.extend(plan_findings)
-    findings.extend(_prerequisites(inventory, plans))
+        findings.extend(sandbox_findings)
+    findings.extend(_prerequisites(inventory, declared))
     report = Report(
-        defaults_applied=declarations.defaults_applied,
+        defaults_applied=intake.declarations.defaults_applied,
         sandboxes=tuple(sorted(sandboxes, key=sandbox_key)),
         findings=tuple(sorted(set(findings), key=finding_key)),
         parse_errors=_parse_errors(loaded.problems),
-        declaration_file=declarations.file,
+        declaration_file=intake.declarations.file,
         skipped=dict(sorted(loaded.skipped.items())),
         files=loaded.files,
     )
-    return CheckRun(report, (loaded, inventory, ctx, plans, checked))
+    return CheckRun(report, (intake, ctx, checked))
 
 
-def _plans(declarations: Declarations, inventory: Inventory) -> list[Plan]:
-    if declarations.defaults_applied:
-        # One plan per template: a later apply of the same name (a kustomize
-        # overlay over its base) replaces the earlier one.
-        templates = {
-            (t.namespace, t.name): t
-            for t in inventory.all_of_kind(SANDBOX_TEMPLATE.name)
-            if t.name is not None and t.namespace is not None
-        }
-        return [_default_plan(template) for template in templates.values()]
-    plans = []
-    for entry in declarations.entries:
-        ingress = entry.ingress
-        profile = entry.egress.get("profile")
-        plans.append(
-            Plan(
-                template=entry.template,
-                namespace=entry.namespace,
-                profile=profile if isinstance(profile, str) else None,
-                egress=entry.egress,
-                external=entry.external,
-                pod_labels=dict(entry.pod_labels),
-                paths=tuple(entry.paths) if entry.paths else None,
-                ingress_engine=None if ingress is None else ingress.engine,
-                agent_port=None if ingress is None else ingress.agent_port,
-                declaration=Location(entry.file, entry.line),
-            )
-        )
-    return plans
-
-
-def _default_plan(template: KubeObject) -> Plan:
-    return Plan(
-        template=template.name or "",
-        namespace=template.namespace or "default",
-        profile=None,
-        egress=DEFAULT_EGRESS,
-        external=False,
-        pod_labels={},
-        paths=None,
-        ingress_engine=None,
-        agent_port=DEFAULT_AGENT_PORT,
-        declaration=location_of(template),
-    )
-
-
-def _check_plan(ctx: CheckContext, plan: Plan) -> tuple[list[SandboxReport], list[Finding]]:
-    namespace = ctx.inventory.namespace(plan.namespace)
-    template = namespace.named(SANDBOX_TEMPLATE.name, plan.template)
-    translation = translate(plan.egress, plan.template, plan.namespace)
+def _check_sandbox(
+    ctx: CheckContext, declared: DeclaredSandbox
+) -> tuple[list[SandboxReport], list[Finding]]:
+    namespace = ctx.inventory.namespace(declared.namespace)
+    template = namespace.named(SANDBOX_TEMPLATE.name, declared.template)
+    at = declared_location(declared)
     reports, findings = [], []
-    for path in acquisition_paths(plan.paths, namespace, plan.template):
-        labels = pod_labels(plan.template, template, plan.egress, plan.pod_labels, path)
-        subject = Subject(plan.namespace, labels)
-        ref = SandboxRef(plan.namespace, plan.template, plan.profile, path)
+    for path in acquisition_paths(declared.paths, namespace, declared.template):
+        labels = pod_labels(declared, template, path)
+        subject = Subject(declared.namespace, labels)
+        ref = SandboxRef(declared.namespace, declared.template, declared.profile, path)
         egress, egress_findings = check_egress(
-            ctx, EgressInput(ref, plan.egress, translation, subject, template, plan.declaration)
+            ctx, EgressInput(ref, declared, subject, template, at)
         )
         findings.extend(egress_findings)
         ingress = None
-        if plan.agent_port is not None:
-            engine = plan.ingress_engine or _egress_engine(plan.egress)
+        if declared.agent_port is not None:
+            engine = declared.ingress_engine or declared.engine
             ingress, ingress_findings = check_ingress(
-                ctx, IngressInput(ref, engine, plan.agent_port, subject, template, plan.declaration)
+                ctx, IngressInput(ref, engine, declared.agent_port, subject, template, at)
             )
             findings.extend(ingress_findings)
-        reports.append(SandboxReport(ref, labels, egress, ingress, plan.declaration))
+        reports.append(SandboxReport(ref, labels, egress, ingress, at))
     return reports, findings
 
 
-def _egress_engine(egress: Mapping[str, JSON]) -> str:
-    engine = egress.get("engine")
-    return engine if isinstance(engine, str) else "core"
-
-
-def _prerequisites(inventory: Inventory, plans: Sequence[Plan]) -> list[Finding]:
-    declared = [
-        DeclaredSandbox(p.template, p.namespace, p.egress, p.external, p.declaration) for p in plans
-    ]
+def _prerequisites(inventory: Inventory, declared: Sequence[DeclaredSandbox]) -> list[Finding]:
     return [
         *missing_templates(inventory, declared),
         *label_domains(inventory, declared),

@@ -10,13 +10,17 @@ documented in ``docs/declarations.md``.
 
 from __future__ import annotations
 
-from lint.declarations.discovery import DECLARATION_FILE_NAME, find_declaration_file
+from lint.declarations.discovery import (
+    DECLARATION_FILE_NAME,
+    declaration_file_for,
+    find_declaration_file,
+)
 from lint.declarations.entries import (
     AcquisitionPath,
     DeclarationNote,
     Declarations,
+    DeclaredSandbox,
     IngressCheck,
-    SandboxDeclaration,
 )
 from lint.declarations.errors import DeclarationError
 from lint.declarations.loading import load_declarations
@@ -27,8 +31,9 @@ __all__ = [
     "DeclarationError",
     "DeclarationNote",
     "Declarations",
+    "DeclaredSandbox",
     "IngressCheck",
-    "SandboxDeclaration",
+    "declaration_file_for",
     "find_declaration_file",
     "load_declarations",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 DECLARATION_FILE_NAME = ".egress-lint.yaml"
@@ -31,3 +32,18 @@ def display_name(path: Path) -> str:
     except ValueError:
         relative = os.path.abspath(path)
     return relative.replace(os.sep, "/")
+
+
+def declaration_file_for(paths: Sequence[str], config: Path | None) -> Path | None:
+    """The file given with ``--config``, else the nearest one upward from the
+    first checked path (so ``egress-lint check fixtures/demo`` finds the
+    demo's file), else upward from the current directory."""
+    if config is not None:
+        return config
+    starts = []
+    first = next((p for p in paths if p != "-"), None)
+    if first is not None:
+        start = Path(first).resolve()
+        starts.append(start if start.is_dir() else start.parent)
+    starts.append(Path.cwd())
+    return next(filter(None, map(find_declaration_file, starts)), None)

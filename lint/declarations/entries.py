@@ -41,18 +41,27 @@ class DeclarationNote:
 
 
 @dataclass(frozen=True)
-class SandboxDeclaration:
-    """One entry of ``sandboxes``, resolved.
+class DeclaredSandbox:
+    """One declared sandbox, resolved once: what ``check``, ``explain`` and
+    ``generate`` all work from.
+
+    It comes from an entry of ``sandboxes`` (``index`` is its position), or,
+    when there is no declaration file, from a SandboxTemplate found in the
+    manifests, checked as ``deny-all`` under ``core`` (SEMANTICS.md §17.5;
+    ``index`` None, see ``lint.declarations.sandboxes``).
 
     ``namespace`` is resolved (entry, else ``--namespace``, else
     ``defaultNamespace``, else ``default``). ``paths`` None means the
     acquisition paths are chosen automatically (DESIGN §2.3). ``egress`` has
     ``defaults`` merged under it and ``allowedHostsFile`` replaced by
     ``policy.allowedHosts``. ``ingress`` None means ``unverified``.
-    ``translation`` is the reference manifest the entry translates to.
+    ``translation`` is the reference manifest the egress translates to.
+    ``file`` and ``line`` say where it was declared: the entry, or the
+    template a default was made for (``source`` is then that template's
+    ``# Source:`` path, when Helm rendered it).
     """
 
-    index: int
+    index: int | None
     template: str
     namespace: str
     external: bool
@@ -63,12 +72,25 @@ class SandboxDeclaration:
     translation: Translation
     file: str
     line: int
+    source: str | None = None
     lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def defaulted(self) -> bool:
+        """True when no declaration file exists and the default applies."""
+        return self.index is None
 
     @property
     def field_prefix(self) -> str:
         """This entry's own field path, ``sandboxes[<index>]``."""
         return f"sandboxes[{self.index}]"
+
+    @property
+    def where(self) -> str:
+        """``file:line (sandboxes[i])``, or ``file:line`` of the template a
+        default was made for."""
+        located = f"{self.file}:{self.line}"
+        return located if self.defaulted else f"{located} ({self.field_prefix})"
 
     def line_of(self, path: str) -> int:
         """The line of a field inside this entry, for example
@@ -90,9 +112,21 @@ class SandboxDeclaration:
         return "cilium" if self.egress.get("engine") == "cilium" else "core"
 
     @property
+    def verify(self) -> str:
+        """``verify`` as written (SEMANTICS.md §1.1, default ``union``). A
+        value that is neither known one is kept, and noted (``notes.py``)."""
+        verify = self.egress.get("verify")
+        return verify if isinstance(verify, str) else "union"
+
+    @property
     def union_verified(self) -> bool:
         """False only for ``verify: named-object-only`` (SEMANTICS.md §1.1)."""
-        return self.egress.get("verify") != "named-object-only"
+        return self.verify != "named-object-only"
+
+    @property
+    def agent_port(self) -> int | None:
+        """The agent port whose ingress is checked, None when unverified."""
+        return None if self.ingress is None else self.ingress.agent_port
 
     @property
     def ingress_engine(self) -> EngineName | None:
@@ -117,7 +151,7 @@ class Declarations:
     file: str | None
     default_namespace: str | None
     defaults_applied: bool
-    entries: tuple[SandboxDeclaration, ...]
+    entries: tuple[DeclaredSandbox, ...]
     namespace_override: str | None = None
     notes: tuple[DeclarationNote, ...] = ()
     lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)

@@ -22,8 +22,8 @@ from lint.declarations.discovery import display_name
 from lint.declarations.entries import (
     DeclarationNote,
     Declarations,
+    DeclaredSandbox,
     IngressCheck,
-    SandboxDeclaration,
 )
 from lint.declarations.errors import DeclarationError
 from lint.declarations.fieldpaths import Path, join_path, line_of, parse_path
@@ -101,13 +101,13 @@ class _EntryLoader:
 
     def load(
         self, index: int, sandbox: SandboxModel
-    ) -> tuple[SandboxDeclaration, list[DeclarationNote]]:
+    ) -> tuple[DeclaredSandbox, list[DeclarationNote]]:
         prefix = f"sandboxes[{index}]"
         merged = merge_egress(self._tree.value, self._tree.lines, index)
         resolved = self._with_hosts_file(merged, prefix)
         namespace = self._namespace(sandbox)
         translation = self._translate(resolved, sandbox.template, namespace, prefix)
-        entry = SandboxDeclaration(
+        entry = DeclaredSandbox(
             index=index,
             template=sandbox.template,
             namespace=namespace,
@@ -218,11 +218,11 @@ def _provenance(parts: tuple[str | int, ...], resolved: _Resolved) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def _refuse_duplicates(entries: list[SandboxDeclaration]) -> None:
+def _refuse_duplicates(entries: list[DeclaredSandbox]) -> None:
     """Two entries that expect the same named policy object in the same
     namespace contradict each other: one object cannot equal two
     translations (SEMANTICS.md §12), and equal ones are redundant."""
-    seen: dict[tuple[str, str, str], SandboxDeclaration] = {}
+    seen: dict[tuple[str, str, str], DeclaredSandbox] = {}
     for entry in entries:
         expected = entry.translation
         key = (entry.namespace, expected.kind, expected.name)

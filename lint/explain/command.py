@@ -15,17 +15,15 @@ from typing import Literal, NoReturn
 import click
 
 from lint.checks.context import ReadCilium
-from lint.checks.runner import CheckOptions, read_declarations
 from lint.declarations import DeclarationError
 from lint.explain.destination import DestinationError, parse_destination
 from lint.explain.report import render_json, render_text
 from lint.explain.sandbox import Explanation, explain
 from lint.explain.selection import SelectionError, choose
 from lint.explain.verdict import ToVerdict, judge_destination
-from lint.inventory import build_inventory
-from lint.kinds import RELEVANT_KINDS
+from lint.intake import take_in
 from lint.limit_flags import read_stdin, with_limit_flags
-from lint.loading import DEFAULT_LIMITS, LoadLimits, load
+from lint.loading import DEFAULT_LIMITS, LoadLimits
 from lint.report.text_report import escape
 from lint.sandboxes import PATHS
 from lint.sandboxes import Path as AcquisitionPath
@@ -44,6 +42,8 @@ class ExplainOptions:
     to: str | None = None
     read_cilium: ReadCilium = "auto"
     limits: LoadLimits = DEFAULT_LIMITS
+    jobs: int = 1
+    """Processes to load the manifests on; 1 stays in this one."""
 
 
 def run_explain(
@@ -52,15 +52,16 @@ def run_explain(
     """Explain one sandbox. Raises DeclarationError, SelectionError or
     DestinationError, all usage errors."""
     destination = parse_destination(options.to) if options.to is not None else None
-    check_options = CheckOptions(options.paths, options.config, options.namespace)
-    declarations = read_declarations(check_options)
-    loaded = load(
-        list(options.paths), stdin=stdin, relevant_kinds=RELEVANT_KINDS, limits=options.limits
+    intake = take_in(options, stdin=stdin)
+    chosen = choose(
+        intake.declarations, intake.sandboxes, options.template, options.profile, options.namespace
     )
-    inventory = build_inventory(loaded.documents, declarations.object_namespace)
-    chosen = choose(declarations, inventory, options.template, options.profile, options.namespace)
     explanation = explain(
-        chosen, inventory, loaded.problems, path=options.path, read_cilium=options.read_cilium
+        chosen,
+        intake.inventory,
+        intake.loaded.problems,
+        path=options.path,
+        read_cilium=options.read_cilium,
     )
     verdict = None
     if destination is not None:

@@ -17,6 +17,7 @@ from lint import __version__
 from lint.decision.model import EgressVerdict
 from lint.decision.values import render_labels
 from lint.explain.sandbox import Explanation, PolicyView, RuleView
+from lint.explain.selection import declared_at
 from lint.explain.verdict import Hit, ToVerdict
 from lint.report.model import Location
 from lint.report.text_report import escape
@@ -61,11 +62,11 @@ def render_json(explanation: Explanation, to: ToVerdict | None) -> str:
             "profile": chosen.profile,
             "path": explanation.path,
             "podLabels": dict(sorted(explanation.labels.items())),
-            "declaredAt": chosen.declared_at,
+            "declaredAt": declared_at(chosen),
         },
         "egress": {
             "policyKind": translation.policy_kind,
-            "engine": "cilium" if chosen.egress.get("engine") == "cilium" else "core",
+            "engine": chosen.engine,
             "ciliumPoliciesRead": explanation.cilium_read,
             "ciliumPoliciesSkipped": explanation.cilium_skipped,
             "expected": {"kind": translation.kind, "name": translation.name},
@@ -171,9 +172,9 @@ def _header(explanation: Explanation) -> Iterator[str]:
     chosen = explanation.chosen
     translation = explanation.translation
     profile = f", profile {chosen.profile}" if chosen.profile else ""
-    engine = "cilium" if chosen.egress.get("engine") == "cilium" else "core"
+    engine = chosen.engine
     yield f"Sandbox {chosen.template}{profile} in {chosen.namespace}, path {explanation.path}"
-    yield f"  declared at {chosen.declared_at}: {translation.policy_kind}, engine {engine}"
+    yield f"  declared at {declared_at(chosen)}: {translation.policy_kind}, engine {engine}"
     yield f"  expects {translation.kind}/{translation.name}"
     yield f"  pod labels: {render_labels(explanation.labels)}"
     if explanation.cilium_skipped:

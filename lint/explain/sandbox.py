@@ -22,8 +22,8 @@ from lint.decision.egress_documents import egress_documents
 from lint.decision.model import Candidate, Decision, PolicyDocument, Subject, Translation, Tri
 from lint.decision.union import examine, summarize_union
 from lint.decision.values import JSON
+from lint.declarations.entries import DeclaredSandbox
 from lint.explain.grants import RuleGrants, cilium_rule_grants, core_rule_grants
-from lint.explain.selection import Chosen
 from lint.inventory import Inventory
 from lint.kinds import SANDBOX_TEMPLATE
 from lint.loading import LoadProblem
@@ -69,7 +69,7 @@ class PolicyView:
 class Explanation:
     """Everything explain reports about one sandbox and path."""
 
-    chosen: Chosen
+    chosen: DeclaredSandbox
     path: Path
     labels: Mapping[str, str]
     translation: Translation
@@ -81,7 +81,7 @@ class Explanation:
 
 
 def explain(
-    chosen: Chosen,
+    chosen: DeclaredSandbox,
     inventory: Inventory,
     problems: Sequence[LoadProblem],
     *,
@@ -93,10 +93,10 @@ def explain(
     namespace = inventory.namespace(chosen.namespace)
     template = namespace.named(SANDBOX_TEMPLATE.name, chosen.template)
     walked = path or acquisition_paths(chosen.paths, namespace, chosen.template)[0]
-    labels = pod_labels(chosen.template, template, chosen.egress, chosen.pod_labels, walked)
+    labels = pod_labels(chosen, template, walked)
     subject = Subject(chosen.namespace, labels)
     allowance = build_allowance(chosen.translation)
-    with_cilium = chosen.egress.get("engine") == "cilium" or read_cilium == "always"
+    with_cilium = chosen.engine == "cilium" or read_cilium == "always"
     scope = Scope(chosen.namespace, template, walked == "pooled", with_cilium)
 
     def read(candidate: Candidate) -> list[PolicyDocument]:

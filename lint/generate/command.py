@@ -14,9 +14,7 @@ from typing import NoReturn
 
 import click
 
-from lint.checks.runner import CheckOptions
 from lint.declarations import DeclarationError
-from lint.generate.intents import gather_intents
 from lint.generate.objects import GenerateError, plan
 from lint.generate.output import (
     OutputError,
@@ -27,6 +25,7 @@ from lint.generate.output import (
     stream_text,
 )
 from lint.generate.render import render_object
+from lint.intake import take_in
 from lint.limit_flags import read_stdin, with_limit_flags
 from lint.loading import DEFAULT_LIMITS, LoadLimits
 from lint.report.text_report import escape
@@ -42,15 +41,15 @@ class GenerateOptions:
     out: Path | None = None
     force: bool = False
     limits: LoadLimits = DEFAULT_LIMITS
+    jobs: int = 1
+    """Processes to load the manifests on; 1 stays in this one."""
 
 
 def render_all(options: GenerateOptions, stdin: bytes | None = None) -> list[Rendered]:
     """Every object, rendered and checked to read back as its manifest.
     Raises DeclarationError or GenerateError (usage errors)."""
-    check_options = CheckOptions(
-        options.paths, options.config, options.namespace, limits=options.limits
-    )
-    objects = plan(gather_intents(check_options, stdin))
+    intake = take_in(options, stdin=stdin)
+    objects = plan(intake.sandboxes)
     return [Rendered(obj, render_object(obj)) for obj in objects]
 
 

@@ -1,13 +1,14 @@
-"""The values that cross the generate layer: where intent was declared,
-one declaration reduced to what generation needs, and one object to write."""
+"""The values that cross the generate layer: where an object's intent was
+declared, and one object to write. Generation works from the run's
+declared sandboxes (``lint.declarations.DeclaredSandbox``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lint.decision.model import Translation
 from lint.decision.values import JSON
+from lint.declarations.entries import DeclaredSandbox
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,16 +23,9 @@ class Source:
     defaulted: bool = False
 
 
-@dataclass(frozen=True)
-class Intent:
-    """One declaration, reduced to what generation needs. ``agent_port`` is
-    None when the entry's ingress is ``unverified``."""
-
-    source: Source
-    namespace: str
-    egress: Mapping[str, JSON]
-    translation: Translation
-    agent_port: int | None
+def source_of(sandbox: DeclaredSandbox) -> Source:
+    """The provenance a generated object's header names for ``sandbox``."""
+    return Source(sandbox.where, sandbox.template, sandbox.profile, sandbox.defaulted)
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,12 @@ from lint.decision.cidr import is_ipv6_text
 from lint.decision.constants import CILIUM_KIND, CORE_KIND, IPV4_EXCLUSIONS, IPV6_EXCLUSIONS
 from lint.decision.validation import narrowing_active, profile_label_key
 from lint.decision.values import JSON, compact_json
+from lint.declarations.entries import DeclaredSandbox
 from lint.generate import baseline
-from lint.generate.model import GeneratedObject, GenerateError, Intent, Source
+from lint.generate.model import GeneratedObject, GenerateError, Source, source_of
 from lint.generate.per_sandbox import by_namespace, per_sandbox_objects
 
-__all__ = ["GenerateError", "GeneratedObject", "Intent", "Source", "plan"]
+__all__ = ["GenerateError", "GeneratedObject", "Source", "plan"]
 
 
 EGRESS_TEMPLATES: Final = {
@@ -30,18 +31,18 @@ EGRESS_TEMPLATES: Final = {
 }
 
 
-def plan(intents: Sequence[Intent]) -> list[GeneratedObject]:
+def plan(sandboxes: Sequence[DeclaredSandbox]) -> list[GeneratedObject]:
     """Every object for these declarations, in a stable order: each egress
     policy in declaration order, then each namespace's baseline, then the
     per-sandbox fence and RBAC."""
     objects = _ObjectSet()
-    for intent in intents:
-        objects.add(egress_object(intent))
-    for namespace, members in by_namespace(intents).items():
+    for sandbox in sandboxes:
+        objects.add(egress_object(sandbox))
+    for namespace, members in by_namespace(sandboxes).items():
         found = baseline_object(namespace, members)
         if found is not None:
             objects.add(found)
-    for obj in per_sandbox_objects(intents):
+    for obj in per_sandbox_objects(sandboxes):
         objects.add(obj)
     return objects.ordered()
 
@@ -95,28 +96,28 @@ def _conflict_message(known: GeneratedObject, other: GeneratedObject) -> str:
 # --- the egress policy: the translation itself --------------------------------------
 
 
-def egress_object(intent: Intent) -> GeneratedObject:
-    translation = intent.translation
+def egress_object(sandbox: DeclaredSandbox) -> GeneratedObject:
+    translation = sandbox.translation
     return GeneratedObject(
         kind=translation.kind,
         name=translation.name,
         namespace=translation.namespace,
         manifest=translation.manifest,
         template=EGRESS_TEMPLATES[translation.kind],
-        facts=egress_facts(intent),
-        sources=(intent.source,),
+        facts=egress_facts(sandbox),
+        sources=(source_of(sandbox),),
     )
 
 
-def egress_facts(intent: Intent) -> dict[str, JSON]:
+def egress_facts(sandbox: DeclaredSandbox) -> dict[str, JSON]:
     """What the egress header explains: the kind and the declared options
     that shaped the manifest."""
-    egress = intent.egress
+    egress = sandbox.egress
     policy = egress.get("policy")
     profile = egress.get("profile")
     per_sandbox = egress.get("perSandbox")
     facts: dict[str, JSON] = {
-        "policy_kind": intent.translation.policy_kind,
+        "policy_kind": sandbox.translation.policy_kind,
         "engine": egress.get("engine") if isinstance(egress.get("engine"), str) else "core",
         "profile": profile if isinstance(profile, str) else None,
         "profile_key": profile_label_key(egress),
@@ -125,7 +126,7 @@ def egress_facts(intent: Intent) -> dict[str, JSON]:
             per_sandbox.get("admissionPolicyName") if isinstance(per_sandbox, dict) else None
         ),
     }
-    if intent.translation.kind == CILIUM_KIND:
+    if sandbox.translation.kind == CILIUM_KIND:
         facts.update(_cilium_facts(egress))
     else:
         facts.update(_except_facts(policy if isinstance(policy, dict) else {}))
@@ -162,17 +163,17 @@ def _cilium_facts(egress: Mapping[str, JSON]) -> dict[str, JSON]:
 # --- the baseline ingress policy ----------------------------------------------------
 
 
-def baseline_object(namespace: str, intents: Sequence[Intent]) -> GeneratedObject | None:
+def baseline_object(namespace: str, sandboxes: Sequence[DeclaredSandbox]) -> GeneratedObject | None:
     """The namespace's baseline (§13), when at least one of its declarations
     checks the agent port; its egress suits every declaration there."""
-    ports = [intent.agent_port for intent in intents if intent.agent_port is not None]
+    ports = [sandbox.agent_port for sandbox in sandboxes if sandbox.agent_port is not None]
     if not ports:
         return None
-    dns = baseline.baseline_dns(intent.egress for intent in intents)
+    dns = baseline.baseline_dns(sandbox.egress for sandbox in sandboxes)
     blocking = [
-        intent.source.template
-        for intent in intents
-        if dns.reason is not None and _blocks_dns(intent, dns.reason)
+        source_of(sandbox).template
+        for sandbox in sandboxes
+        if dns.reason is not None and _blocks_dns(sandbox, dns.reason)
     ]
     return GeneratedObject(
         kind=CORE_KIND,
@@ -186,11 +187,11 @@ def baseline_object(namespace: str, intents: Sequence[Intent]) -> GeneratedObjec
             "dns_reason": dns.reason,
             "dns_blockers": list(dict.fromkeys(blocking)),
         },
-        sources=tuple(intent.source for intent in intents),
+        sources=tuple(source_of(sandbox) for sandbox in sandboxes),
     )
 
 
-def _blocks_dns(intent: Intent, reason: str) -> bool:
+def _blocks_dns(sandbox: DeclaredSandbox, reason: str) -> bool:
     if reason == "dnsNames":
-        return baseline.dns_names_narrowed(intent.egress)
-    return intent.translation.policy_kind == "no-network"
+        return baseline.dns_names_narrowed(sandbox.egress)
+    return sandbox.translation.policy_kind == "no-network"

@@ -7,38 +7,39 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from lint.decision.values import JSON
+from lint.declarations.entries import DeclaredSandbox
 from lint.generate import fence, rbac
-from lint.generate.model import GeneratedObject, Intent
+from lint.generate.model import GeneratedObject, source_of
 
 
-def by_namespace(intents: Iterable[Intent]) -> dict[str, list[Intent]]:
-    """Intents grouped by namespace, in order of first appearance."""
-    grouped: dict[str, list[Intent]] = {}
-    for intent in intents:
-        grouped.setdefault(intent.namespace, []).append(intent)
+def by_namespace(sandboxes: Iterable[DeclaredSandbox]) -> dict[str, list[DeclaredSandbox]]:
+    """Declared sandboxes grouped by namespace, in order of first appearance."""
+    grouped: dict[str, list[DeclaredSandbox]] = {}
+    for sandbox in sandboxes:
+        grouped.setdefault(sandbox.namespace, []).append(sandbox)
     return grouped
 
 
-def per_sandbox_objects(intents: Sequence[Intent]) -> list[GeneratedObject]:
+def per_sandbox_objects(sandboxes: Sequence[DeclaredSandbox]) -> list[GeneratedObject]:
     """The fence and its binding for each ``perSandbox`` declaration, the
     writer Role per namespace, and one fence-reading ClusterRole (§15.2, §15.3)."""
     fenced = [
-        (intent, fence.fence_names(intent.egress["perSandbox"], intent.namespace))
-        for intent in intents
-        if isinstance(intent.egress.get("perSandbox"), dict)
+        (sandbox, fence.fence_names(sandbox.egress["perSandbox"], sandbox.namespace))
+        for sandbox in sandboxes
+        if isinstance(sandbox.egress.get("perSandbox"), dict)
     ]
     if not fenced:
         return []
     objects: list[GeneratedObject] = []
-    for intent, names in fenced:
-        objects.extend(_fence_objects(intent, names))
-    for namespace, members in by_namespace(intent for intent, _ in fenced).items():
+    for sandbox, names in fenced:
+        objects.extend(_fence_objects(sandbox, names))
+    for namespace, members in by_namespace(sandbox for sandbox, _ in fenced).items():
         objects.extend(_writer_objects(namespace, members))
     objects.extend(_reader_objects(fenced))
     return objects
 
 
-def _fence_objects(intent: Intent, names: fence.FenceNames) -> list[GeneratedObject]:
+def _fence_objects(sandbox: DeclaredSandbox, names: fence.FenceNames) -> list[GeneratedObject]:
     facts: dict[str, JSON] = {
         "policy": names.policy,
         "binding": names.binding,
@@ -54,7 +55,7 @@ def _fence_objects(intent: Intent, names: fence.FenceNames) -> list[GeneratedObj
             fence.fence_policy(names),
             "validatingadmissionpolicy-fence.yaml.j2",
             facts,
-            (intent.source,),
+            (source_of(sandbox),),
         ),
         GeneratedObject(
             "ValidatingAdmissionPolicyBinding",
@@ -63,13 +64,13 @@ def _fence_objects(intent: Intent, names: fence.FenceNames) -> list[GeneratedObj
             fence.fence_binding(names),
             "validatingadmissionpolicybinding-fence.yaml.j2",
             facts,
-            (intent.source,),
+            (source_of(sandbox),),
         ),
     ]
 
 
-def _writer_objects(namespace: str, intents: Sequence[Intent]) -> list[GeneratedObject]:
-    sources = tuple(intent.source for intent in intents)
+def _writer_objects(namespace: str, sandboxes: Sequence[DeclaredSandbox]) -> list[GeneratedObject]:
+    sources = tuple(source_of(sandbox) for sandbox in sandboxes)
     facts: dict[str, JSON] = {"sandbox_namespace": namespace}
     return [
         GeneratedObject(
@@ -93,8 +94,10 @@ def _writer_objects(namespace: str, intents: Sequence[Intent]) -> list[Generated
     ]
 
 
-def _reader_objects(fenced: Sequence[tuple[Intent, fence.FenceNames]]) -> list[GeneratedObject]:
-    sources = tuple(dict.fromkeys(intent.source for intent, _ in fenced))
+def _reader_objects(
+    fenced: Sequence[tuple[DeclaredSandbox, fence.FenceNames]],
+) -> list[GeneratedObject]:
+    sources = tuple(dict.fromkeys(source_of(sandbox) for sandbox, _ in fenced))
     policies = [names.policy for _, names in fenced]
     bindings = [names.binding for _, names in fenced]
     namespaces = [names.namespace for _, names in fenced]

@@ -26,8 +26,8 @@ from lint.loading.files import SourceFile, read_inputs
 from lint.loading.kinds import is_list_kind
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 from lint.loading.lists import Harvest, harvest
-from lint.loading.parallel import harvest_inputs
-from lint.loading.parse import ParseFailure, collector_paused, compose, parse_json, parse_yaml
+from lint.loading.parse import ParseFailure, compose, parse_json, parse_yaml
+from lint.loading.shares import harvest_inputs
 from lint.loading.sniff import (
     UNUSUAL_BREAKS,
     certain_kind,
@@ -36,6 +36,7 @@ from lint.loading.sniff import (
     suspect_policy,
 )
 from lint.loading.split import Chunk, split_stream
+from lint.parallel.lifetime import collector_paused
 
 _FIRST_NON_BLANK: Final = re.compile(r"\S")
 UNRENDERED_HINT: Final = (
@@ -59,7 +60,7 @@ def load(
     order, then by position in the file. Input past ``limits`` is not read
     and becomes a problem (``docs/limits.md``). With ``jobs`` above 1, a
     large input is loaded on that many processes, with the same result
-    (``parallel``).
+    (``shares``).
     """
     documents: list[LoadedDocument] = []
     problems: list[LoadProblem] = []

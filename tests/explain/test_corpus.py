@@ -60,7 +60,7 @@ def test_explain_reads_every_namespace_of_the_corpus(source: str, tmp_path: Path
     destinations = [parse_destination(text) for text in DESTINATIONS]
     for namespace in namespaces:
         for profile in (None, "core"):
-            chosen = choose(declarations, inventory, "t", profile, namespace)
+            chosen = choose(declarations, declarations.entries, "t", profile, namespace)
             explanation = explain(
                 chosen, inventory, loaded.problems, path=None, read_cilium="always"
             )

@@ -1,6 +1,8 @@
 """Record the golden digests: ``python -m tests.golden.regenerate``.
 
-Only run this when an output is meant to change, and say why in the commit.
+Only run this when an output is meant to change: give the changed entry a
+``why`` in ``digests.json`` (it is kept from then on) and say why in the
+commit.
 ``--dump DIR`` also writes every output to DIR, to diff two runs by hand.
 """
 
@@ -19,6 +21,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--dump", type=Path)
     args = parser.parse_args()
+    reasons = {
+        key: entry["why"]
+        for key, entry in json.loads(DIGESTS.read_text(encoding="utf-8")).items()
+        if "why" in entry
+    }
     with tempfile.TemporaryDirectory() as bench:
         generate_tree(Path(bench), **BENCH_SHAPE)
         roots = {**base_roots(), "bench": Path(bench)}
@@ -26,6 +33,8 @@ def main() -> None:
         for number, case in enumerate(all_cases(roots)):
             outcome = run_case(case, roots)
             digests[case.key] = {"case": [case.root, case.cwd, *case.args], **outcome.digest()}
+            if case.key in reasons:
+                digests[case.key]["why"] = reasons[case.key]
             if args.dump is not None:
                 args.dump.mkdir(parents=True, exist_ok=True)
                 (args.dump / f"{number:04d}.out").write_text(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-import lint.checks.runner as runner
+import lint.intake as intake
 from lint.checks.runner import CheckOptions, run_check
 from lint.declarations import Declarations, load_declarations
 from lint.report.model import Report, SandboxRef
@@ -70,10 +70,13 @@ class Checker:
 
     @contextmanager
     def running(self) -> Iterator[Checker]:
-        with mock.patch.object(runner, "read_declarations", self._read_declarations):
+        # The declaration file is read once, not once per variant.
+        with mock.patch.object(intake, "load_declarations", self._load_declarations):
             yield self
 
-    def _read_declarations(self, options: CheckOptions) -> Declarations:
+    def _load_declarations(
+        self, path: Path | None, *, namespace_override: str | None
+    ) -> Declarations:
         return self._declarations
 
     def report(self, documents: Sequence[Any]) -> Report:

@@ -1,30 +1,25 @@
-"""Loading the files of one run on several processes.
+"""Loading the files of one run on several processes: which process loads
+which files.
 
 The files are read first, in order, by one process, so the input limits hold
 exactly as they do for a sequential run (``files.py``). The files are then cut
 into contiguous shares of about equal size (the parent's a little larger:
-it also decodes the answers). The parent loads the first share
-while a forked child (``lint.forked``) loads each other share and sends its
-harvests back, marshalled. Shares are joined in file order, so the result is
-the one a single process gives. A child that fails, or whose answer cannot
-be read, costs only time: the parent loads its share itself.
-
-``marshal`` is enough, and about ten times faster than ``pickle`` on these
-values, because parent and child run the same interpreter and everything
-sent is plain data.
+it also decodes the answers), and ``lint.parallel.shares.map_shares`` loads
+the first share here and each other one in a forked child, which sends its
+harvests back (``lint.parallel.records``). Shares are joined in file order,
+so the result is the one a single process gives.
 """
 
 from __future__ import annotations
 
-import functools
-import marshal
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Final
+from typing import Final
 
-from lint.forked import Forked, can_fork, share_weights
-from lint.loading.documents import LoadedDocument, LoadProblem
+from lint.loading.documents import LoadProblem
 from lint.loading.files import SourceFile
 from lint.loading.lists import Harvest
+from lint.parallel.records import Records
+from lint.parallel.shares import map_shares, share_weights
 
 FileLoader = Callable[[SourceFile], Harvest]
 
@@ -35,6 +30,7 @@ the policies, not with the bytes of every other document)."""
 MIN_SHARE_BYTES: Final = 2_000_000
 """Below about this much input per process, starting a process and sending
 its documents back costs more than it saves."""
+HARVESTS: Final[Records[Harvest]] = Records(Harvest)
 
 
 def harvest_inputs(
@@ -69,15 +65,8 @@ def _harvest_wave(
 
 def load_files(files: Sequence[SourceFile], load_one: FileLoader, jobs: int) -> list[Harvest]:
     """The harvest of each file, in order, on at most ``jobs`` processes."""
-    shares = shares_of(files, jobs)
-    if len(shares) < 2 or not can_fork():
-        return [load_one(source) for source in files]
-    children = [Forked.start(functools.partial(_loaded, share, load_one)) for share in shares[1:]]
-    harvests = [load_one(source) for source in shares[0]]
-    for child, share in zip(children, shares[1:], strict=True):
-        answer = _read(child.answer(), len(share))
-        harvests += answer if answer is not None else [load_one(source) for source in share]
-    return harvests
+    shared = map_shares(shares_of(files, jobs), load_one, HARVESTS)
+    return [harvest for share in shared for harvest in share]
 
 
 def shares_of(files: Sequence[SourceFile], jobs: int) -> list[Sequence[SourceFile]]:
@@ -97,49 +86,3 @@ def shares_of(files: Sequence[SourceFile], jobs: int) -> list[Sequence[SourceFil
             start = index + 1
     shares.append(files[start:])
     return [share for share in shares if share]
-
-
-def _loaded(share: Sequence[SourceFile], load_one: FileLoader) -> bytes:
-    return marshal.dumps([_encode(load_one(source)) for source in share])
-
-
-def _read(answer: bytes | None, expected: int) -> list[Harvest] | None:
-    if answer is None:
-        return None
-    try:
-        harvests = [_decode(item) for item in marshal.loads(answer)]
-    except (EOFError, ValueError, TypeError):
-        return None
-    return harvests if len(harvests) == expected else None
-
-
-def _encode(harvest: Harvest) -> tuple[Any, ...]:
-    documents = [
-        (
-            d.file,
-            d.line,
-            d.end_line,
-            d.index,
-            d.value,
-            d.source,
-            d.list_kind,
-            d.list_index,
-            d.text,
-            d.text_line,
-        )
-        for d in harvest.documents
-    ]
-    problems = [
-        (p.file, p.line, p.message, p.suspect_kind, p.suspect_namespace, p.severity)
-        for p in harvest.problems
-    ]
-    return documents, problems, dict(harvest.skipped)
-
-
-def _decode(item: Any) -> Harvest:
-    documents, problems, skipped = item
-    harvest = Harvest()
-    harvest.documents += [LoadedDocument(*fields) for fields in documents]
-    harvest.problems += [LoadProblem(*fields) for fields in problems]
-    harvest.skipped.update(skipped)
-    return harvest

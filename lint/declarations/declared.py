@@ -1,0 +1,57 @@
+"""The declared sandboxes of one run, each resolved once.
+
+With a declaration file they are its entries, resolved by
+``load_declarations``. Without one, every SandboxTemplate in the manifests
+is a declared sandbox checked as ``deny-all`` under ``core`` with the
+default agent port (SEMANTICS.md §17.5): this module is the one place that
+default is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lint.decision.translation import translate
+from lint.decision.values import JSON
+from lint.declarations.entries import Declarations, DeclaredSandbox, IngressCheck
+from lint.inventory import Inventory, KubeObject
+from lint.kinds import SANDBOX_TEMPLATE
+
+DEFAULT_EGRESS: Mapping[str, JSON] = {"policy": {"kind": "deny-all"}, "engine": "core"}
+"""The egress every SandboxTemplate is held to when no file declares one."""
+
+
+def declared_sandboxes(
+    declarations: Declarations, inventory: Inventory
+) -> tuple[DeclaredSandbox, ...]:
+    """The file's entries in file order, or one default per SandboxTemplate.
+    A later apply of the same template name in the same namespace (a
+    kustomize overlay over its base) replaces the earlier one."""
+    if not declarations.defaults_applied:
+        return declarations.entries
+    templates = {
+        (t.namespace, t.name): t
+        for t in inventory.all_of_kind(SANDBOX_TEMPLATE.name)
+        if t.name is not None and t.namespace is not None
+    }
+    return tuple(_defaulted(template) for template in templates.values())
+
+
+def _defaulted(template: KubeObject) -> DeclaredSandbox:
+    name = template.name or ""
+    namespace = template.namespace or "default"
+    document = template.document
+    return DeclaredSandbox(
+        index=None,
+        template=name,
+        namespace=namespace,
+        external=False,
+        pod_labels={},
+        paths=None,
+        egress=dict(DEFAULT_EGRESS),
+        ingress=IngressCheck(),
+        translation=translate(DEFAULT_EGRESS, name, namespace),
+        file=document.file,
+        line=document.line,
+        source=document.source,
+    )

@@ -1,0 +1,76 @@
+"""The front door of every command: paths, limits and the declaration file
+in; the declarations, the loaded documents, the inventory and the declared
+sandboxes out.
+
+``check``, ``explain`` and ``generate`` all start here, so they find the
+declaration file, read the manifests, place objects in namespaces and apply
+the no-declaration default the same way. Data flows one way: declarations
+are read first (a problem there is a usage error before any manifest is
+read), then the manifests are loaded and placed, then the declared
+sandboxes are resolved against the inventory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from lint.declarations import (
+    Declarations,
+    DeclaredSandbox,
+    declaration_file_for,
+    load_declarations,
+)
+from lint.declarations.declared import declared_sandboxes
+from lint.inventory import Inventory, build_inventory
+from lint.kinds import RELEVANT_KINDS
+from lint.loading import LoadLimits, LoadResult, load
+
+
+@dataclass(frozen=True)
+class Intake:
+    """What one run works from."""
+
+    declarations: Declarations
+    loaded: LoadResult
+    inventory: Inventory
+    sandboxes: tuple[DeclaredSandbox, ...]
+
+
+class InputOptions(Protocol):
+    """What a command says about its input; ``CheckOptions``,
+    ``ExplainOptions`` and ``GenerateOptions`` each carry these fields."""
+
+    @property
+    def paths(self) -> tuple[str, ...]: ...
+    @property
+    def config(self) -> Path | None: ...
+    @property
+    def namespace(self) -> str | None: ...
+    @property
+    def limits(self) -> LoadLimits: ...
+    @property
+    def jobs(self) -> int: ...
+
+
+def take_in(options: InputOptions, *, stdin: bytes | None = None) -> Intake:
+    """Read the declarations (``--config``, else found upward from the first
+    path, else from the current directory), load the paths within the
+    limits on up to ``jobs`` processes, and place every object; objects
+    that name no namespace go to ``--namespace``, else the file's
+    ``defaultNamespace``, else ``default``. Raises DeclarationError (a usage
+    error, exit 2)."""
+    declarations = load_declarations(
+        declaration_file_for(options.paths, options.config),
+        namespace_override=options.namespace,
+    )
+    loaded = load(
+        list(options.paths),
+        stdin=stdin,
+        relevant_kinds=RELEVANT_KINDS,
+        limits=options.limits,
+        jobs=options.jobs,
+    )
+    inventory = build_inventory(loaded.documents, declarations.object_namespace)
+    return Intake(declarations, loaded, inventory, declared_sandboxes(declarations, inventory))

@@ -1,0 +1,20 @@
+"""The parallel room: work shared out over forked processes, and how long
+the process keeps what it built.
+
+- ``shares``: ``map_shares`` does the first share here and each other one
+  in a forked child, and collects their results in order; a child that
+  fails, hangs past its deadline, or answers garbage costs only time, as
+  its share is then done here. It also says how many processes to run
+  (``available_processes``) and how much each takes (``share_weights``).
+- ``children``: one forked child, its pipe read with a deadline, and its
+  end: killed if still running, reaped, its pipe closed.
+- ``records``: the one encoding children answer in, records as plain
+  values ``marshal`` writes, worked out from the type hints.
+- ``lifetime``: the garbage-collector and exit policy: the collector paused
+  while a run builds, the last run held, and the console script's exit
+  without interpreter teardown.
+
+How work is cut into shares is the callers' own: files by bytes in waves
+(``lint.loading.shares``), sandboxes by namespace (``lint.checks.shares``).
+Only Linux forks; elsewhere every share is done in this process.
+"""
