@@ -1,7 +1,7 @@
 """Judging the declared sandboxes on several processes: which process
 judges which sandboxes.
 
-Judgements are reused between the sandboxes of one namespace (``decisions``),
+Judgements are reused between the sandboxes of one namespace (``judging``),
 so work is shared out by namespace: each process takes whole namespaces, of
 about equal numbers of plans. ``lint.parallel.shares.map_shares`` judges the
 first share here and each other one in a forked child, which sends its

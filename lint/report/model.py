@@ -4,7 +4,8 @@ Reporters take a :class:`Report` and return text; they never compute a
 verdict. Field names follow the JSON contract. Records hold plain values: a
 verdict, refusal or named result is the ``str`` of the decision's enum
 member, because ``marshal`` sends records between processes and refuses
-subclasses of ``str`` (``lint.report.marshalled``).
+subclasses of ``str``: a field typed ``str`` goes as it is
+(``lint.parallel.records``).
 """
 
 from __future__ import annotations
