@@ -56,6 +56,9 @@ def exit_code(report: Report, fail_on: str) -> int:
 
 @dataclass(frozen=True)
 class OutputOptions:
+    """Where the report of one check goes, in which format, and what sets
+    the exit code."""
+
     fmt: str
     output: Path | None
     fail_on: str
