@@ -1,8 +1,10 @@
 """Suppressions: annotations on the offending object and baseline files.
 
-This pass runs after every check. It marks findings suppressed and never
-drops them: suppressed findings stay in every report, they just do not
-count for the exit code.
+This pass runs after every check, as the last step of
+``lint.checks.runner.check_run`` (:func:`suppress`), so a library caller
+gets the findings the command line prints. It marks findings suppressed
+and never drops them: suppressed findings stay in every report, they just
+do not count for the exit code.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lint.report.fingerprints import fingerprint
-from lint.report.model import Finding
+from lint.report.model import Finding, Report
 
 IGNORE_ANNOTATION = "egress-lint.io/ignore"
 BASELINE_VERSION = 1
@@ -25,6 +27,17 @@ _IGNORE = re.compile(
 
 class BaselineError(Exception):
     """A baseline file that cannot be read (a usage error)."""
+
+
+def suppress(report: Report, baseline: Path | None) -> Report:
+    """The report with annotations applied first, then the baseline (when
+    one is given), and the baseline's stale entries; nothing is dropped.
+    Raises BaselineError."""
+    findings = apply_annotations(report.findings)
+    stale: list[str] = []
+    if baseline is not None:
+        findings, stale = apply_baseline(findings, read_baseline(baseline))
+    return replace(report, findings=tuple(findings), stale_baseline=tuple(stale))
 
 
 @dataclass(frozen=True)

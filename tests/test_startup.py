@@ -15,7 +15,14 @@ from click.testing import CliRunner
 from lint import cli
 from lint.cli import main
 
-ONLY_ON_DEMAND = ("jinja2", "lint.generate", "lint.explain", "lint.report.sarif_report")
+ONLY_ON_DEMAND = (
+    "jinja2",
+    "lint.generate",
+    "lint.explain",
+    "lint.report.sarif_report",
+    "lint.cli.explain",
+    "lint.cli.generate",
+)
 
 
 def test_importing_the_cli_leaves_other_commands_unloaded() -> None:

@@ -43,6 +43,7 @@ from lint.report.model import (
 from lint.report.ordering import finding_key, sandbox_key
 from lint.rules import rule
 from lint.sandboxes import acquisition_paths, pod_labels
+from lint.suppression import suppress
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class CheckOptions:
     limits: LoadLimits = DEFAULT_LIMITS
     jobs: int = 1
     """Processes to load and judge on (``lint.parallel``); 1 stays in this one."""
+    baseline: Path | None = None
+    """Baseline file whose findings the run marks suppressed (after the
+    annotations); an unreadable one raises BaselineError, a usage error."""
 
 
 def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
@@ -105,6 +109,8 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
         skipped=dict(sorted(loaded.skipped.items())),
         files=loaded.files,
     )
+    # Last, so a library caller gets the findings the command line prints.
+    report = suppress(report, options.baseline)
     return CheckRun(report, (intake, ctx, checked))
 
 

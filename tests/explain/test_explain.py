@@ -14,7 +14,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from lint.explain.command import explain_command
+from lint.cli.explain import explain_command
 from tests.checks.scenario_runner import DEMO, run_cli
 
 

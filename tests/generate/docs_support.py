@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 from click.testing import CliRunner
 
-from lint.explain.command import explain_command
-from lint.generate.command import generate_command
+from lint.cli.explain import explain_command
+from lint.cli.generate import generate_command
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "fixtures" / "demo"

@@ -9,7 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from lint.generate.command import generate_command
+from lint.cli.generate import generate_command
 from tests.generate.conftest import READERS, exact
 from tests.generate.variants import VARIANTS
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lint.suppression import parse_ignore
+from lint.checks.runner import CheckOptions, check_run
+from lint.report.json_report import render_json
+from lint.suppression import BaselineError, parse_ignore
 from tests.checks.scenario_runner import DEMO, run_cli
 
 ANNOTATED = """\
@@ -126,3 +128,52 @@ def test_unreadable_baseline_is_a_usage_error(tmp_path: Path) -> None:
     outcome = run_cli(["check", "demo", "--baseline", "baseline.json"], tmp_path)
     assert outcome.exit_code == 2
     assert "baseline" in outcome.stderr
+
+
+# -- suppression is part of the run: check_run() gives what the CLI prints ----
+
+
+def _printed(tmp_path: Path, *args: str) -> str:
+    outcome = run_cli(["check", "demo", "--format", "json", "--jobs", "1", *args], tmp_path)
+    assert outcome.exit_code in (0, 1), outcome.stderr
+    return outcome.stdout
+
+
+def test_a_library_caller_gets_the_annotated_findings_the_cli_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _demo(tmp_path, "egress-policy-widens reason=metadata proxy is audited")
+    printed = _printed(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    report = check_run(CheckOptions(("demo",))).report
+    assert len(report.findings) == 3
+    assert all(f.suppression_kind == "inSource" for f in report.findings)
+    assert render_json(report) == printed
+
+
+def test_a_library_caller_gets_the_baseline_findings_the_cli_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _demo(tmp_path, None)
+    run_cli(["check", "demo", "--write-baseline", "baseline.json"], tmp_path)
+    monkeypatch.chdir(tmp_path)
+    options = CheckOptions(("demo",), baseline=Path("baseline.json"))
+    accepted = check_run(options).report
+    assert [f.suppression_kind for f in accepted.findings] == ["external"] * 3
+    assert render_json(accepted) == _printed(tmp_path, "--baseline", "baseline.json")
+    (tree / "widening-policy.yaml").unlink()
+    stale = check_run(options).report
+    assert len(stale.stale_baseline) == 3
+    assert render_json(stale) == _printed(tmp_path, "--baseline", "baseline.json")
+
+
+def test_a_library_caller_gets_the_baseline_error_the_cli_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _demo(tmp_path, None)
+    (tmp_path / "baseline.json").write_text("{not json", "utf-8")
+    outcome = run_cli(["check", "demo", "--baseline", "baseline.json"], tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(BaselineError) as raised:
+        check_run(CheckOptions(("demo",), baseline=Path("baseline.json")))
+    assert (outcome.exit_code, outcome.stderr) == (2, f"egress-lint: {raised.value}\n")

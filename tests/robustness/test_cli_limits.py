@@ -1,7 +1,7 @@
 """The limits from the command line (docs/limits.md). ``load()`` takes a
 ``LoadLimits``; these tests wait for ``egress-lint check`` to pass one, built
 from the flags below with ``parse_size`` for the sizes, and to read standard
-input within the file size limit. They fail until lint/cli.py and
+input within the file size limit. They fail until lint/cli/options.py and
 lint/checks/runner.py carry the limits through."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from lint.cli import main
 from tests.robustness.trees import REPO
 
 WIRING = (
-    "lint/cli.py: `check` needs --max-file-size, --max-total-size, --max-document-size "
+    "lint/cli/options.py: `check` needs --max-file-size, --max-total-size, --max-document-size "
     "(parsed with lint.loading.parse_size), --max-depth and --max-alias-expansion, "
     "passed through CheckOptions to load(..., limits=LoadLimits(...))"
 )

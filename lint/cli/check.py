@@ -1,0 +1,182 @@
+"""``egress-lint check``: the click command, and writing its report.
+
+The command gathers options into a ``CheckOptions`` (the run, its
+suppressions included: ``lint.checks.runner.check_run``) and an
+:class:`OutputOptions` (where the report goes and in which format, from
+``CHECK_REPORTERS``); :func:`execute` runs, writes and returns the exit code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from lint.checks.context import ReadCilium
+from lint.checks.runner import CheckOptions, check_run
+from lint.cli.exits import FAILED, OK, USAGE, fail
+from lint.cli.options import (
+    CONFIG,
+    JOBS,
+    PATHS,
+    READ_CILIUM,
+    format_option,
+    limit_options,
+    manifest_input,
+    namespace_option,
+)
+from lint.declarations import DeclarationError
+from lint.loading import LoadLimits
+from lint.parallel.lifetime import collector_paused, hold
+from lint.parallel.shares import available_processes
+from lint.report.model import Report
+from lint.report.reporters import CHECK_REPORTERS, RenderOptions
+from lint.rules import level_rank
+from lint.suppression import BaselineError, render_baseline
+
+FAIL_ON = ("error", "warning", "note", "never")
+
+
+def exit_code(report: Report, fail_on: str) -> int:
+    """1 when an unsuppressed finding is at or above --fail-on, else 0."""
+    if fail_on == "never":
+        return OK
+    threshold = level_rank(fail_on)
+    failing = [f for f in report.findings if not f.suppressed and level_rank(f.level) >= threshold]
+    return FAILED if failing else OK
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """Where the report of one check goes, in which format, and what sets
+    the exit code."""
+
+    fmt: str
+    output: Path | None
+    fail_on: str
+    passthrough: bool
+    write_baseline: Path | None
+    rendering: RenderOptions
+    """For the reporter; ``colour`` is decided when the report is written."""
+
+
+def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
+    """Run the check, write the report, return the exit code. The cyclic
+    collector stays paused until the report is written: a collection while
+    the report is rendered would scan every object the run built, for no
+    cycle."""
+    with collector_paused():
+        return _execute(options, out, stdin)
+
+
+def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
+    try:
+        run = check_run(options, stdin=stdin)
+    except DeclarationError as error:
+        fail(error.report(), USAGE)
+    except BaselineError as error:
+        fail(str(error), USAGE)
+    report = run.report
+    if out.write_baseline is not None:
+        out.write_baseline.write_text(render_baseline(report.findings), encoding="utf-8")
+    colour = out.output is None and not out.passthrough and sys.stdout.isatty()
+    rendering = dataclasses.replace(out.rendering, colour=colour)
+    text = CHECK_REPORTERS[out.fmt].render(report, rendering)
+    if out.passthrough and stdin is not None:
+        sys.stdout.buffer.write(stdin)
+        # Input past the file limit was not checked (the report says so),
+        # but it still passes through whole.
+        shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
+        sys.stdout.flush()
+    _emit(text, out.output, to_stderr=out.passthrough)
+    hold(run)  # the console script leaves without freeing it
+    return exit_code(report, out.fail_on)
+
+
+def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+    elif to_stderr:
+        click.echo(text, err=True, nl=False)
+    else:
+        click.echo(text, nl=False)
+
+
+@click.command("check")
+@PATHS
+@CONFIG
+@format_option(CHECK_REPORTERS)
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Write the report to FILE instead of standard output.",
+)
+@namespace_option(
+    "Namespace for objects that name none "
+    "(default: the declaration's defaultNamespace, then 'default')."
+)
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True)
+@READ_CILIUM
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Suppress the findings recorded in this baseline file.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Record the current findings in a baseline file.",
+)
+@click.option(
+    "--passthrough",
+    is_flag=True,
+    help="Copy the input manifests to standard output unchanged; "
+    "the report goes to standard error.",
+)
+@click.option(
+    "--show-suppressed", is_flag=True, help="List suppressed findings in the text report."
+)
+@click.option(
+    "--helm-chart-root",
+    help="SARIF: the chart directory that '# Source:' template paths are relative to.",
+)
+@click.option(
+    "--category",
+    default="egress-lint",
+    show_default=True,
+    help="SARIF: the automationDetails category.",
+)
+@JOBS
+@limit_options
+def check_command(
+    paths: tuple[str, ...],
+    config: Path | None,
+    fmt: str,
+    output: Path | None,
+    namespace: str | None,
+    fail_on: str,
+    read_cilium: ReadCilium,
+    baseline: Path | None,
+    write_baseline: Path | None,
+    passthrough: bool,
+    show_suppressed: bool,
+    helm_chart_root: str | None,
+    category: str,
+    jobs: int | None,
+    limits: LoadLimits,
+) -> None:
+    """Check rendered manifests against the declared egress intent."""
+    if passthrough and "-" not in paths:
+        raise click.UsageError("--passthrough reads the manifests from standard input: pass '-'")
+    paths, stdin = manifest_input(paths, limits)
+    workers = jobs or available_processes()
+    options = CheckOptions(paths, config, namespace, read_cilium, limits, workers, baseline)
+    rendering = RenderOptions(
+        show_suppressed=show_suppressed, helm_chart_root=helm_chart_root, category=category
+    )
+    out = OutputOptions(fmt, output, fail_on, passthrough, write_baseline, rendering)
+    sys.exit(execute(options, out, stdin))

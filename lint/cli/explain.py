@@ -1,0 +1,82 @@
+"""``egress-lint explain``: the click command. It gathers options into an
+``ExplainOptions``; ``lint.explain.command.run_explain`` does the work.
+
+Exit codes: 0 the report was written, 2 usage or declaration error. The
+answer itself is in the report, not the status. The group imports this
+module only when ``explain`` is asked for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from lint.checks.context import ReadCilium
+from lint.cli.exits import USAGE, fail
+from lint.cli.options import (
+    CONFIG,
+    PATHS,
+    READ_CILIUM,
+    format_option,
+    limit_options,
+    manifest_input,
+    namespace_option,
+)
+from lint.declarations import DeclarationError
+from lint.explain.command import ExplainOptions, run_explain
+from lint.explain.destination import DestinationError
+from lint.explain.reporters import EXPLAIN_REPORTERS
+from lint.explain.selection import SelectionError
+from lint.loading import LoadLimits
+from lint.sandboxes import PATHS as ACQUISITION_PATHS
+
+
+@click.command("explain")
+@PATHS
+@click.option("--template", required=True, help="The SandboxTemplate of the sandbox.")
+@click.option("--profile", help="The egress profile of the declaration (default: none).")
+@namespace_option(
+    "The sandbox namespace; also the namespace for entries and objects that name none."
+)
+@click.option(
+    "--path",
+    "acquisition",
+    type=click.Choice(["direct", "pooled"]),
+    help="How the pod is acquired (default: the first path the check uses).",
+)
+@click.option(
+    "--to",
+    help="One destination: ADDRESS:PORT[/PROTOCOL], [IPV6]:PORT, a CIDR, or HOSTNAME:PORT.",
+)
+@CONFIG
+@format_option(EXPLAIN_REPORTERS)
+@READ_CILIUM
+@limit_options
+def explain_command(
+    paths: tuple[str, ...],
+    template: str,
+    profile: str | None,
+    namespace: str | None,
+    acquisition: str | None,
+    to: str | None,
+    config: Path | None,
+    fmt: str,
+    read_cilium: ReadCilium,
+    limits: LoadLimits,
+) -> None:
+    """Show what one sandbox's pods can reach: every policy that selects them,
+    what each lets out, and with --to, whether one destination is allowed
+    and by which policy and rule."""
+    paths, stdin = manifest_input(paths, limits)
+    walked = next((p for p in ACQUISITION_PATHS if p == acquisition), None)
+    options = ExplainOptions(
+        template, paths, config, profile, namespace, walked, to, read_cilium, limits
+    )
+    try:
+        explained = run_explain(options, stdin)
+    except DeclarationError as error:
+        fail(error.report(), USAGE)
+    except (SelectionError, DestinationError) as error:
+        fail(str(error), USAGE)
+    click.echo(EXPLAIN_REPORTERS[fmt].render(explained, None), nl=False)
