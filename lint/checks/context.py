@@ -23,7 +23,8 @@ from lint.decision.selection_keys import candidate_label_keys
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
 from lint.loading import LoadProblem, locate
-from lint.report.model import ExaminedEntry, Location, ObjectRef
+from lint.report.model import ExaminedEntry, Finding, Location, ObjectRef, SandboxRef
+from lint.rules import rule as rule_of
 
 ReadCilium = Literal["auto", "always"]
 Origin = Sourced | Placeholder
@@ -115,6 +116,30 @@ def precise_location(obj: KubeObject, path: Sequence[str | int]) -> Location:
     # inside the rendered document is the best approximation we have.
     source_line = line - document.line + 1 if document.source is not None else None
     return Location(document.file, line, document.source, source_line)
+
+
+def rule_finding(
+    rule_id: str,
+    message: str,
+    location: Location,
+    *,
+    sandbox: SandboxRef | None = None,
+    obj: KubeObject | None = None,
+    remedy: str | None = None,
+    related: Sequence[Location] = (),
+) -> Finding:
+    """A finding of ``rule_id``, at the rule's level, with the rule's remedy
+    unless another is given; ``obj`` is the object to change, when known."""
+    return Finding(
+        rule_id=rule_id,
+        level=rule_of(rule_id).level,
+        message=message,
+        location=location,
+        sandbox=sandbox,
+        remedy=remedy or rule_of(rule_id).remedy,
+        related=tuple(related),
+        subject=object_ref(obj) if obj is not None else None,
+    )
 
 
 def object_ref(obj: KubeObject) -> ObjectRef:

@@ -7,7 +7,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 from lint.checks.candidates import location_of
-from lint.checks.context import CheckContext, object_ref, precise_location
+from lint.checks.context import CheckContext, precise_location, rule_finding
 from lint.checks.judging import (
     Judging,
     RefusalContext,
@@ -110,7 +110,7 @@ def _check_named(ctx: CheckContext, given: EgressInput) -> tuple[NamedReport, li
         return report, []
     rule_id = rule_for(result.result).id
     message = result.detail or rule(rule_id).summary
-    finding = _finding(rule_id, message, location, given, obj)
+    finding = rule_finding(rule_id, message, location, sandbox=given.sandbox, obj=obj)
     return report, [finding]
 
 
@@ -154,24 +154,3 @@ def union_context(translation: Translation) -> Hashable:
     spec = translation.manifest.get("spec")
     egress = spec.get("egress") if isinstance(spec, dict) else None
     return ("egress", translation.kind, translation.policy_kind, compact_json(egress))
-
-
-def _finding(
-    rule_id: str,
-    message: str,
-    location: Location,
-    given: EgressInput,
-    obj: KubeObject | None,
-    remedy: str | None = None,
-    related: list[Location] | None = None,
-) -> Finding:
-    return Finding(
-        rule_id=rule_id,
-        level=rule(rule_id).level,
-        message=message,
-        location=location,
-        sandbox=given.sandbox,
-        remedy=remedy or rule(rule_id).remedy,
-        related=tuple(related or ()),
-        subject=object_ref(obj) if obj is not None else None,
-    )

@@ -28,7 +28,7 @@ from lint.checks.context import (
     JudgmentMemo,
     Origin,
     examined_entries,
-    object_ref,
+    rule_finding,
 )
 from lint.decision.egress_documents import document_name
 from lint.decision.model import Candidate, Decision, Examined, PolicyDocument, Subject
@@ -256,16 +256,15 @@ def refusal_finding(
         first = offending[0]
         location = first.entry.location or refusal.declaration
         if isinstance(first.origin, Sourced):
-            subject = object_ref(first.origin.obj)
+            subject = first.origin.obj
         related = [j.entry.location for j in offending[1:] if j.entry.location is not None]
         related.append(refusal.declaration)
-    return Finding(
-        rule_id=refusal.rule_id,
-        level=rule(refusal.rule_id).level,
-        message=decision.summary or rule(refusal.rule_id).summary,
-        location=location,
+    return rule_finding(
+        refusal.rule_id,
+        decision.summary or rule(refusal.rule_id).summary,
+        location,
         sandbox=refusal.sandbox,
+        obj=subject,
         remedy=refusal.remedy,
-        related=tuple(related),
-        subject=subject,
+        related=related,
     )

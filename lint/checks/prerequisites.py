@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from lint.checks.candidates import declared_location, location_of
-from lint.checks.context import object_ref, precise_location
+from lint.checks.context import precise_location, rule_finding
 from lint.decision.constants import DEFAULT_PER_SANDBOX_LABEL
 from lint.decision.controller import controller_policy
 from lint.decision.values import JSON
@@ -24,24 +24,10 @@ from lint.kinds import (
     VALIDATING_ADMISSION_POLICY,
     VALIDATING_ADMISSION_POLICY_BINDING,
 )
-from lint.report.model import Finding, Location
-from lint.rules import rule
+from lint.report.model import Finding
 from lint.sandboxes import profile_key
 
 DEFAULT_LABEL_DOMAINS = ("sandbox.users.io",)
-
-
-def _finding(
-    rule_id: str, message: str, location: Location, obj: KubeObject | None = None
-) -> Finding:
-    return Finding(
-        rule_id=rule_id,
-        level=rule(rule_id).level,
-        message=message,
-        location=location,
-        remedy=rule(rule_id).remedy,
-        subject=object_ref(obj) if obj is not None else None,
-    )
 
 
 def missing_templates(inventory: Inventory, entries: Iterable[DeclaredSandbox]) -> list[Finding]:
@@ -57,7 +43,7 @@ def missing_templates(inventory: Inventory, entries: Iterable[DeclaredSandbox]) 
                 f"no SandboxTemplate {entry.template!r} in namespace {entry.namespace} is in the "
                 "manifests; its pod labels and controller policy are unknown"
             )
-            findings.append(_finding("template-not-found", message, declared_location(entry)))
+            findings.append(rule_finding("template-not-found", message, declared_location(entry)))
     return findings
 
 
@@ -110,7 +96,9 @@ def label_domains(inventory: Inventory, entries: Iterable[DeclaredSandbox]) -> l
                 f"allowed-label-domains ({', '.join(domains)}) set in ConfigMap "
                 f"{CONFIG_MAP_NAME}; every claim carrying it would be rejected"
             )
-            findings.append(_finding("label-domain-not-allowed", message, declared_location(entry)))
+            findings.append(
+                rule_finding("label-domain-not-allowed", message, declared_location(entry))
+            )
     return findings
 
 
@@ -134,7 +122,7 @@ def admission_fences(inventory: Inventory, entries: Iterable[DeclaredSandbox]) -
                     f"per-sandbox policy write for template {entry.template!r} until it can read it"
                 )
                 findings.append(
-                    _finding("admission-fence-missing", message, declared_location(entry))
+                    rule_finding("admission-fence-missing", message, declared_location(entry))
                 )
     return findings
 
@@ -177,7 +165,9 @@ def undeclared_claim_profiles(
             )
             path = ("spec", "additionalPodMetadata", "labels", key)
             findings.append(
-                _finding("claim-profile-undeclared", message, precise_location(claim, path), claim)
+                rule_finding(
+                    "claim-profile-undeclared", message, precise_location(claim, path), obj=claim
+                )
             )
     return findings
 
@@ -209,7 +199,7 @@ def controller_conflicts(inventory: Inventory) -> list[Finding]:
                 "it does not own, so the template's reconcile fails"
             )
             findings.append(
-                _finding("controller-policy-conflict", message, location_of(clash), clash)
+                rule_finding("controller-policy-conflict", message, location_of(clash), obj=clash)
             )
     return findings
 
@@ -221,5 +211,5 @@ def unnamed_policies(inventory: Inventory) -> list[Finding]:
         for obj in inventory.all_of_kind(kind):
             if obj.name is None and isinstance(obj.value, dict):
                 message = f"a {kind} has no usable metadata.name; it cannot be applied"
-                findings.append(_finding("unnamed-policy", message, location_of(obj), obj))
+                findings.append(rule_finding("unnamed-policy", message, location_of(obj), obj=obj))
     return findings

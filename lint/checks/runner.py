@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lint.checks.candidates import declared_location
-from lint.checks.context import CheckContext, ReadCilium
+from lint.checks.context import CheckContext, ReadCilium, rule_finding
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
 from lint.checks.prerequisites import (
@@ -41,7 +41,6 @@ from lint.report.model import (
     SandboxReport,
 )
 from lint.report.ordering import finding_key, sandbox_key
-from lint.rules import rule
 from lint.sandboxes import acquisition_paths, pod_labels
 from lint.suppression import suppress
 
@@ -155,15 +154,8 @@ def _load_findings(problems: Sequence[LoadProblem]) -> list[Finding]:
     findings = []
     for problem in problems:
         rule_id = "parse-error" if problem.severity == "error" else "load-warning"
-        findings.append(
-            Finding(
-                rule_id=rule_id,
-                level=rule(rule_id).level,
-                message=problem.message,
-                location=Location(problem.file, problem.line),
-                remedy=rule(rule_id).remedy,
-            )
-        )
+        location = Location(problem.file, problem.line)
+        findings.append(rule_finding(rule_id, problem.message, location))
     return findings
 
 
