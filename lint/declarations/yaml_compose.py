@@ -27,7 +27,7 @@ from lint.declarations.yaml_scalars import (
     YAML_1_2,
     YamlVersion,
 )
-from lint.loading.composer import Resolving, compose_single, composers
+from lint.yaml.composer import Resolving, compose_single, composers
 
 
 class UnreadableYaml(Exception):

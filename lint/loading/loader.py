@@ -20,13 +20,11 @@ from yaml.nodes import Node
 
 from lint.loading.decode import DecodeFailure, decode, decode_leniently
 from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
-from lint.loading.fast_parse import fast_value
 from lint.loading.files import SourceFile, read_inputs
 from lint.loading.kinds import RELEVANT_KINDS, is_list_kind
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 from lint.loading.lists import Harvest, harvest
 from lint.loading.parallel import harvest_inputs
-from lint.loading.parse import ParseFailure, collector_paused, compose, parse_json, parse_yaml
 from lint.loading.sniff import (
     UNUSUAL_BREAKS,
     certain_kind,
@@ -35,6 +33,8 @@ from lint.loading.sniff import (
     suspect_policy,
 )
 from lint.loading.split import Chunk, split_stream
+from lint.yaml.fast_parse import fast_value
+from lint.yaml.parse import ParseFailure, collector_paused, compose, parse_json, parse_yaml
 
 _FIRST_NON_BLANK: Final = re.compile(r"\S")
 UNRENDERED_HINT: Final = (
