@@ -26,6 +26,7 @@ from lint.declarations import DeclarationError
 from lint.forked import MAX_PROCESSES, available_processes
 from lint.limit_flags import read_stdin, with_limit_flags
 from lint.loading import LoadLimits
+from lint.loading.parse import collector_paused
 from lint.report.json_report import render_json
 from lint.report.model import Report
 from lint.report.text_report import escape, render_text
@@ -37,7 +38,6 @@ from lint.suppression import (
     read_baseline,
     render_baseline,
 )
-from lint.yaml.parse import collector_paused
 
 _LAST_RUN: list[object] = []
 """The last check's run, held until the next one or until the process

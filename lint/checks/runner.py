@@ -32,6 +32,7 @@ from lint.decision.values import JSON
 from lint.declarations import Declarations, find_declaration_file, load_declarations
 from lint.inventory import RELEVANT_KINDS, Inventory, KubeObject, build_inventory
 from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem, load
+from lint.loading.parse import collector_paused
 from lint.report.model import (
     Finding,
     Location,
@@ -42,7 +43,6 @@ from lint.report.model import (
 )
 from lint.rules import rule
 from lint.sandboxes import acquisition_paths, pod_labels
-from lint.yaml.parse import collector_paused
 
 DEFAULT_EGRESS: Mapping[str, JSON] = {"policy": {"kind": "deny-all"}, "engine": "core"}
 

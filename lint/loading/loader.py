@@ -25,6 +25,7 @@ from lint.loading.kinds import RELEVANT_KINDS, is_list_kind
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 from lint.loading.lists import Harvest, harvest
 from lint.loading.parallel import harvest_inputs
+from lint.loading.parse import collector_paused
 from lint.loading.sniff import (
     UNUSUAL_BREAKS,
     certain_kind,
@@ -34,7 +35,7 @@ from lint.loading.sniff import (
 )
 from lint.loading.split import Chunk, split_stream
 from lint.yaml.fast_parse import fast_value
-from lint.yaml.parse import ParseFailure, collector_paused, compose, parse_json, parse_yaml
+from lint.yaml.parse import ParseFailure, compose, parse_json, parse_yaml
 
 _FIRST_NON_BLANK: Final = re.compile(r"\S")
 UNRENDERED_HINT: Final = (

@@ -7,10 +7,7 @@ turns it into dicts and lists with the Kubernetes scalar rules.
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -146,22 +143,6 @@ def node_end_line(node: Node) -> int:
     if mark.column == 0 and mark.line > node.start_mark.line:
         return int(mark.line) - 1
     return int(mark.line)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many objects.
-
-    A load allocates millions of containers, none in a cycle; each collection
-    would rescan all of them, which made loading several times slower.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _mark_line(error: yaml.MarkedYAMLError) -> int:
