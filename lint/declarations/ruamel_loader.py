@@ -97,12 +97,6 @@ class _Scanner(RoundTripScanner):
         return self.yaml_version
 
 
-def _unbuildable(kind: str, node: Node) -> ConstructorError:
-    return ConstructorError(
-        None, None, f'failed to construct {kind} from "{node.value}"', node.start_mark
-    )
-
-
 class _Constructor(RoundTripConstructor):
     """The round-trip constructor, made total: see the module docstring."""
 
@@ -146,7 +140,7 @@ class _Constructor(RoundTripConstructor):
     def construct_unknown(self, node: Node) -> Any:
         if isinstance(node, ScalarNode):
             return super().construct_unknown(node)
-        return Unsupported(str(node.tag))
+        return _refuse_collection(self, node)
 
 
 def _refuse_tagged(node: MappingNode, source: Node, plain_tag: str) -> None:
@@ -169,12 +163,15 @@ def _guarded(kind: str, build: Callable[[Any, Node], Any]) -> Callable[[Any, Nod
         try:
             return build(constructor, node)
         except (ValueError, IndexError, KeyError):
-            raise _unbuildable(kind, node) from None
+            problem = f'failed to construct {kind} from "{node.value}"'
+            raise ConstructorError(None, None, problem, node.start_mark) from None
 
     return guarded
 
 
 def _refuse_collection(constructor: Any, node: Node) -> Unsupported:
+    """A collection whose tag JSON has no type for (and the tags that only
+    mean such collections), left for ``reading`` to refuse with its path."""
     return Unsupported(str(node.tag))
 
 
