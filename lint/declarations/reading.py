@@ -1,26 +1,41 @@
 """Reading a YAML (or JSON) file into plain data plus a line for every node.
 
-libyaml composes the file into nodes that carry their line
-(``yaml_compose``), ``yaml_construct`` builds them into values with the
-file's own scalar rules (``yaml_scalars``: YAML 1.2, core schema), and the
-tree is then copied here into plain JSON-shaped values (dict, list, str,
-int, float, bool, None), with the positions kept apart in a mapping from
-key tuple to 1-based line. ``docs/dependencies.md`` has the measurements
-behind this choice.
+The declaration file is small, so it is loaded with ruamel.yaml's round-trip
+loader (configured in ``ruamel_loader``), which records where every key and
+list item starts. The tree is then copied into plain JSON-shaped values
+(dict, list, str, int, float, bool, None) for the rest of the tool, and the
+positions are kept apart in a mapping from key tuple to 1-based line.
+``docs/dependencies.md`` has the cost of this choice.
 """
 
 from __future__ import annotations
 
+import datetime
+import re
 from dataclasses import dataclass
 from pathlib import Path as FilePath
-from typing import Any
+from typing import Any, Final, NoReturn
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.scalarbool import ScalarBoolean
 
 from lint.decision.values import JSON
 from lint.declarations.errors import DeclarationError
 from lint.declarations.fieldpaths import Path, format_path
-from lint.declarations.yaml_compose import UnreadableYaml, compose
-from lint.declarations.yaml_construct import BuiltMapping, BuiltSequence, build
-from lint.declarations.yaml_scalars import BINARY_TAG, TIMESTAMP_TAG, Foreign
+from lint.declarations.ruamel_loader import SELF_REFERENCE, Unsupported, load
+from lint.yaml.tags import STR_TAG, TIMESTAMP_TAG
+
+# The line breaks ruamel.yaml counts between tokens.
+_LINE_BREAK: Final = re.compile(r"\r\n|\r|\n")
+
+# Slips in a few of ruamel.yaml's syntax-error texts, worded as this file's
+# errors were before ruamel read it again.
+_REWORDED: Final = (
+    (re.compile(r"\bhexdecimal\b"), "hexadecimal"),
+    (re.compile(r"expected '>' but found"), "expected '>', but found"),
+    (re.compile(r"but found \(('[^']*'),\)"), r"but found \1"),  # a token name as a tuple
+)
 
 
 @dataclass(frozen=True)
@@ -44,7 +59,9 @@ class SourceTree:
 
 def source_line(text: str, line: int) -> str | None:
     """The 1-based ``line`` of ``text``, or None when it does not exist."""
-    rows = text.splitlines()
+    rows = _LINE_BREAK.split(text)
+    if rows[-1] == "":
+        rows.pop()  # a final line break ends the last line
     if 1 <= line <= len(rows):
         return rows[line - 1]
     return None
@@ -85,42 +102,47 @@ def parse_yaml(text: str, display: str) -> SourceTree:
     documents, non-string keys and values JSON has no type for (dates,
     binary, custom tags) are declaration errors with their line."""
     try:
-        return _parse(text, display)
-    except UnreadableYaml as error:
-        raise _unreadable(error, text, display) from error
+        node = load(text)
+    except MarkedYAMLError as error:
+        raise _syntax_error(error, text, display) from error
+    except YAMLError as error:
+        raise _yaml_error(str(error), display) from error
     except RecursionError:
-        too_deep = UnreadableYaml(1, "YAML error: the document is nested too deeply")
-        raise _unreadable(too_deep, text, display) from None
+        raise _yaml_error("the document is nested too deeply", display) from None
+    lines: dict[Path, int] = {(): _start_line(node)}
+    converter = _Converter(display, text, lines)
+    return SourceTree(display, converter.plain(node, ()), lines, text)
 
 
-def _parse(text: str, display: str) -> SourceTree:
-    composed = compose(text)
-    root = composed.root
-    built = None if root is None else build(root, composed.version, shared="&" in text)
-    lines: dict[Path, int] = {(): _root_line(root)}
-    value = _Converter(display, text, lines).plain(built, ())
-    return SourceTree(display, value, lines, text)
+def _yaml_error(reason: str, display: str) -> DeclarationError:
+    return DeclarationError(path="", file=display, line=1, message=f"YAML error: {reason}")
 
 
-def _unreadable(error: UnreadableYaml, text: str, display: str) -> DeclarationError:
+def _syntax_error(error: MarkedYAMLError, text: str, display: str) -> DeclarationError:
+    mark = error.problem_mark or error.context_mark
+    line = mark.line + 1 if mark is not None else 1
+    pieces = [piece for piece in (error.context, error.problem) if piece]
+    reason = ", ".join(str(piece).strip() for piece in pieces) or "invalid YAML"
+    for slip, wording in _REWORDED:
+        reason = slip.sub(wording, reason)
     return DeclarationError(
         path="",
         file=display,
-        line=error.line,
-        message=error.message,
-        excerpt=source_line(text, error.line) if error.quoted else None,
+        line=line,
+        message=f"YAML syntax error: {reason}",
+        excerpt=source_line(text, line),
     )
 
 
-def _root_line(root: Any) -> int:
-    """The root collection's line; a scalar or empty document is at line 1."""
-    if root is None or root.id == "scalar":
-        return 1
-    return int(root.start_mark.line) + 1
+def _start_line(node: Any) -> int:
+    lc = getattr(node, "lc", None)
+    if lc is not None and lc.line is not None:
+        return int(lc.line) + 1
+    return 1
 
 
 class _Converter:
-    """Copies a built tree into plain values, recording lines."""
+    """Copies a round-trip tree into plain values, recording lines."""
 
     def __init__(self, display: str, text: str, lines: dict[Path, int]) -> None:
         self._display = display
@@ -129,45 +151,61 @@ class _Converter:
         self._open: set[int] = set()
 
     def plain(self, node: Any, path: Path) -> JSON:
-        kind = type(node)
-        if kind is BuiltMapping or kind is BuiltSequence:
+        if isinstance(node, CommentedMap | CommentedSeq):
             if id(node) in self._open:
-                self._fail(path, "refers to itself through a YAML alias")
+                self._fail(path, _SELF_REFERENCE)
             self._open.add(id(node))
             try:
-                if kind is BuiltMapping:
+                if isinstance(node, CommentedMap):
                     return self._mapping(node, path)
                 return self._sequence(node, path)
             finally:
                 self._open.discard(id(node))
-        if node is None or kind is str or kind is int or kind is float or kind is bool:
-            return node
-        return self._fail(path, _unsupported(node))
+        return self._scalar(node, path)
 
-    def _mapping(self, node: BuiltMapping, path: Path) -> dict[str, JSON]:
+    def _mapping(self, node: CommentedMap, path: Path) -> dict[str, JSON]:
         own_line = self._lines[path]
-        key_lines = node.key_lines
+        positions = node.lc.data or {}
         result: dict[str, JSON] = {}
         for key, value in node.items():
+            position = positions.get(key)
             # Keys merged in with `<<` have no position of their own.
-            key_line = key_lines.get(key, own_line)
-            if type(key) is not str:
+            key_line = int(position[0]) + 1 if position else own_line
+            name = _string_key(key)
+            if name is None:
                 self._fail(path, _key_problem(key), key_line)
-            child = (*path, key)
+            child = (*path, name)
             self._lines[child] = key_line
-            result[key] = self.plain(value, child)
+            result[name] = self.plain(value, child)
         return result
 
-    def _sequence(self, node: BuiltSequence, path: Path) -> list[JSON]:
-        item_lines = node.item_lines
+    def _sequence(self, node: CommentedSeq, path: Path) -> list[JSON]:
+        own_line = self._lines[path]
+        positions = node.lc.data or {}
         result: list[JSON] = []
         for index, value in enumerate(node):
             child = (*path, index)
-            self._lines[child] = item_lines[index]
+            position = positions.get(index)
+            self._lines[child] = int(position[0]) + 1 if position else own_line
             result.append(self.plain(value, child))
         return result
 
-    def _fail(self, path: Path, message: str, line: int | None = None) -> Any:
+    def _scalar(self, node: Any, path: Path) -> JSON:
+        if node is None or isinstance(node, bool):
+            return node
+        if isinstance(node, ScalarBoolean):
+            return bool(node)
+        if isinstance(node, int):
+            return int(node)
+        if isinstance(node, float):
+            return float(node)
+        if isinstance(node, str):
+            return str(node)
+        if isinstance(node, TaggedScalar) and str(node.tag) == STR_TAG:
+            return str(node.value)
+        return self._fail(path, _unsupported(node))
+
+    def _fail(self, path: Path, message: str, line: int | None = None) -> NoReturn:
         if line is None:
             line = self._lines.get(path, 1)
         raise DeclarationError(
@@ -179,18 +217,38 @@ class _Converter:
         )
 
 
+_SELF_REFERENCE: Final = "refers to itself through a YAML alias"
+
+
+def _string_key(key: Any) -> str | None:
+    """The key as a string, when it is one (``!!str 5`` is)."""
+    if isinstance(key, str):
+        return str(key)
+    if isinstance(key, TaggedScalar) and str(key.tag) == STR_TAG:
+        return str(key.value)
+    return None
+
+
 def _key_problem(key: Any) -> str:
-    if isinstance(key, Foreign) and key.tag not in (TIMESTAMP_TAG, BINARY_TAG):
-        shown = f" {key.text!r}" if key.text else ""
-        return f"the key{shown} has the YAML tag {key.tag}, which this file does not support"
+    if isinstance(key, TaggedScalar):
+        shown = str(key.value)
+        return f"the key {shown!r} has the YAML tag {key.tag}, which this file does not support"
+    if isinstance(key, Unsupported) and key.tag != TIMESTAMP_TAG:
+        return f"the key has the YAML tag {key.tag}, which this file does not support"
+    if isinstance(key, ScalarBoolean):
+        key = bool(key)
     return f"the key {key!r} is not a string; quote it"
 
 
 def _unsupported(node: Any) -> str:
-    if isinstance(node, Foreign):
-        if node.tag == TIMESTAMP_TAG:
-            return "is a YAML date or timestamp, which JSON has no type for; quote it"
-        if node.tag == BINARY_TAG:
-            return "is YAML binary data, which this file does not support"
+    if node is SELF_REFERENCE:
+        return _SELF_REFERENCE
+    if isinstance(node, datetime.date) or (
+        isinstance(node, Unsupported) and node.tag == TIMESTAMP_TAG
+    ):
+        return "is a YAML date or timestamp, which JSON has no type for; quote it"
+    if isinstance(node, TaggedScalar | Unsupported):
         return f"has the YAML tag {node.tag}, which this file does not support"
+    if isinstance(node, bytes):
+        return "is YAML binary data, which this file does not support"
     return f"is a YAML value of type {type(node).__name__}, which JSON has no type for"

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, fields
 from typing import Final
 
+from lint.yaml.bounds import MAX_ALIAS_EXPANSION, MAX_DEPTH
+
 KIB: Final = 1024
 MIB: Final = 1024 * KIB
 GIB: Final = 1024 * MIB
@@ -35,9 +37,9 @@ class LoadLimits:
     max_document_size: int = 8 * MIB
     """Largest document parsed. Documents skipped unparsed (see
     ``docs/yaml.md``) cost nothing and are not limited."""
-    max_depth: int = 100
+    max_depth: int = MAX_DEPTH
     """Deepest nesting of mappings and sequences in a document."""
-    max_alias_expansion: int = 1_000_000
+    max_alias_expansion: int = MAX_ALIAS_EXPANSION
     """Most values a document may hold once its aliases are expanded: the
     bound on alias bombs ("billion laughs")."""
 

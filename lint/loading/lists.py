@@ -26,8 +26,8 @@ from lint.loading.kinds import (
     is_list_kind,
     item_kind_of,
 )
-from lint.loading.parse import node_end_line
 from lint.loading.sniff import suspect_policy
+from lint.yaml.parse import node_end_line
 
 
 @dataclass(slots=True)

@@ -21,12 +21,10 @@ from yaml.nodes import Node
 from lint.kinds import CONFIG_MAP, RELEVANT_KINDS
 from lint.loading.decode import DecodeFailure, decode, decode_leniently
 from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
-from lint.loading.fast_parse import fast_value
 from lint.loading.files import SourceFile, read_inputs
 from lint.loading.kinds import is_list_kind
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 from lint.loading.lists import Harvest, harvest
-from lint.loading.parse import ParseFailure, compose, parse_json, parse_yaml
 from lint.loading.shares import harvest_inputs
 from lint.loading.sniff import (
     UNUSUAL_BREAKS,
@@ -37,6 +35,8 @@ from lint.loading.sniff import (
 )
 from lint.loading.split import Chunk, split_stream
 from lint.parallel.lifetime import collector_paused
+from lint.yaml.fast_parse import fast_value
+from lint.yaml.parse import ParseFailure, compose, parse_json, parse_yaml
 
 _FIRST_NON_BLANK: Final = re.compile(r"\S")
 UNRENDERED_HINT: Final = (

@@ -15,11 +15,11 @@ from typing import Final
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from lint.loading.construct import PLAIN_TAG
 from lint.loading.documents import LoadedDocument
 from lint.loading.limits import MIB
-from lint.loading.parse import ParseFailure, compose, parse_yaml
-from lint.loading.scalars import mapping_key, resolve_plain
+from lint.yaml.parse import ParseFailure, compose, parse_yaml
+from lint.yaml.scalars import mapping_key, resolve_plain
+from lint.yaml.tags import PLAIN_TAG
 
 Step = str | int
 

@@ -12,8 +12,8 @@ import re
 from typing import Final
 
 from lint.kinds import CONFIG_MAP_NAME, POLICY_KINDS
-from lint.loading.scalars import resolve_plain
 from lint.loading.split import Chunk
+from lint.yaml.scalars import resolve_plain
 
 _FIRST_CONTENT: Final = re.compile(r"^[ \t]*[^ \t\r\n#]", re.M)
 _KIND_VALUE: Final = re.compile(

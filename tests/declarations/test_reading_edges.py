@@ -1,13 +1,17 @@
-"""Edge cases of ``parse_yaml`` that the first reader (ruamel.yaml) crashed
-on or read oddly, and how they read now; and the parser fallbacks."""
+"""Edge cases of ``parse_yaml`` that ruamel.yaml's stock round-trip loader
+crashes on or reads oddly, and how the configured one reads them; and where
+ruamel's reading differs from the libyaml-based reader it replaced
+(``docs/yaml.md``, "The declaration file")."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
-from lint.declarations import DeclarationError, yaml_compose
+from lint.declarations import DeclarationError
 from lint.declarations.reading import parse_yaml
-from tests.declarations.test_reading_semantics import LINE_CASES, PLAIN_SCALARS, Lines
+from tests.declarations.test_reading_semantics import Lines
 
 
 def refusal(text: str) -> DeclarationError:
@@ -104,8 +108,6 @@ def test_values_that_are_refused(text: str, path: str, line: int, message: str) 
         ("!!str 5: x\n", {"5": "x"}, {(): 1, ("5",): 1}),
         # An empty node tagged `!` is null, as an empty plain node is.
         ("a: !\nb: ! ''\n", {"a": None, "b": None}, {(): 1, ("a",): 1, ("b",): 2}),
-        # A tab may separate a value from its key.
-        ("a:\tb\n", {"a": "b"}, {(): 1, ("a",): 1}),
         # Directives: YAML 1.3 reads as 1.2; unknown directives are ignored.
         ("%YAML 1.3\n---\na: yes\n", {"a": "yes"}, {(): 3, ("a",): 3}),
         ("%FOO bar\n---\na: yes\n", {"a": "yes"}, {(): 3, ("a",): 3}),
@@ -118,27 +120,71 @@ def test_values_that_read(text: str, value: object, lines: Lines | None) -> None
         assert tree.lines == lines
 
 
+# Where ruamel's reading differs from the libyaml-based reader's.
+
+
+@pytest.mark.parametrize("text", ["a:\tb\n", "a: b\t\n", "a: 1 \t\n"])
+def test_a_tab_between_tokens_is_a_syntax_error(text: str) -> None:
+    # libyaml took the tab as a separator; ruamel's scanner refuses it.
+    error = refusal(text)
+    assert (error.path, error.line) == ("", 1)
+    assert error.message == syntax(
+        "while scanning for the next token, found character '\\t' that cannot start any token"
+    )
+
+
+def test_a_bare_document_after_an_end_marker_is_another_document() -> None:
+    # YAML 1.2 allows it; libyaml refused the bare text after `...`.
+    error = refusal("a: 1\n...\nb\n")
+    assert (error.path, error.line) == ("", 3)
+    assert error.message == syntax(
+        "expected a single document in the stream, but found another document"
+    )
+
+
+def test_a_root_block_scalar_may_start_at_column_0() -> None:
+    # YAML 1.2 allows it; libyaml refused it.
+    assert parse_yaml("|\nx\n", "f.yaml").value == "x\n"
+
+
 @pytest.mark.parametrize(
-    ("text", "line", "reason"),
+    ("text", "reason"),
     [
-        # YAML 1.2 syntax the YAML 1.1 parsers refuse.
-        (": x\n", 1, "while parsing a block mapping, expected <block end>, but found ':'"),
+        ("a: !<tag\n", "while parsing a tag, expected '>', but found '\\n'"),
         (
-            "&a.b x\n",
-            1,
-            "while scanning an anchor, expected alphabetic or numeric character, but found '.'",
+            'a: "\\xZZ"\n',
+            "while scanning a double-quoted scalar, "
+            "expected escape sequence of 2 hexadecimal numbers, but found 'Z'",
         ),
+        ("{a: 1}}\n", "expected '<document start>', but found '}'"),
     ],
 )
-def test_yaml_1_2_only_syntax_is_a_syntax_error(text: str, line: int, reason: str) -> None:
+def test_syntax_errors_keep_their_wording(text: str, reason: str) -> None:
+    # ruamel writes "expected '>' but", "hexdecimal" and ('}',) here.
     error = refusal(text)
-    assert (error.path, error.line, error.message) == ("", line, syntax(reason))
+    assert (error.line, error.message) == (1, syntax(reason))
 
 
-def test_unicode_line_separators_count_as_line_breaks() -> None:
-    # Line numbers agree with the excerpt, which splits the text the same way.
+def test_an_empty_key_is_a_null_key() -> None:
+    # libyaml refused the line as a syntax error; ruamel reads a null key.
+    error = refusal(": x\n")
+    assert (error.path, error.line, error.message) == (
+        "",
+        1,
+        "the key None is not a string; quote it",
+    )
+
+
+def test_an_anchor_name_may_hold_a_dot() -> None:
+    # YAML 1.2 allows it; libyaml refused it.
+    assert parse_yaml("&a.b x\n", "f.yaml").value == "x"
+
+
+def test_only_cr_and_lf_count_as_line_breaks() -> None:
+    # ruamel does not count NEL (U+0085) as a line break; the excerpt splits
+    # the text as ruamel counts, so the two agree.
     error = refusal("a: 'x\x85y'\nb: !custom 1\n")
-    assert (error.path, error.line, error.excerpt) == ("b", 3, "b: !custom 1")
+    assert (error.path, error.line, error.excerpt) == ("b", 2, "b: !custom 1")
 
 
 def test_a_lone_surrogate_is_an_unacceptable_character() -> None:
@@ -154,28 +200,15 @@ def test_deep_nesting_is_an_error_not_a_crash(depth: int) -> None:
     assert error.message == "YAML error: the document is nested too deeply"
 
 
-# --- without libyaml, the pure-Python composer gives the same result ------------------
-
-
-@pytest.fixture
-def without_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(yaml_compose, "_LIBYAML", None)
-
-
-@pytest.mark.usefixtures("without_libyaml")
-@pytest.mark.parametrize(("scalar", "expected"), PLAIN_SCALARS[::3])
-def test_pure_python_scalars(scalar: str, expected: object) -> None:
-    value = parse_yaml(f"k: {scalar}\n", "f.yaml").value
-    assert value == {"k": expected}
-
-
-@pytest.mark.usefixtures("without_libyaml")
-@pytest.mark.parametrize(("text", "expected"), LINE_CASES)
-def test_pure_python_lines(text: str, expected: Lines) -> None:
-    assert parse_yaml(text, "f.yaml").lines == expected
-
-
-@pytest.mark.usefixtures("without_libyaml")
-def test_pure_python_syntax_error() -> None:
-    error = refusal("a: 1\n  b: 2\n")
-    assert (error.line, error.message) == (2, syntax("mapping values are not allowed here"))
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # A YAML 1.1 float without a dot, and a reused anchor: ruamel warns.
+        ("%YAML 1.1\n---\nk: 1e2\n", {"k": 100.0}),
+        ("a: &x 1\nb: &x 2\nc: *x\n", {"a": 1, "b": 2, "c": 2}),
+    ],
+)
+def test_ruamel_warnings_never_reach_the_user(text: str, value: object) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert parse_yaml(text, "f.yaml").value == value

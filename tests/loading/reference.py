@@ -14,9 +14,10 @@ from yaml.nodes import MappingNode, ScalarNode
 
 from lint.kinds import TYPED_POLICY_LISTS
 from lint.loading import RELEVANT_KINDS, LoadResult
-from lint.loading.construct import MAP_TAG, PLAIN_TAG, SEQ_TAG, STR_TAG, Builder, BuildError
 from lint.loading.kinds import is_list_kind, item_kind_of
 from lint.loading.lists import keeps
+from lint.yaml.construct import Builder, BuildError
+from lint.yaml.tags import MAP_TAG, PLAIN_TAG, SEQ_TAG, STR_TAG
 
 View = dict[tuple[int, int | None], Any]
 

@@ -16,7 +16,7 @@ import pytest
 from lint.loading import DEFAULT_LIMITS, LoadLimits, load, parse_size
 from lint.loading.files import _read_file
 from lint.loading.limits import DEPTH_CEILING, describe_size
-from lint.loading.parse import ParseFailure, parse_yaml
+from lint.yaml.parse import ParseFailure, parse_yaml
 from tests.loading.helpers import write
 
 POLICY = "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {{name: {name}, namespace: team}}\nspec: {{podSelector: {{}}}}\n"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lint.loading.scalars import mapping_key, resolve_plain
+from lint.yaml.scalars import mapping_key, resolve_plain
 
 RESOLVED: list[tuple[str, Any]] = [
     # YAML 1.1 booleans, every spelling go-yaml v2 knows.

@@ -59,7 +59,7 @@ try:
 except ImportError:  # pragma: no cover - optional: the slow path reads everything
     yaml_rs = None  # type: ignore[assignment]
 
-from lint.loading.scalars import RESOLVING_STARTS, resolve_plain
+from lint.yaml.scalars import RESOLVING_STARTS, resolve_plain
 
 FastValue = dict[str, Any] | list[Any]
 

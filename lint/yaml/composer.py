@@ -18,7 +18,7 @@ from yaml.parser import Parser
 from yaml.reader import Reader
 from yaml.scanner import Scanner
 
-from lint.loading.construct import MAP_TAG, PLAIN_TAG, SEQ_TAG, STR_TAG
+from lint.yaml.tags import MAP_TAG, PLAIN_TAG, SEQ_TAG, STR_TAG
 
 
 class Resolving:

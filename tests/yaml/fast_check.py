@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lint.loading.fast_parse import fast_value
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits
-from lint.loading.parse import ParseFailure, parse_yaml
 from lint.loading.split import Chunk, split_stream
+from lint.yaml.fast_parse import fast_value
+from lint.yaml.parse import ParseFailure, parse_yaml
 from tests.loading.helpers import strictly_equal
 
 

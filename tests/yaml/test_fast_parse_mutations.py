@@ -14,7 +14,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.loading.fast_check import check_stream
+from tests.yaml.fast_check import check_stream
 
 SEEDS: tuple[str, ...] = (
     """apiVersion: networking.k8s.io/v1

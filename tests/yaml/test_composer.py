@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from lint.loading.composer import COMPOSER, PythonComposer
-from lint.loading.parse import ParseFailure, parse_yaml
-from tests.loading.test_parse import FAILURES, VALUES
+from lint.yaml.composer import COMPOSER, PythonComposer
+from lint.yaml.parse import ParseFailure, parse_yaml
+from tests.yaml.test_parse import FAILURES, VALUES
 
 MORE = [
     "---\n# Source: c/templates/np.yaml\nkind: NetworkPolicy\nspec:\n  egress:\n  - to: []\n",

@@ -18,16 +18,16 @@ import yaml_rs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import lint.loading.fast_parse as fast_parse_module
 import lint.loading.loader as loader_module
+import lint.yaml.fast_parse as fast_parse_module
 from lint.loading import LoadResult, load
-from lint.loading.fast_parse import fast_value
-from lint.loading.parse import parse_yaml
 from lint.loading.split import split_stream
+from lint.yaml.fast_parse import fast_value
+from lint.yaml.parse import parse_yaml
 from tests.bench_tree import generate_tree
-from tests.loading.fast_check import Tally, check_chunk, check_stream
 from tests.loading.helpers import load_text, strictly_equal
 from tests.loading.reference import assert_agrees
+from tests.yaml.fast_check import Tally, check_chunk, check_stream
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / ".." / "shared" / "corpus"

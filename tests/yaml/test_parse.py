@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from lint.loading.limits import DEFAULT_LIMITS
-from lint.loading.parse import ParseFailure, parse_json, parse_yaml
+from lint.yaml.parse import ParseFailure, parse_json, parse_yaml
 
 VALUES: list[tuple[str, Any]] = [
     ("a: 1\nb: yes\nc: 0777\nd: 2024-01-01\n", {"a": 1, "b": True, "c": 511, "d": "2024-01-01"}),

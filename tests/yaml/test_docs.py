@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from lint.loading.parse import ParseFailure, parse_yaml
-from tests.loading.fast_check import check_stream
+from lint.yaml.parse import ParseFailure, parse_yaml
+from tests.yaml.fast_check import check_stream
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "yaml.md"
 _ROW = re.compile(r"^\| `(?P<yaml>[^`]+)` \| (?:`(?P<json>[^`]+)`|(?P<word>problem)) \|", re.M)

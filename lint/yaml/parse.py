@@ -14,9 +14,9 @@ from typing import Any, Final
 import yaml
 from yaml.nodes import Node
 
-from lint.loading.composer import COMPOSER, READER_OFFSETS_IN_BYTES, compose_single
-from lint.loading.construct import Builder, BuildError, check_expansion, too_deep
-from lint.loading.limits import DEFAULT_LIMITS, LoadLimits
+from lint.yaml.bounds import DEFAULT_BOUNDS, MAX_DEPTH, DocumentBounds
+from lint.yaml.composer import COMPOSER, READER_OFFSETS_IN_BYTES, compose_single
+from lint.yaml.construct import Builder, BuildError, check_expansion, too_deep
 
 _LIBYAML_DEPTH: Final = "exceeded maximum nesting depth"
 
@@ -44,9 +44,7 @@ class ParsedDocument:
     duplicates: tuple[tuple[int, str], ...]
 
 
-def compose(
-    text: str, composer: type = COMPOSER, max_depth: int = DEFAULT_LIMITS.max_depth
-) -> Node | None:
+def compose(text: str, composer: type = COMPOSER, max_depth: int = MAX_DEPTH) -> Node | None:
     """The node tree of the single document in ``text``, with line marks."""
     try:
         return compose_single(text, composer)
@@ -64,7 +62,7 @@ def compose(
 
 
 def parse_yaml(
-    text: str, composer: type = COMPOSER, limits: LoadLimits = DEFAULT_LIMITS
+    text: str, composer: type = COMPOSER, limits: DocumentBounds = DEFAULT_BOUNDS
 ) -> ParsedDocument:
     """Parse the one document in ``text`` (which may be empty)."""
     root = compose(text, composer, limits.max_depth)
@@ -86,7 +84,7 @@ def parse_yaml(
     return ParsedDocument(value, root, root.start_mark.line, duplicates)
 
 
-def parse_json(text: str, max_depth: int = DEFAULT_LIMITS.max_depth) -> Any:
+def parse_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
     """The value of a JSON text, or None when it is not plain JSON.
 
     Non-standard constants (NaN, Infinity) and repeated keys are not plain

@@ -16,18 +16,18 @@ from typing import Any, Final
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from lint.loading.scalars import RESOLVING_STARTS, mapping_key, resolve_plain
-
-PLAIN_TAG: Final = "!plain"
-"""Tag the composer gives untagged plain scalars; resolved here."""
-
-STR_TAG: Final = "tag:yaml.org,2002:str"
-MAP_TAG: Final = "tag:yaml.org,2002:map"
-SEQ_TAG: Final = "tag:yaml.org,2002:seq"
-_INT_TAG: Final = "tag:yaml.org,2002:int"
-_FLOAT_TAG: Final = "tag:yaml.org,2002:float"
-_BOOL_TAG: Final = "tag:yaml.org,2002:bool"
-_NULL_TAG: Final = "tag:yaml.org,2002:null"
+from lint.yaml.bounds import MAX_DEPTH
+from lint.yaml.scalars import RESOLVING_STARTS, mapping_key, resolve_plain
+from lint.yaml.tags import (
+    BOOL_TAG,
+    FLOAT_TAG,
+    INT_TAG,
+    MAP_TAG,
+    NULL_TAG,
+    PLAIN_TAG,
+    SEQ_TAG,
+    STR_TAG,
+)
 
 # Plain keys that may resolve to something else, and '<' for the merge key.
 _RESOLVING_KEY_STARTS: Final = RESOLVING_STARTS | {"<"}
@@ -50,7 +50,7 @@ class Builder:
     deeper than ``max_depth`` collections is refused."""
 
     def __init__(
-        self, *, shared: bool, tagged_text: str | None = None, max_depth: int = 100
+        self, *, shared: bool, tagged_text: str | None = None, max_depth: int = MAX_DEPTH
     ) -> None:
         self.duplicates: list[tuple[Node, str]] = []
         self._depth = 0
@@ -185,15 +185,15 @@ def _tagged_scalar(node: Node) -> Any:
     if tag == STR_TAG:
         return text
     value = resolve_plain(text)
-    if tag == _INT_TAG and isinstance(value, int) and not isinstance(value, bool):
+    if tag == INT_TAG and isinstance(value, int) and not isinstance(value, bool):
         return value
-    if tag == _FLOAT_TAG and isinstance(value, int | float) and not isinstance(value, bool):
+    if tag == FLOAT_TAG and isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    if tag == _BOOL_TAG and isinstance(value, bool):
+    if tag == BOOL_TAG and isinstance(value, bool):
         return value
-    if tag == _NULL_TAG and value is None:
+    if tag == NULL_TAG and value is None:
         return None
-    if tag in (_INT_TAG, _FLOAT_TAG, _BOOL_TAG, _NULL_TAG):
+    if tag in (INT_TAG, FLOAT_TAG, BOOL_TAG, NULL_TAG):
         raise BuildError(node, f"cannot read {text!r} as {tag.rsplit(':', 1)[-1]}")
     raise BuildError(node, f"the tag {tag} is not supported")
 

@@ -1,0 +1,188 @@
+"""ruamel.yaml's round-trip loader, configured for the declaration file.
+
+The round-trip loader gives every mapping key and sequence item its line
+(``.lc``), which is why it reads this file. It reads YAML 1.2 (YAML 1.1 after
+a ``%YAML 1.1`` directive). Where the stock loader raises a Python exception
+or quietly loses part of the text, this one turns the node into something
+``reading`` can report with its path and line:
+
+- text a tag or a pattern claims but that cannot be built (``!!int x``,
+  ``0x_``) is a construction error, worded like ruamel's own;
+- an impossible date (``2024-13-45``) and a collection with a tag (``!c {}``,
+  ``!!set``, ``!!omap``, ``!!pairs``, ``!!str [1]``) become :class:`Unsupported`;
+- an alias to a collection still being built (``a: &x [*x]``) becomes
+  :data:`SELF_REFERENCE` instead of null, and merging such a collection into
+  itself adds nothing;
+- a merged collection with a tag is refused by name;
+- a ``%YAML 1.3`` (or later minor) directive reads as YAML 1.2.
+
+``docs/yaml.md`` lists where this reading differs from the Kubernetes one.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
+from ruamel.yaml.error import YAMLWarning
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.scanner import RoundTripScanner
+
+from lint.yaml.tags import (
+    BOOL_TAG,
+    FLOAT_TAG,
+    INT_TAG,
+    MAP_TAG,
+    MERGE_TAG,
+    OMAP_TAG,
+    PAIRS_TAG,
+    SEQ_TAG,
+    SET_TAG,
+    STR_TAG,
+    TIMESTAMP_TAG,
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Unsupported:
+    """A node JSON has no type for: its tag, and its text when it is a
+    scalar. Two of them are never equal (as keys, each is its own)."""
+
+    tag: str
+    text: str = ""
+
+    def __repr__(self) -> str:
+        return repr(self.text)
+
+
+class _SelfReference:
+    """What an alias to a collection still being built reads as."""
+
+    def __repr__(self) -> str:
+        return "<self-reference>"
+
+
+SELF_REFERENCE: Final = _SelfReference()
+
+
+def load(text: str) -> Any:
+    """The one document of ``text`` as ruamel's round-trip tree.
+
+    Raises ruamel's ``YAMLError`` for text that is not one document, and
+    ``RecursionError`` for text nested too deeply for its recursive parser.
+    """
+    loader = YAML(typ="rt")
+    loader.Scanner = _Scanner
+    loader.Constructor = _Constructor
+    loader.allow_duplicate_keys = False
+    with warnings.catch_warnings():
+        # ruamel warns on standard error about YAML 1.1 floats without a
+        # dot (`1e2`) and reused anchors; both read as the tables say.
+        warnings.simplefilter("ignore", YAMLWarning)
+        return loader.load(text)
+
+
+class _Scanner(RoundTripScanner):
+    """The round-trip scanner, reading a later YAML 1.x as YAML 1.2, as the
+    YAML 1.2 specification asks, where ruamel fails an assertion."""
+
+    def scan_yaml_directive_value(self, start_mark: Any) -> Any:
+        major, minor = super().scan_yaml_directive_value(start_mark)
+        if major == 1 and minor > 2:
+            self.yaml_version = (1, 2)
+        return self.yaml_version
+
+
+class _Constructor(RoundTripConstructor):
+    """The round-trip constructor, made total: see the module docstring."""
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        if node in self.recursive_objects and node not in self.constructed_objects:
+            return SELF_REFERENCE
+        return super().construct_object(node, deep)
+
+    def flatten_mapping(self, node: MappingNode) -> Any:
+        for index, (key_node, value_node) in enumerate(node.value):
+            if key_node.tag == MERGE_TAG:
+                # Only the first merge key: a second one is refused as such.
+                node.value[index] = (key_node, self._mergeable(node, value_node))
+                break
+        return super().flatten_mapping(node)
+
+    def _mergeable(self, node: MappingNode, source: Node) -> Node:
+        """``source`` as it may be merged: a mapping still being built (the
+        mapping itself, or one around it) adds nothing."""
+        if isinstance(source, SequenceNode):
+            _refuse_tagged(node, source, SEQ_TAG)
+            items = [self._mergeable(node, item) for item in source.value]
+            return SequenceNode(SEQ_TAG, items, source.start_mark, source.end_mark)
+        if isinstance(source, MappingNode):
+            _refuse_tagged(node, source, MAP_TAG)
+            if source in self.recursive_objects and source not in self.constructed_objects:
+                return MappingNode(MAP_TAG, [], source.start_mark, source.end_mark)
+        return source
+
+    def construct_yaml_timestamp(self, node: Node, values: Any = None) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node, values)
+        except ValueError:  # 2024-13-45 is still meant as a date
+            return Unsupported(TIMESTAMP_TAG, node.value)
+
+    def construct_yaml_str(self, node: Node) -> Any:
+        if not isinstance(node, ScalarNode):
+            return Unsupported(STR_TAG)
+        return super().construct_yaml_str(node)
+
+    def construct_unknown(self, node: Node) -> Any:
+        if isinstance(node, ScalarNode):
+            return super().construct_unknown(node)
+        return _refuse_collection(self, node)
+
+
+def _refuse_tagged(node: MappingNode, source: Node, plain_tag: str) -> None:
+    tag = str(source.tag)
+    if tag != plain_tag:
+        kind = "mapping" if isinstance(source, MappingNode) else "sequence"
+        raise ConstructorError(
+            "while constructing a mapping",
+            node.start_mark,
+            f"the {kind} to merge has the YAML tag {tag}, which is not supported",
+            source.start_mark,
+        )
+
+
+def _guarded(kind: str, build: Callable[[Any, Node], Any]) -> Callable[[Any, Node], Any]:
+    """``build``, with the Python errors of text it cannot read turned into
+    a construction error at the node."""
+
+    def guarded(constructor: Any, node: Node) -> Any:
+        try:
+            return build(constructor, node)
+        except (ValueError, IndexError, KeyError):
+            problem = f'failed to construct {kind} from "{node.value}"'
+            raise ConstructorError(None, None, problem, node.start_mark) from None
+
+    return guarded
+
+
+def _refuse_collection(constructor: Any, node: Node) -> Unsupported:
+    """A collection whose tag JSON has no type for (and the tags that only
+    mean such collections), left for ``reading`` to refuse with its path."""
+    return Unsupported(str(node.tag))
+
+
+for _tag, _kind, _build in (
+    (INT_TAG, "int", RoundTripConstructor.construct_yaml_int),
+    (FLOAT_TAG, "float", RoundTripConstructor.construct_yaml_float),
+    (BOOL_TAG, "bool", RoundTripConstructor.construct_yaml_bool),
+):
+    _Constructor.add_constructor(_tag, _guarded(_kind, _build))
+for _tag in (SET_TAG, OMAP_TAG, PAIRS_TAG):
+    _Constructor.add_constructor(_tag, _refuse_collection)
+_Constructor.add_constructor(TIMESTAMP_TAG, _Constructor.construct_yaml_timestamp)
+_Constructor.add_constructor(STR_TAG, _Constructor.construct_yaml_str)
+_Constructor.add_constructor(None, _Constructor.construct_unknown)
