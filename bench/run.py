@@ -160,6 +160,46 @@ def run_check(root: Path, repeat: int, jobs: int | None) -> tuple[float | None, 
     return best, peak, ""
 
 
+def timed_process(command: list[str]) -> tuple[float, float, int]:
+    """Wall time, peak RSS (MB) and exit code of one run of ``command``."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    return time.perf_counter() - started, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+STARTUP_COMMANDS = (
+    ("python -c pass", ["-c", "pass"]),
+    ("egress-lint --version", ["-m", "lint.console", "--version"]),
+    ("egress-lint --help", ["-m", "lint.console", "--help"]),
+    ("egress-lint check fixtures/demo", ["-m", "lint.console", "check", "fixtures/demo"]),
+)
+
+
+def measure_startup(repeat: int) -> str:
+    """Start-up, the cost a pre-commit hook pays on every commit: the best
+    wall time of each command (through ``lint.console``, the console
+    script's module), its peak RSS, and its ratio to a bare interpreter."""
+    lines = [
+        "| start-up | best | / python -c pass | peak RSS |",
+        "|---|---|---|---|",
+    ]
+    bare = None
+    for name, arguments in STARTUP_COMMANDS:
+        runs = [timed_process([sys.executable, *arguments]) for _ in range(max(repeat, 5))]
+        best = min(wall for wall, _, _ in runs)
+        peak = max(rss for _, rss, _ in runs)
+        bare = bare or best
+        codes = sorted({code for _, _, code in runs})
+        note = "" if codes[-1] <= 1 else f" (exit {codes[-1]})"
+        lines.append(
+            f"| {name} | {best * 1000:.0f} ms{note} | {best / bare:.1f}x | {peak:.0f} MB |"
+        )
+    return "\n".join(lines)
+
+
 def measure(name: str, root: Path, repeat: int, with_check: bool, jobs: int | None) -> Row:
     texts = read_texts(root)
     size = sum(len(t.encode()) for t in texts) / MB
@@ -273,6 +313,9 @@ def main() -> None:
             measure("shared/corpus", CORPUS.resolve(), args.repeat, not args.no_check, args.jobs)
         )
     print(render(rows))
+    if not args.no_check:
+        print()
+        print(measure_startup(args.repeat))
 
 
 if __name__ == "__main__":

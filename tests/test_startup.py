@@ -9,11 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from lint import cli
 from lint.cli import main
+from lint.console import VERSION_LINE
 
 ONLY_ON_DEMAND = (
     "jinja2",
@@ -32,6 +34,59 @@ def test_importing_the_cli_leaves_other_commands_unloaded() -> None:
     ).stdout.split()
     early = [m for m in loaded if m.startswith(ONLY_ON_DEMAND)]
     assert early == []
+
+
+def _loaded_after(code: str, *args: str) -> list[str]:
+    probe = f"import sys\n{code}\nprint('\\n'.join(sorted(sys.modules)), file=sys.stderr)"
+    run = subprocess.run(
+        [sys.executable, "-c", probe, *args], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    return run.stderr.split()
+
+
+def test_version_imports_neither_click_nor_the_tool() -> None:
+    code = (
+        "sys.argv[0] = 'egress-lint'\n"
+        "from lint.console import entry\n"
+        "try:\n    entry()\nexcept SystemExit:\n    pass"
+    )
+    loaded = _loaded_after(code, "--version")
+    assert "lint.console" in loaded
+    assert [m for m in loaded if m.startswith(("click", "lint.cli", "lint.checks"))] == []
+
+
+def test_the_fast_version_line_is_click_s() -> None:
+    fast = subprocess.run(
+        [sys.executable, "-c", ENTRY.replace("lint.cli", "lint.console"), "--version"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout
+    assert fast == CliRunner().invoke(main, ["--version"], prog_name="egress-lint").output.encode()
+    assert fast == f"{VERSION_LINE}\n".encode()
+
+
+def test_help_imports_no_command() -> None:
+    code = "from lint.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+    loaded = _loaded_after(code)
+    assert [m for m in loaded if m.startswith(("lint.cli.check", "lint.checks", "pydantic"))] == []
+
+
+def test_a_run_without_a_declaration_file_imports_no_pydantic_or_ruamel(tmp_path: Path) -> None:
+    (tmp_path / "policy.yaml").write_text("kind: NetworkPolicy\nmetadata: {name: p}\n")
+    code = f"from lint.cli import run_cli\nsys.argv = ['egress-lint', 'check', {str(tmp_path)!r}]\nrun_cli()"
+    loaded = _loaded_after(code)
+    assert "lint.checks.runner" in loaded
+    assert [m for m in loaded if m.startswith(("pydantic", "ruamel"))] == []
+
+
+@pytest.mark.parametrize("name", sorted(cli.COMMANDS))
+@pytest.mark.parametrize("limit", [30, 45, 1000])
+def test_the_help_list_says_what_each_command_says(name: str, limit: int) -> None:
+    command = main.get_command(click.Context(main), name)
+    assert command is not None
+    expected = command.get_short_help_str(limit)
+    assert cli.COMMANDS[name].stand_in(name).get_short_help_str(limit) == expected
 
 
 def test_lazy_commands_are_listed_and_run() -> None:

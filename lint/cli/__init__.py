@@ -13,47 +13,84 @@ above it, 2 usage or declaration errors. 3 means egress-lint itself failed.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Final, NoReturn
 
 import click
 
 from lint import __version__
-from lint.cli.check import check_command
 from lint.cli.exits import INTERNAL, fail
-from lint.cli.rules import rules_command
 from lint.parallel.lifetime import leave_after
 
-_LAZY_COMMANDS: Final = {
-    "explain": "lint.cli.explain:explain_command",
-    "generate": "lint.cli.generate:generate_command",
+
+@dataclass(frozen=True)
+class LazyCommand:
+    """A command imported only when it runs: where it lives, and its short
+    help, which the group's help shortens as click would (a test holds it
+    equal to the command's own)."""
+
+    target: str
+    summary: str
+
+    def stand_in(self, name: str) -> click.Command:
+        """A command with this one's help and nothing else, for the help list."""
+        return click.Command(name, help=self.summary)
+
+
+COMMANDS: Final = {
+    "check": LazyCommand(
+        "lint.cli.check:check_command",
+        "Check rendered manifests against the declared egress intent.",
+    ),
+    "explain": LazyCommand(
+        "lint.cli.explain:explain_command",
+        "Show what one sandbox's pods can reach: every policy that selects them, what each "
+        "lets out, and with --to, whether one destination is allowed and by which policy "
+        "and rule.",
+    ),
+    "generate": LazyCommand(
+        "lint.cli.generate:generate_command",
+        "Write the reference manifests for every declaration: the egress policy, the "
+        "baseline ingress policy and, under perSandbox, the admission fence and the RBAC "
+        "it needs.",
+    ),
+    "rules": LazyCommand(
+        "lint.cli.rules:rules_command",
+        "List every rule id with its level and summary.",
+    ),
 }
 
 
 class _Commands(click.Group):
-    """The command group. `generate` and `explain` (and Jinja behind
-    `generate`) are imported only when asked for: every `check` in a
-    pre-commit hook would otherwise pay for them at start-up."""
+    """The command group. Each command (and Jinja behind `generate`) is
+    imported only when it runs, and `--help` lists them from ``COMMANDS``
+    without importing any: a pre-commit hook runs `check` on every commit,
+    and a help or version probe should not pay for the whole tool."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+        return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = _LAZY_COMMANDS.get(cmd_name)
-        if target is None:
-            return super().get_command(ctx, cmd_name)
-        module, attribute = target.split(":")
+        lazy = COMMANDS.get(cmd_name)
+        if lazy is None:
+            return None
+        module, attribute = lazy.target.split(":")
         command: click.Command = getattr(importlib.import_module(module), attribute)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        # click's own layout: the help column gets what the longest name leaves.
+        limit = formatter.width - 6 - max(map(len, names))
+        rows = [(name, COMMANDS[name].stand_in(name).get_short_help_str(limit)) for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="egress-lint")
 def main() -> None:
     """Check, offline, what Kubernetes agent-sandbox pods can reach."""
-
-
-main.add_command(check_command)
-main.add_command(rules_command)
 
 
 def run_cli() -> int:

@@ -15,7 +15,7 @@ from typing import Final, NoReturn
 
 import click
 
-from lint.report.text_report import escape
+from lint.report.escaping import escape
 
 OK: Final = 0
 FAILED: Final = 1

@@ -13,6 +13,8 @@ format is documented in ``docs/declarations.md``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lint.declarations.discovery import (
     DECLARATION_FILE_NAME,
     declaration_file_for,
@@ -26,7 +28,9 @@ from lint.declarations.entries import (
     IngressCheck,
 )
 from lint.declarations.errors import DeclarationError
-from lint.declarations.loading import load_declarations
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "DECLARATION_FILE_NAME",
@@ -40,3 +44,16 @@ __all__ = [
     "find_declaration_file",
     "load_declarations",
 ]
+
+
+def load_declarations(path: Path | None, *, namespace_override: str | None) -> Declarations:
+    """Load the declaration file at ``path``. None means there is no file:
+    the result has ``defaults_applied`` set and no entries (SEMANTICS
+    §17.5). The pydantic models and ruamel.yaml are
+    imported only when a file is there to read: a run without one, and
+    every ``--version``, should not pay for them at start-up."""
+    if path is None:
+        return Declarations(None, None, True, (), namespace_override)
+    from lint.declarations.loading import load_declarations as load_file  # noqa: PLC0415
+
+    return load_file(path, namespace_override=namespace_override)

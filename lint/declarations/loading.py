@@ -37,11 +37,8 @@ from lint.declarations.schema_errors import first_schema_error
 _DEFAULT_NAMESPACE = "default"
 
 
-def load_declarations(path: FilePath | None, *, namespace_override: str | None) -> Declarations:
-    """Load the declaration file at ``path``. None means there is no file:
-    the result has ``defaults_applied`` set and no entries (§17.5)."""
-    if path is None:
-        return Declarations(None, None, True, (), namespace_override)
+def load_declarations(path: FilePath, *, namespace_override: str | None) -> Declarations:
+    """Load the declaration file at ``path``."""
     shown = display_name(path)
     tree = parse_yaml(read_text(path, shown, Citation(shown)), shown)
     model = _validate(tree)

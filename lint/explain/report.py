@@ -19,8 +19,8 @@ from lint.decision.values import render_labels
 from lint.explain.sandbox import Explanation, PolicyView, RuleView
 from lint.explain.selection import declared_at
 from lint.explain.verdict import Hit, ToVerdict
+from lint.report.escaping import escape
 from lint.report.model import Location
-from lint.report.text_report import escape
 
 EXPLAIN_SCHEMA_VERSION: Final = 1
 

@@ -8,31 +8,17 @@ control character in a policy name cannot rewrite the screen.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Iterable
 from typing import Final
 
 from lint.decision.model import EgressRefusal, EgressVerdict, IngressRefusal
+from lint.report.escaping import escape
 from lint.report.model import DecisionReport, Finding, Report, SandboxReport
 from lint.rules import level_rank, rule_ids_for
 
 WIDTH = 80
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "ok": "32", "dim": "2"}
-
-
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def escape(text: str) -> str:
-    """Replace control characters (C0, DEL, C1) and the bidirectional
-    controls that could reorder a line on screen with visible escapes."""
-    return _CONTROL.sub(_visible, text)
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 class _Painter:

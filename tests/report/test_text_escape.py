@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lint.report.text_report import escape
+from lint.report.escaping import escape
 
 
 @pytest.mark.parametrize(
