@@ -139,13 +139,22 @@ def _ref(ref: SandboxRef) -> dict[str, Any]:
 def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]:
     egress = sandbox.egress
     result = _ref(sandbox.ref)
+    # Written only when not the default, so namzu template reports keep their bytes.
+    if sandbox.host != "namzu":
+        result["host"] = sandbox.host
+    if sandbox.workload_kind is not None:
+        result["workload"] = {"kind": sandbox.workload_kind, "name": sandbox.ref.template}
     result["podLabels"] = dict(sorted(sandbox.pod_labels.items()))
     result["egress"] = {
         "policyKind": egress.policy_kind,
         "engine": egress.engine,
         "verify": egress.verify,
-        "expected": {"kind": egress.expected_kind, "name": egress.expected_name},
-        "named": _named(egress.named),
+        "expected": (
+            None
+            if egress.expected_kind is None
+            else {"kind": egress.expected_kind, "name": egress.expected_name}
+        ),
+        "named": None if egress.named is None else _named(egress.named),
         "union": _decision(egress.union, examined=examined) if egress.union is not None else None,
     }
     ingress = sandbox.ingress
