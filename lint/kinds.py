@@ -255,5 +255,5 @@ when a declaration names their kind (``relevant_kinds``)."""
 def relevant_kinds(workload_kinds: Iterable[str] = ()) -> frozenset[str]:
     """The kinds to keep: ``RELEVANT_KINDS`` and the workload kinds the
     declarations name (issue 17)."""
-    declared = {kind.name for kind in WORKLOAD_KINDS if kind.name in set(workload_kinds)}
-    return RELEVANT_KINDS | declared
+    named = set(workload_kinds)
+    return RELEVANT_KINDS | {kind.name for kind in WORKLOAD_KINDS if kind.name in named}

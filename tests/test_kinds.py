@@ -136,9 +136,10 @@ def test_the_loader_keeps_exactly_the_kinds_the_table_reads(tmp_path: Path) -> N
 
 
 def test_workload_kinds_are_kept_only_when_declared(tmp_path: Path) -> None:
-    result = load([str(_one_of_each_kind(tmp_path))], relevant_kinds=relevant_kinds(["Job"]))
+    result = load([str(_one_of_each_kind(tmp_path))], relevant_kinds=relevant_kinds(iter(["Job"])))
     kept = [document.kind for document in result.documents]
     assert kept == [*(k.name for k in READ_KINDS), "Job"]
+    assert relevant_kinds(iter(["Pod", "CronJob"])) == RELEVANT_KINDS | {"Pod", "CronJob"}
     assert relevant_kinds() == RELEVANT_KINDS
     assert {kind.name for kind in WORKLOAD_KINDS} == {
         "Deployment",

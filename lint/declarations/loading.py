@@ -126,7 +126,7 @@ class _EntryLoader:
             pod_labels=dict(sandbox.pod_labels),
             paths=tuple(dict.fromkeys(sandbox.paths)) if sandbox.paths else None,
             egress=resolved.merged.egress,
-            ingress=_ingress(sandbox),
+            ingress=_ingress(sandbox, host),
             translation=translation,
             file=self._tree.file,
             line=self._tree.lines[("sandboxes", index)],
@@ -342,11 +342,12 @@ def _replace_policy(
     return MergedEgress({**merged.egress, "policy": policy}, merged.inherited, lines)
 
 
-def _ingress(sandbox: SandboxModel) -> IngressCheck | None:
-    """Absent: checked with the default engine; ``unverified``: not checked
-    (SEMANTICS.md §1.5)."""
+def _ingress(sandbox: SandboxModel, host: HostName) -> IngressCheck | None:
+    """Absent: checked with the default engine, except under ``host: none``,
+    where no sandbox host connects to an agent port; ``unverified``: not
+    checked (SEMANTICS.md §1.5)."""
     if sandbox.ingress is None:
-        return IngressCheck()
+        return IngressCheck() if host == "namzu" else None
     if sandbox.ingress == "unverified":
         return None
     return IngressCheck(sandbox.ingress.agent_port, sandbox.ingress.engine)

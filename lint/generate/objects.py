@@ -44,7 +44,9 @@ def plan(sandboxes: Sequence[DeclaredSandbox]) -> list[GeneratedObject]:
         companion = hosts_object(sandbox)
         if companion is not None:
             objects.add(companion)
-    for namespace, members in by_namespace(sandboxes).items():
+    # The baseline selects the namzu template label: `host: none` pods lack it.
+    namzu = [sandbox for sandbox in sandboxes if sandbox.host == "namzu"]
+    for namespace, members in by_namespace(namzu).items():
         found = baseline_object(namespace, members)
         if found is not None:
             objects.add(found)
