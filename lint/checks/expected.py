@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from lint.checks.candidates import location_of
 from lint.checks.context import precise_location, rule_finding
+from lint.decision.constants import CORE_KIND
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import Allowance, Candidate, PolicyDocument, Subject, Translation, Tri
 from lint.declarations.entries import ExpectedObject
@@ -72,10 +73,11 @@ def _document_problem(
     if document.unreadable is not None:
         return "egress", f"{shown} cannot be read: {document.unreadable}", ("spec",)
     if document.selects is not Tri.YES:
+        selector = "podSelector" if document.kind == CORE_KIND else "endpointSelector"
         return (
             "selector",
             f"{shown} is the expected policy, but its selector does not select the pod",
-            ("spec",),
+            ("spec", selector),
         )
     for verdict in document.rules:
         if verdict.outcome is not Tri.NO:
