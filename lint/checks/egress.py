@@ -172,7 +172,7 @@ def _check_union(
         sandbox=given.sandbox,
         declaration=given.declaration,
         rule_id=rule_for(decision.refusal).id,
-        remedy=union_remedy(decision.refusal),
+        remedy=union_remedy(decision.refusal, named=translation.named),
         offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
     )
     return report, [refusal_finding(judged, decision, refusal)]

@@ -164,6 +164,8 @@ def egress_facts(sandbox: DeclaredSandbox) -> dict[str, JSON]:
     per_sandbox = egress.get("perSandbox")
     facts: dict[str, JSON] = {
         "policy_kind": sandbox.translation.policy_kind,
+        "named": sandbox.translation.named,
+        "target": f"{sandbox.target_kind} {sandbox.template}",
         "engine": egress.get("engine") if isinstance(egress.get("engine"), str) else "core",
         "profile": profile if isinstance(profile, str) else None,
         "profile_key": profile_label_key(egress),

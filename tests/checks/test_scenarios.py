@@ -202,6 +202,8 @@ def test_allow_intent_finds_only_the_controller_policy_on_the_pooled_path() -> N
         5,
         "pooled",
     )
+    # No named object to fall back to under host: none.
+    assert "named-object-only" not in finding["remedy"]
 
 
 def test_allow_intent_with_an_unmanaged_template_is_clean() -> None:

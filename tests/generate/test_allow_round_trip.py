@@ -1,6 +1,7 @@
 """Issue 17's round trip: what ``generate`` writes for an ``allow`` intent
-checks clean against the same declaration, for a template under either host
-and for a workload, with and without ``allowHosts``."""
+(or a policy kind under ``host: none``) checks clean against the same
+declaration, for a template under either host and for a workload, with and
+without ``allowHosts``."""
 
 from __future__ import annotations
 
@@ -64,6 +65,12 @@ CASES = {
         "  - workload: {kind: CronJob, name: nightly}\n    egress:\n" + RULES + HOSTS,
         2,
     ),
+    "cronjob with a policy kind": (
+        DEPLOYMENT,
+        "  - workload: {kind: CronJob, name: nightly}\n    egress:\n"
+        "      policy: {kind: public-internet, exceptCidrs: [203.0.113.0/24]}\n",
+        1,
+    ),
     "namzu template with hosts": (
         TEMPLATE,
         "  - template: runner\n    egress:\n" + RULES + HOSTS,
@@ -90,7 +97,6 @@ def test_generated_objects_check_clean(tmp_path: Path, case: str) -> None:
     assert report["findings"] == [], report["findings"]
     assert checked.exit_code == 0
     for sandbox in report["sandboxes"]:
-        assert sandbox["egress"]["policyKind"] == "allow"
         verdicts = {e["name"]: e["verdict"] for e in sandbox["egress"]["union"]["examined"]}
         assert set(verdicts.values()) == {"within"}, verdicts
 
