@@ -10,9 +10,11 @@ grant per host). Every refusal is a :class:`ConfigRefusal` whose field is
 the path under ``egress`` (``allow[0].to[1].ipBlock.except[0]``).
 
 The checks follow the API server's NetworkPolicy validation
-(kubernetes/kubernetes ``pkg/apis/networking/validation/validation.go``:
-``ValidateNetworkPolicyPort``, ``ValidateNetworkPolicyPeer``,
-``ValidateIPBlock``, and ``ValidateLabelSelector`` of apimachinery). Where
+(kubernetes/kubernetes ``pkg/apis/networking/validation/validation.go`` at
+commit 1758d176899c3cef671eb4a3bb77df852280eb95: ``ValidateNetworkPolicyPort``,
+``ValidateNetworkPolicyPeer``, ``ValidateIPBlock``, and apimachinery's
+``ValidateLabelSelector``). CIDRs are read with the §8.1 parser, which
+accepts host bits. Where
 the linter is stricter it says why: a named port cannot be judged offline
 (§7.1 reads it as unreadable), a null is refused rather than read as absent,
 unknown keys are refused as everywhere in the declaration file, and a

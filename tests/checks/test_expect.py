@@ -90,3 +90,24 @@ def test_an_expected_object_that_does_not_bound_the_pod_mismatches(
     assert (named["result"], named["field"]) == ("mismatch", field)
     finding = next(f for f in report["findings"] if f["ruleId"] == "named-policy-mismatch")
     assert (finding["file"], finding["line"]) == ("manifests.yaml", line)
+
+
+def test_an_external_workload_takes_its_pod_labels_from_the_entry(tmp_path: Path) -> None:
+    (tmp_path / ".egress-lint.yaml").write_text(
+        "version: 1\ndefaultNamespace: shop\nsandboxes:\n"
+        "  - workload: {kind: StatefulSet, name: db}\n    external: true\n"
+        "    podLabels: {app: db}\n    egress: {allow: []}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "manifests.yaml").write_text(
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+        "metadata: {name: db-egress, namespace: shop}\n"
+        "spec: {podSelector: {matchLabels: {app: db}}, policyTypes: [Egress]}\n",
+        encoding="utf-8",
+    )
+    outcome = run_cli(["check", ".", "--format", "json"], tmp_path)
+    report = json.loads(outcome.stdout)
+    [sandbox] = report["sandboxes"]
+    assert sandbox["podLabels"] == {"app": "db"}
+    assert sandbox["egress"]["union"]["examined"][0]["verdict"] == "within"
+    assert report["findings"] == [] and outcome.exit_code == 0
