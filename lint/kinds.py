@@ -209,7 +209,8 @@ KINDS: Final[tuple[Kind, ...]] = (
     SERVICE_ACCOUNT,
 )
 """Every kind the tool knows: those the check reads, in the order DESIGN
-§2.1 lists them, then those only ``generate`` writes."""
+§2.1 lists them, then the workload kinds (read when a declaration names
+them), then those only ``generate`` writes."""
 READ_KINDS: Final = tuple(kind for kind in KINDS if kind.read and not kind.workload)
 """The kinds the check always reads (workload kinds only when declared)."""
 
