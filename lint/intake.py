@@ -24,7 +24,7 @@ from lint.declarations import (
 )
 from lint.declarations.declared import declared_sandboxes
 from lint.inventory import Inventory, build_inventory
-from lint.kinds import RELEVANT_KINDS
+from lint.kinds import relevant_kinds
 from lint.loading import LoadLimits, LoadResult, load
 
 
@@ -68,7 +68,9 @@ def take_in(options: InputOptions, *, stdin: bytes | None = None) -> Intake:
     loaded = load(
         list(options.paths),
         stdin=stdin,
-        relevant_kinds=RELEVANT_KINDS,
+        relevant_kinds=relevant_kinds(
+            entry.workload.kind for entry in declarations.entries if entry.workload is not None
+        ),
         limits=options.limits,
         jobs=options.jobs,
     )

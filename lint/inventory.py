@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from lint.decision.values import JSON
-from lint.kinds import CLUSTER_KINDS, RELEVANT_KINDS
+from lint.kinds import CLUSTER_KINDS, INVENTORY_KINDS
 from lint.loading import LoadedDocument
 
 
@@ -91,7 +91,7 @@ def build_inventory(documents: Iterable[LoadedDocument], default_namespace: str)
     inventory = Inventory()
     for document in documents:
         kind = object_kind(document)
-        if kind is None or kind not in RELEVANT_KINDS:
+        if kind is None or kind not in INVENTORY_KINDS:
             continue
         name = _metadata_string(document.value, "name")
         if kind in CLUSTER_KINDS:

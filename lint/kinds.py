@@ -14,7 +14,7 @@ This module is plain data, with no I/O, so the pure decision engine
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -50,6 +50,10 @@ class Kind:
     read: bool = True
     network_policy: bool = False
     listed_by_host: bool = False
+    workload: bool = False
+    """A kind whose pods a ``workload:`` declaration describes (issue 17). It
+    is read only when a declaration names the kind, so a tree checked
+    without one is read exactly as before (``relevant_kinds``)."""
 
     @property
     def api_version(self) -> str:
@@ -155,6 +159,34 @@ SERVICE_ACCOUNT: Final = Kind(
     "ServiceAccount", "", ("v1",), _NAMESPACED, "serviceaccounts", read=False
 )
 
+_APPS: Final = "apps"
+_BATCH: Final = "batch"
+DEPLOYMENT: Final = Kind("Deployment", _APPS, ("v1",), _NAMESPACED, "deployments", workload=True)
+STATEFUL_SET: Final = Kind(
+    "StatefulSet", _APPS, ("v1",), _NAMESPACED, "statefulsets", workload=True
+)
+DAEMON_SET: Final = Kind("DaemonSet", _APPS, ("v1",), _NAMESPACED, "daemonsets", workload=True)
+REPLICA_SET: Final = Kind("ReplicaSet", _APPS, ("v1",), _NAMESPACED, "replicasets", workload=True)
+JOB: Final = Kind("Job", _BATCH, ("v1",), _NAMESPACED, "jobs", workload=True)
+CRON_JOB: Final = Kind("CronJob", _BATCH, ("v1",), _NAMESPACED, "cronjobs", workload=True)
+POD: Final = Kind("Pod", "", ("v1",), _NAMESPACED, "pods", workload=True)
+WORKLOAD_KINDS: Final[tuple[Kind, ...]] = (
+    DEPLOYMENT,
+    STATEFUL_SET,
+    DAEMON_SET,
+    REPLICA_SET,
+    JOB,
+    CRON_JOB,
+    POD,
+)
+"""Kinds whose pods a ``workload:`` declaration describes (issue 17)."""
+WORKLOAD_POD_TEMPLATE: Final[Mapping[str, tuple[str, ...]]] = {
+    **{kind.name: ("spec", "template") for kind in WORKLOAD_KINDS},
+    CRON_JOB.name: ("spec", "jobTemplate", "spec", "template"),
+    POD.name: (),
+}
+"""Where each workload kind keeps the pod it makes: a Pod is its own."""
+
 KINDS: Final[tuple[Kind, ...]] = (
     NETWORK_POLICY,
     CILIUM_NETWORK_POLICY,
@@ -171,14 +203,16 @@ KINDS: Final[tuple[Kind, ...]] = (
     ROLE_BINDING,
     ADMIN_NETWORK_POLICY,
     BASELINE_ADMIN_NETWORK_POLICY,
+    *WORKLOAD_KINDS,
     CLUSTER_ROLE,
     CLUSTER_ROLE_BINDING,
     SERVICE_ACCOUNT,
 )
 """Every kind the tool knows: those the check reads, in the order DESIGN
-§2.1 lists them, then those only ``generate`` writes."""
-READ_KINDS: Final = tuple(kind for kind in KINDS if kind.read)
-"""The kinds the check reads."""
+§2.1 lists them, then the workload kinds (read when a declaration names
+them), then those only ``generate`` writes."""
+READ_KINDS: Final = tuple(kind for kind in KINDS if kind.read and not kind.workload)
+"""The kinds the check always reads (workload kinds only when declared)."""
 
 CONFIG_MAP_NAME: Final = "agent-sandbox-config"
 """The only ConfigMap the check reads (AGENT-SANDBOX.md §7)."""
@@ -213,3 +247,14 @@ POLICY_GROUPS: Final = _policy_groups()
 """API groups that serve a policy kind, and the kind an object of the group
 without a readable kind is taken for: the group's first policy kind in
 ``KINDS``, which is its namespaced one where it has one."""
+
+INVENTORY_KINDS: Final = RELEVANT_KINDS | {kind.name for kind in WORKLOAD_KINDS}
+"""The kinds the inventory files: what the loader keeps, workloads included
+when a declaration names their kind (``relevant_kinds``)."""
+
+
+def relevant_kinds(workload_kinds: Iterable[str] = ()) -> frozenset[str]:
+    """The kinds to keep: ``RELEVANT_KINDS`` and the workload kinds the
+    declarations name (issue 17)."""
+    named = set(workload_kinds)
+    return RELEVANT_KINDS | {kind.name for kind in WORKLOAD_KINDS if kind.name in named}

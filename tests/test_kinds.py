@@ -29,8 +29,10 @@ from lint.kinds import (
     READ_KINDS,
     RELEVANT_KINDS,
     TYPED_POLICY_LISTS,
+    WORKLOAD_KINDS,
     Kind,
     Scope,
+    relevant_kinds,
 )
 from lint.loading import load
 
@@ -42,7 +44,8 @@ def test_each_kind_is_listed_once_with_a_group_and_versions() -> None:
     assert len(names) == len(set(names))
     for kind in KINDS:
         assert kind.versions, kind.name
-        assert kind.group == "" or "." in kind.group, kind.name
+        # The built-in groups apps and batch are the only ones without a dot.
+        assert kind.group in ("", "apps", "batch") or "." in kind.group, kind.name
         assert kind.resource.islower() and kind.resource.endswith("s"), kind.name
     assert [kind.name for kind in KINDS if not kind.read] == [
         "ClusterRole",
@@ -128,8 +131,25 @@ def _one_of_each_kind(tmp_path: Path) -> Path:
 def test_the_loader_keeps_exactly_the_kinds_the_table_reads(tmp_path: Path) -> None:
     result = load([str(_one_of_each_kind(tmp_path))])
     assert [document.kind for document in result.documents] == [k.name for k in READ_KINDS]
-    written_only = {kind.name: 1 for kind in KINDS if not kind.read}
-    assert dict(result.skipped) == {"Deployment": 1, **written_only}
+    not_kept = {kind.name: 1 for kind in KINDS if not kind.read or kind.workload}
+    assert dict(result.skipped) == {**not_kept, "Deployment": 2}
+
+
+def test_workload_kinds_are_kept_only_when_declared(tmp_path: Path) -> None:
+    result = load([str(_one_of_each_kind(tmp_path))], relevant_kinds=relevant_kinds(iter(["Job"])))
+    kept = [document.kind for document in result.documents]
+    assert kept == [*(k.name for k in READ_KINDS), "Job"]
+    assert relevant_kinds(iter(["Pod", "CronJob"])) == RELEVANT_KINDS | {"Pod", "CronJob"}
+    assert relevant_kinds() == RELEVANT_KINDS
+    assert {kind.name for kind in WORKLOAD_KINDS} == {
+        "Deployment",
+        "StatefulSet",
+        "DaemonSet",
+        "ReplicaSet",
+        "Job",
+        "CronJob",
+        "Pod",
+    }
 
 
 def test_the_inventory_files_each_kind_by_its_scope(tmp_path: Path) -> None:

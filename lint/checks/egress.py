@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from lint.checks.candidates import location_of
 from lint.checks.context import CheckContext, precise_location, rule_finding
+from lint.checks.expected import check_expected
 from lint.checks.judging import (
     Judging,
     RefusalContext,
@@ -76,22 +77,52 @@ class EgressInput:
 
 def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, list[Finding]]:
     translation = given.translation
-    named, named_findings = _check_named(ctx, given)
+    allowance = build_allowance(translation)
+    named, named_findings = _check_named_or_expected(ctx, given, allowance)
     union = None
     findings = list(named_findings)
     if given.declared.union_verified:
-        union, union_findings = _check_union(ctx, given, build_allowance(translation))
+        union, union_findings = _check_union(ctx, given, allowance)
         findings.extend(union_findings)
+    expected = _expected_object(given)
     report = EgressReport(
         policy_kind=translation.policy_kind,
         engine=given.declared.engine,
         verify=given.declared.verify,
-        expected_kind=translation.kind,
-        expected_name=translation.name,
+        expected_kind=expected[0] if expected else None,
+        expected_name=expected[1] if expected else None,
         named=named,
         union=union,
     )
     return report, findings
+
+
+def _expected_object(given: EgressInput) -> tuple[str, str] | None:
+    """The object the report names: the translation's, or under ``host:
+    none`` the ``expect`` of the entry, or none."""
+    if given.translation.named:
+        return given.translation.kind, given.translation.name
+    expect = given.declared.expect
+    return None if expect is None else (expect.kind, expect.name)
+
+
+def _check_named_or_expected(
+    ctx: CheckContext, given: EgressInput, allowance: Allowance
+) -> tuple[NamedReport | None, list[Finding]]:
+    if given.translation.named:
+        return _check_named(ctx, given)
+    expect = given.declared.expect
+    if expect is None:
+        return None, []
+    return check_expected(
+        ctx.inventory,
+        expect,
+        given.subject,
+        allowance,
+        given.translation,
+        sandbox=given.sandbox,
+        declaration=given.declaration,
+    )
 
 
 def _check_named(ctx: CheckContext, given: EgressInput) -> tuple[NamedReport, list[Finding]]:
@@ -129,7 +160,7 @@ def _check_union(
         return egress_documents(candidate, given.subject, allowance, translation)
 
     named = (translation.kind, translation.name)
-    if translation.namespace != given.subject.namespace:
+    if translation.namespace != given.subject.namespace or not translation.named:
         named = ("", "")
     judging = Judging(read, examine, union_context(translation), "egress", given.subject, named)
     judged = judged_entries(ctx, scope, given.subject.labels, judging)
@@ -141,7 +172,7 @@ def _check_union(
         sandbox=given.sandbox,
         declaration=given.declaration,
         rule_id=rule_for(decision.refusal).id,
-        remedy=union_remedy(decision.refusal),
+        remedy=union_remedy(decision.refusal, named=translation.named),
         offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
     )
     return report, [refusal_finding(judged, decision, refusal)]
@@ -153,4 +184,10 @@ def union_context(translation: Translation) -> Hashable:
     is read from the translation's kind and egress rules (§4)."""
     spec = translation.manifest.get("spec")
     egress = spec.get("egress") if isinstance(spec, dict) else None
-    return ("egress", translation.kind, translation.policy_kind, compact_json(egress))
+    context = ("egress", translation.kind, translation.policy_kind, compact_json(egress))
+    if translation.companion is None and translation.named:
+        return context
+    # An `allow` intent's hosts are part of its allowance; a translation
+    # read back by no host exempts no document (issue 17).
+    companion = compact_json(translation.companion.get("spec")) if translation.companion else ""
+    return (*context, companion, translation.named)

@@ -25,7 +25,7 @@ from lint.kinds import (
     VALIDATING_ADMISSION_POLICY_BINDING,
 )
 from lint.report.model import Finding
-from lint.sandboxes import profile_key
+from lint.sandboxes import profile_key, target_object
 
 DEFAULT_LABEL_DOMAINS = ("sandbox.users.io",)
 
@@ -35,13 +35,15 @@ def missing_templates(inventory: Inventory, entries: Iterable[DeclaredSandbox]) 
     for entry in entries:
         if entry.external:
             continue
-        if (
-            inventory.namespace(entry.namespace).named(SANDBOX_TEMPLATE.name, entry.template)
-            is None
-        ):
+        if target_object(entry, inventory.namespace(entry.namespace)) is None:
+            unknown = (
+                "its pod labels and controller policy are unknown"
+                if entry.workload is None
+                else "the labels of its pods are unknown"
+            )
             message = (
-                f"no SandboxTemplate {entry.template!r} in namespace {entry.namespace} is in the "
-                "manifests; its pod labels and controller policy are unknown"
+                f"no {entry.target_kind} {entry.template!r} in namespace {entry.namespace} "
+                f"is in the manifests; {unknown}"
             )
             findings.append(rule_finding("template-not-found", message, declared_location(entry)))
     return findings

@@ -29,7 +29,6 @@ from lint.decision.model import Subject
 from lint.declarations import DeclaredSandbox
 from lint.intake import take_in
 from lint.inventory import Inventory
-from lint.kinds import SANDBOX_TEMPLATE
 from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem
 from lint.parallel.lifetime import collector_paused
 from lint.report.model import (
@@ -41,7 +40,7 @@ from lint.report.model import (
     SandboxReport,
 )
 from lint.report.ordering import finding_key, sandbox_key
-from lint.sandboxes import acquisition_paths, pod_labels
+from lint.sandboxes import declared_paths, pod_labels, sandbox_template, target_object
 from lint.suppression import suppress
 
 
@@ -117,11 +116,12 @@ def _check_sandbox(
     ctx: CheckContext, declared: DeclaredSandbox
 ) -> tuple[list[SandboxReport], list[Finding]]:
     namespace = ctx.inventory.namespace(declared.namespace)
-    template = namespace.named(SANDBOX_TEMPLATE.name, declared.template)
+    template = sandbox_template(declared, namespace)
+    target = target_object(declared, namespace)
     at = declared_location(declared)
     reports, findings = [], []
-    for path in acquisition_paths(declared.paths, namespace, declared.template):
-        labels = pod_labels(declared, template, path)
+    for path in declared_paths(declared, namespace):
+        labels = pod_labels(declared, target, path)
         subject = Subject(declared.namespace, labels)
         ref = SandboxRef(declared.namespace, declared.template, declared.profile, path)
         egress, egress_findings = check_egress(
@@ -135,7 +135,8 @@ def _check_sandbox(
                 ctx, IngressInput(ref, engine, declared.agent_port, subject, template, at)
             )
             findings.extend(ingress_findings)
-        reports.append(SandboxReport(ref, labels, egress, ingress, at))
+        workload = declared.workload.kind if declared.workload is not None else None
+        reports.append(SandboxReport(ref, labels, egress, ingress, at, declared.host, workload))
     return reports, findings
 
 

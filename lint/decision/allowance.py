@@ -43,7 +43,8 @@ ALL_NAMES: Final[Literal["all"]] = "all"
 
 
 def build_allowance(translation: Translation) -> Allowance:
-    """Build the allowance from the translated manifest (§4.1 Cilium, §4.2 core)."""
+    """Build the allowance from the translated manifest (§4.1 Cilium, §4.2
+    core; an ``allow`` intent's companion adds §4.1 to §4.2)."""
     rules = _egress_rules(translation.manifest)
     named = NamedRef(kind=translation.kind, name=translation.name)
     if translation.kind == CILIUM_KIND:
@@ -57,6 +58,19 @@ def build_allowance(translation: Translation) -> Allowance:
             named_object=named,
         )
     destinations, permits_everything = _core_destinations(rules)
+    if translation.companion is not None:
+        # An `allow` intent with `allowHosts`: §4.2 over the rules, plus §4.1
+        # over the CiliumNetworkPolicy that carries the hosts.
+        hosts = _egress_rules(translation.companion)
+        return Allowance(
+            destinations=(*destinations, Destination(peer=RESOLVER_PEER, ports=RESOLVER_PORTS)),
+            fqdns=_fqdn_grants(hosts),
+            dns_narrowed_to=_dns_narrowed_to(hosts),
+            permits_everything=permits_everything,
+            permits_nothing=False,
+            policy_kind=translation.policy_kind,
+            named_object=named,
+        )
     return Allowance(
         destinations=destinations,
         fqdns=(),

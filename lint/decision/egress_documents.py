@@ -114,7 +114,12 @@ def _core_enforces(policy_types: list[JSON] | None, egress: list[JSON] | None) -
 def _is_translation_name(name: str, translation: Translation, subject: Subject) -> bool:
     # Candidates are the sandbox namespace's objects (§5.1), so the namespace
     # only has to agree with the translation's own.
-    return name == translation.name and translation.namespace == subject.namespace
+    # A translation no host reads back by name exempts nothing (issue 17).
+    return (
+        translation.named
+        and name == translation.name
+        and translation.namespace == subject.namespace
+    )
 
 
 # --- §5.4 Cilium ----------------------------------------------------------------

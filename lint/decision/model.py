@@ -129,13 +129,22 @@ class Allowance:
 
 @dataclass(frozen=True, slots=True)
 class Translation:
-    """The one manifest the operator is expected to apply (§3)."""
+    """The one manifest the operator is expected to apply (§3).
+
+    ``companion`` is a second manifest an ``allow`` intent with
+    ``allowHosts`` needs beside its NetworkPolicy: the CiliumNetworkPolicy
+    whose §4.1 allowance adds the hosts (issue 17). ``named`` is False when
+    no host reads the object back by name (``host: none``): then no
+    document is exempt from rule judgement (§11.2) and no named comparison
+    runs (§12)."""
 
     kind: str
     policy_kind: str
     namespace: str
     name: str
     manifest: dict[str, JSON]
+    companion: dict[str, JSON] | None = None
+    named: bool = True
 
 
 class ErrorClass(StrEnum):

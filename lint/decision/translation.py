@@ -9,8 +9,16 @@ them, so every dict below is built literally in the order §3 gives.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Final, Literal
 
+from lint.decision.allow_rules import (
+    ALLOW_HOSTS_FIELD,
+    ALLOW_POLICY_KIND,
+    allow_hosts,
+    allow_hosts_rules,
+    validate_allow_rules,
+)
 from lint.decision.cidr import is_ipv6_text
 from lint.decision.constants import (
     CILIUM_API_VERSION,
@@ -40,10 +48,12 @@ from lint.decision.hosts import (
 from lint.decision.model import ConfigRefusal, ErrorClass, Translation
 from lint.decision.validation import (
     default_policy_name,
+    engine_of,
     narrowing_active,
     policy_object,
     profile_label_key,
     unknown_kind_refusal,
+    validate_allow_egress,
     validate_egress,
     validate_narrowing,
 )
@@ -56,7 +66,9 @@ __all__ = [
     "profile_label_key",
     "selector_labels",
     "translate",
+    "translate_allow",
     "translate_per_sandbox",
+    "with_selector",
 ]
 
 OwnerKind = Literal["SandboxClaim", "Sandbox"]
@@ -108,6 +120,76 @@ def translate(egress: Mapping[str, JSON], template: str, namespace: str) -> Tran
         )
         return Translation(CILIUM_KIND, kind, namespace, name, manifest)
     raise unknown_kind_refusal(policy)
+
+
+def translate_allow(
+    egress: Mapping[str, JSON],
+    template: str,
+    namespace: str,
+    selector: Mapping[str, str] | None = None,
+) -> Translation:
+    """Validate and translate an ``allow`` intent (issue 17): a core
+    NetworkPolicy whose ``spec.egress`` is the ``allow`` list as written,
+    and, with ``allowHosts``, a CiliumNetworkPolicy of the same name beside
+    it (the translation's ``companion``). ``selector`` None selects the
+    namzu template label (and the profile label, §3.1); the name is
+    ``networkPolicyName`` or the default name (§1.6)."""
+    rules = validate_allow_rules(egress.get("allow"))
+    hosts = None
+    if ALLOW_HOSTS_FIELD in egress:
+        if engine_of(egress) != "cilium":
+            raise ConfigRefusal(
+                ALLOW_HOSTS_FIELD,
+                ErrorClass.UNENFORCEABLE_POLICY,
+                f"config.egress.allowHosts names hostnames, but the engine is "
+                f"{compact_json(engine_of(egress))}: a core NetworkPolicy can only name "
+                "ipBlock, podSelector and namespaceSelector destinations. Set "
+                "`engine: cilium` if the cluster runs Cilium, or write the "
+                "destinations as allow rules.",
+            )
+        hosts = allow_hosts(egress[ALLOW_HOSTS_FIELD])
+    validate_allow_egress(egress, template)
+    profile = egress.get("profile", None)
+    name = _policy_name(egress, template, profile)
+    labels: dict[str, JSON] = (
+        selector_labels(template, profile, profile_label_key(egress))
+        if selector is None
+        else dict(selector)
+    )
+    metadata: dict[str, JSON] = {"name": name, "namespace": namespace}
+    manifest = _core_manifest(list(rules), metadata, labels)
+    companion = None
+    if hosts is not None:
+        companion = {
+            "apiVersion": CILIUM_API_VERSION,
+            "kind": CILIUM_KIND,
+            "metadata": dict(metadata),
+            "spec": {
+                "endpointSelector": {"matchLabels": dict(labels)},
+                "egress": allow_hosts_rules(hosts),
+            },
+        }
+    return Translation(CORE_KIND, ALLOW_POLICY_KIND, namespace, name, manifest, companion)
+
+
+def with_selector(translation: Translation, labels: Mapping[str, str]) -> Translation:
+    """The same translation selecting ``labels`` instead of the namzu
+    labels, and read back by no host (``host: none``, issue 17)."""
+    return replace(
+        translation,
+        manifest=_reselected(translation.manifest, labels),
+        companion=(
+            None if translation.companion is None else _reselected(translation.companion, labels)
+        ),
+        named=False,
+    )
+
+
+def _reselected(manifest: Mapping[str, JSON], labels: Mapping[str, str]) -> dict[str, JSON]:
+    spec = dict(manifest["spec"])
+    key = "endpointSelector" if "endpointSelector" in spec else "podSelector"
+    spec[key] = {"matchLabels": dict(labels)}
+    return {**manifest, "spec": spec}
 
 
 def translate_per_sandbox(

@@ -125,10 +125,26 @@ UNION_REMEDIES: dict[str, str] = {
 }
 
 
-def union_remedy(refusal: str) -> str:
-    """The remedy for one union refusal (§11.4). Raises ValueError for a
-    string outside the refusal vocabulary."""
+UNNAMED_UNION_REMEDIES: dict[str, str] = {
+    EgressRefusal.POLICY_WIDENS_EGRESS: (
+        "Narrow or delete this policy so it stays inside the declared intent: Kubernetes "
+        "unions every policy that selects the pod."
+    ),
+    EgressRefusal.NO_ENFORCING_POLICY: (
+        "Apply a policy whose selector matches these pod labels and which enforces Egress "
+        "(`egress-lint generate` writes one from the declaration)."
+    ),
+    EgressRefusal.NOT_EVALUABLE: "Fix or remove the policy that cannot be evaluated.",
+}
+"""The remedies under ``host: none`` (issue 17), where there is no named
+object and no ``verify: named-object-only`` to go back to."""
+
+
+def union_remedy(refusal: str, *, named: bool = True) -> str:
+    """The remedy for one union refusal (§11.4); ``named`` False for a
+    translation no host reads back. Raises ValueError for a string outside
+    the refusal vocabulary."""
     try:
-        return UNION_REMEDIES[refusal]
+        return (UNION_REMEDIES if named else UNNAMED_UNION_REMEDIES)[refusal]
     except KeyError:
         raise ValueError(f"not an egress union refusal: {refusal!r}") from None

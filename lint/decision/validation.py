@@ -45,6 +45,7 @@ __all__ = [
     "policy_object",
     "profile_label_key",
     "unknown_kind_refusal",
+    "validate_allow_egress",
     "validate_egress",
     "validate_narrowing",
 ]
@@ -158,6 +159,24 @@ def validate_egress(egress: Mapping[str, JSON], template: str) -> None:
     _check_enforceability(egress, policy)
     _check_profile(egress)
     _check_per_sandbox(egress)
+    _check_policy_name(egress, template)
+
+
+def validate_allow_egress(egress: Mapping[str, JSON], template: str) -> None:
+    """The checks an ``allow`` intent (issue 17) shares with a policy kind:
+    the profile (§2.4) and the default name length (§2.6). Narrowing and
+    per-sandbox settings shape a hostname allowlist kind, so an ``allow``
+    intent refuses them."""
+    for field in ("ciliumNarrowing", "perSandbox"):
+        if field in egress:
+            raise ConfigRefusal(
+                field,
+                ErrorClass.POLICY_CONFIG,
+                f"config.egress.{field} shapes a `policy` allowlist and has no meaning "
+                "beside `allow`: write ports in the allow rules, and hosts with their "
+                "ports in allowHosts.",
+            )
+    _check_profile(egress)
     _check_policy_name(egress, template)
 
 

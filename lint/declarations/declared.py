@@ -10,12 +10,14 @@ default is written.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
-from lint.decision.translation import translate
+from lint.decision.translation import translate, with_selector
 from lint.decision.values import JSON
 from lint.declarations.entries import Declarations, DeclaredSandbox, IngressCheck
 from lint.inventory import Inventory, KubeObject
 from lint.kinds import SANDBOX_TEMPLATE
+from lint.sandboxes import pod_labels, target_object
 
 DEFAULT_EGRESS: Mapping[str, JSON] = {"policy": {"kind": "deny-all"}, "engine": "core"}
 """The egress every SandboxTemplate is held to when no file declares one."""
@@ -28,13 +30,24 @@ def declared_sandboxes(
     A later apply of the same template name in the same namespace (a
     kustomize overlay over its base) replaces the earlier one."""
     if not declarations.defaults_applied:
-        return declarations.entries
+        return tuple(_selecting_own_pods(entry, inventory) for entry in declarations.entries)
     templates = {
         (t.namespace, t.name): t
         for t in inventory.all_of_kind(SANDBOX_TEMPLATE.name)
         if t.name is not None and t.namespace is not None
     }
     return tuple(_defaulted(template) for template in templates.values())
+
+
+def _selecting_own_pods(entry: DeclaredSandbox, inventory: Inventory) -> DeclaredSandbox:
+    """Under ``host: none`` the translation selects the pods' own labels on
+    the direct path (the target's pod template and ``podLabels``), which
+    only the manifests tell (issue 17). ``generate`` writes that selector."""
+    if entry.host != "none":
+        return entry
+    namespace = inventory.namespace(entry.namespace)
+    labels = pod_labels(entry, target_object(entry, namespace), "direct")
+    return replace(entry, translation=with_selector(entry.translation, labels))
 
 
 def _defaulted(template: KubeObject) -> DeclaredSandbox:

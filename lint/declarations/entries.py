@@ -29,6 +29,26 @@ class IngressCheck:
     engine: EngineName | None = None
 
 
+HostName = Literal["namzu", "none"]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A declared target that is not a SandboxTemplate: a Deployment,
+    StatefulSet, DaemonSet, ReplicaSet, Job, CronJob or Pod (issue 17)."""
+
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ExpectedObject:
+    """The one policy object a ``host: none`` entry names with ``expect``."""
+
+    kind: str
+    name: str
+
+
 @dataclass(frozen=True)
 class DeclarationNote:
     """Something worth saying about a declaration that is not an error, for
@@ -74,6 +94,18 @@ class DeclaredSandbox:
     line: int
     source: str | None = None
     lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)
+    host: HostName = "namzu"
+    """Who creates the pods: the namzu host (its template label, profiles,
+    the named object it reads back) or ``none`` (issue 17)."""
+    workload: Workload | None = None
+    """The workload whose pods are declared; ``template`` is then its name."""
+    expect: ExpectedObject | None = None
+    """Under ``host: none``, the policy object that must exist and stay inside."""
+
+    @property
+    def target_kind(self) -> str:
+        """The kind of the declared target: ``SandboxTemplate`` or the workload's."""
+        return "SandboxTemplate" if self.workload is None else self.workload.kind
 
     @property
     def defaulted(self) -> bool:

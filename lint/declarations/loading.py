@@ -16,17 +16,20 @@ from pathlib import Path as FilePath
 from pydantic import ValidationError
 
 from lint.decision.model import ConfigRefusal, Translation
-from lint.decision.translation import translate
+from lint.decision.translation import translate, translate_allow, with_selector
 from lint.decision.values import JSON
 from lint.declarations.discovery import display_name
 from lint.declarations.entries import (
     DeclarationNote,
     Declarations,
     DeclaredSandbox,
+    ExpectedObject,
+    HostName,
     IngressCheck,
+    Workload,
 )
 from lint.declarations.errors import DeclarationError
-from lint.declarations.fieldpaths import Path, join_path, line_of, parse_path
+from lint.declarations.fieldpaths import Path, format_path, join_path, line_of, parse_path
 from lint.declarations.hosts_file import HostList, read_hosts_file
 from lint.declarations.merging import MergedEgress, merge_egress
 from lint.declarations.models import DeclarationFileModel, SandboxModel
@@ -100,25 +103,166 @@ class _EntryLoader:
         self, index: int, sandbox: SandboxModel
     ) -> tuple[DeclaredSandbox, list[DeclarationNote]]:
         prefix = f"sandboxes[{index}]"
+        target = self._target(index, sandbox)
+        host = self._host(index, sandbox)
         merged = merge_egress(self._tree.value, self._tree.lines, index)
         resolved = self._with_hosts_file(merged, prefix)
+        self._check_intent(index, resolved.merged)
+        self._check_host(index, sandbox, host, resolved.merged)
         namespace = self._namespace(sandbox)
-        translation = self._translate(resolved, sandbox.template, namespace, prefix)
+        translation = self._translate(resolved, target, namespace, prefix)
+        if host == "none":
+            # The selector is the pods' own labels, known once the manifests
+            # are read (lint.declarations.declared); no host reads it back.
+            translation = with_selector(translation, dict(sandbox.pod_labels))
         entry = DeclaredSandbox(
             index=index,
-            template=sandbox.template,
+            template=target,
             namespace=namespace,
             external=sandbox.external,
             pod_labels=dict(sandbox.pod_labels),
             paths=tuple(dict.fromkeys(sandbox.paths)) if sandbox.paths else None,
             egress=resolved.merged.egress,
-            ingress=_ingress(sandbox),
+            ingress=_ingress(sandbox, host),
             translation=translation,
             file=self._tree.file,
             line=self._tree.lines[("sandboxes", index)],
             lines=resolved.merged.lines,
+            host=host,
+            workload=(
+                None
+                if sandbox.workload is None
+                else Workload(sandbox.workload.kind, sandbox.workload.name)
+            ),
+            expect=(
+                None
+                if sandbox.expect is None
+                else ExpectedObject(sandbox.expect.kind, sandbox.expect.name)
+            ),
         )
         return entry, entry_notes(entry.egress, prefix, entry.file, entry.line_of)
+
+    def _entry_error(self, index: int, field: Path, message: str) -> DeclarationError:
+        """An error at a field of entry ``index`` (``()`` is the entry itself)."""
+        parts: Path = ("sandboxes", index, *field)
+        line = line_of(self._tree.lines, parts)
+        return DeclarationError(
+            path=format_path(parts),
+            file=self._tree.file,
+            line=line,
+            message=message,
+            excerpt=self._tree.excerpt(line),
+        )
+
+    def _target(self, index: int, sandbox: SandboxModel) -> str:
+        """The name of the entry's one target: a template or a workload."""
+        if sandbox.template is None and sandbox.workload is None:
+            raise self._entry_error(index, ("template",), "is required")
+        if sandbox.template is not None and sandbox.workload is not None:
+            raise self._entry_error(
+                index,
+                ("workload",),
+                "an entry declares one target: `template: <SandboxTemplate>` or "
+                "`workload: {kind: Deployment, name: <name>}` (also StatefulSet, "
+                "DaemonSet, ReplicaSet, Job, CronJob, Pod), not both",
+            )
+        if sandbox.workload is not None and sandbox.paths and "pooled" in sandbox.paths:
+            raise self._entry_error(
+                index,
+                ("paths",),
+                "a workload's pods are its own, never out of a SandboxWarmPool: "
+                "the only path is `direct`",
+            )
+        if sandbox.workload is not None:
+            return sandbox.workload.name
+        assert sandbox.template is not None
+        return sandbox.template
+
+    def _host(self, index: int, sandbox: SandboxModel) -> HostName:
+        """The entry's ``host``, else ``defaults.host``, else ``none`` for a
+        workload and ``namzu`` for a template. The namzu host makes pods from
+        SandboxTemplates only."""
+        defaults = self._tree.value.get("defaults")
+        inherited = defaults.get("host") if isinstance(defaults, dict) else None
+        host: HostName = (
+            sandbox.host or inherited or ("none" if sandbox.workload is not None else "namzu")
+        )
+        if sandbox.workload is not None and host == "namzu":
+            where: Path = ("host",) if sandbox.host is not None else ("workload",)
+            raise self._entry_error(
+                index,
+                where,
+                f"host is namzu, but the namzu host only creates pods from "
+                f"SandboxTemplates, never from a {sandbox.workload.kind}; set `host: none` "
+                "for a workload"
+                + ("" if sandbox.host is not None else " (namzu is inherited from `defaults`)"),
+            )
+        return host
+
+    def _check_intent(self, index: int, merged: MergedEgress) -> None:
+        """At most one of ``policy`` and ``allow`` (neither is refused by the
+        translation, as before); ``allowHosts`` only with ``allow``."""
+        egress = merged.egress
+        lines = merged.lines
+
+        def error(field: str, message: str) -> DeclarationError:
+            parts: Path = ("egress", field)
+            line = line_of(lines, parts)
+            return DeclarationError(
+                path=format_path(("sandboxes", index, *parts)),
+                file=self._tree.file,
+                line=line,
+                message=message,
+                excerpt=self._tree.excerpt(line),
+            )
+
+        if "policy" in egress and "allow" in egress:
+            raise error(
+                "allow",
+                "egress declares both `policy` and `allow`; declare exactly one intent",
+            )
+        if "allowHosts" in egress and "allow" not in egress:
+            raise error(
+                "allowHosts",
+                "allowHosts goes with `allow`; write `allow: []` for hosts only",
+            )
+
+    def _check_host(
+        self, index: int, sandbox: SandboxModel, host: HostName, merged: MergedEgress
+    ) -> None:
+        """What ``host: none`` refuses: the namzu host's own settings."""
+        if host == "namzu":
+            if sandbox.expect is not None:
+                raise self._entry_error(
+                    index,
+                    ("expect",),
+                    "expect names the policy object of a `host: none` entry; the namzu "
+                    "host reads back its own named object (networkPolicyName)",
+                )
+            return
+        for field in ("profile", "profileLabelKey", "perSandbox"):
+            if field in merged.egress:
+                line = line_of(merged.lines, ("egress", field))
+                inherited = " (inherited from `defaults`)" if field in merged.inherited else ""
+                raise DeclarationError(
+                    path=format_path(("sandboxes", index, "egress", field)),
+                    file=self._tree.file,
+                    line=line,
+                    message=f"{field} is a setting of the namzu host, and this entry says "
+                    f"`host: none`{inherited}; nothing would apply it. Remove it, or "
+                    "name the policy object with `expect: {kind, name}`",
+                    excerpt=self._tree.excerpt(line),
+                )
+        if merged.egress.get("verify") == "named-object-only" and sandbox.expect is None:
+            line = line_of(merged.lines, ("egress", "verify"))
+            raise DeclarationError(
+                path=format_path(("sandboxes", index, "egress", "verify")),
+                file=self._tree.file,
+                line=line,
+                message="verify is named-object-only, but a `host: none` entry without "
+                "`expect` names no object, so nothing would be checked",
+                excerpt=self._tree.excerpt(line),
+            )
 
     def _namespace(self, sandbox: SandboxModel) -> str:
         """Entry, then ``--namespace``, then ``defaultNamespace`` (DESIGN §2.1)."""
@@ -156,8 +300,11 @@ class _EntryLoader:
     def _translate(
         self, resolved: _Resolved, template: str, namespace: str, prefix: str
     ) -> Translation:
+        egress = resolved.merged.egress
         try:
-            return translate(resolved.merged.egress, template, namespace)
+            if "allow" in egress:
+                return translate_allow(egress, template, namespace)
+            return translate(egress, template, namespace)
         except ConfigRefusal as refusal:
             raise self._refusal_error(refusal, resolved, prefix) from None
 
@@ -192,11 +339,12 @@ def _replace_policy(
     return MergedEgress({**merged.egress, "policy": policy}, merged.inherited, lines)
 
 
-def _ingress(sandbox: SandboxModel) -> IngressCheck | None:
-    """Absent: checked with the default engine; ``unverified``: not checked
-    (SEMANTICS.md §1.5)."""
+def _ingress(sandbox: SandboxModel, host: HostName) -> IngressCheck | None:
+    """Absent: checked with the default engine, except under ``host: none``,
+    where no sandbox host connects to an agent port; ``unverified``: not
+    checked (SEMANTICS.md §1.5)."""
     if sandbox.ingress is None:
-        return IngressCheck()
+        return IngressCheck() if host == "namzu" else None
     if sandbox.ingress == "unverified":
         return None
     return IngressCheck(sandbox.ingress.agent_port, sandbox.ingress.engine)
@@ -222,6 +370,8 @@ def _refuse_duplicates(entries: list[DeclaredSandbox]) -> None:
     seen: dict[tuple[str, str, str], DeclaredSandbox] = {}
     for entry in entries:
         expected = entry.translation
+        if not expected.named:
+            continue  # `host: none`: no host reads an object back by name
         key = (entry.namespace, expected.kind, expected.name)
         first = seen.setdefault(key, entry)
         if first is not entry:

@@ -3,8 +3,10 @@
 ``defaults`` is merged under each entry's ``egress`` one top-level key at a
 time: a key the entry writes replaces the default value as a whole (no
 deep merge, so an entry's ``policy`` or ``ciliumNarrowing`` never inherits
-half of another one). Lines follow the values: a key taken from
-``defaults`` keeps the line where ``defaults`` writes it.
+half of another one), and ``policy``, ``allow`` and ``allowHosts`` are
+one intent: an entry that writes any of them inherits none. Lines follow
+the values: a key taken from ``defaults`` keeps the line where
+``defaults`` writes it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from dataclasses import dataclass
 
 from lint.decision.values import JSON
 from lint.declarations.fieldpaths import Path
+
+INTENT_KEYS: frozenset[str] = frozenset({"policy", "allow", "allowHosts"})
+"""The keys that say what may leave: one ``policy``, or ``allow`` with its hosts."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,12 @@ def merge_egress(
     entry = document["sandboxes"][index]
     own = _as_mapping(entry.get("egress"))
     defaults = _as_mapping(document.get("defaults"))
+    # `host` is an entry's own setting, not part of its egress.
+    defaults.pop("host", None)
+    if INTENT_KEYS & own.keys():
+        # The intent is one slot: an entry's `allow` replaces a default
+        # `policy`, and its `policy` a default `allow` (with its hosts).
+        defaults = {key: value for key, value in defaults.items() if key not in INTENT_KEYS}
     inherited = frozenset(key for key in defaults if key not in own)
     egress = {key: defaults[key] for key in defaults if key in inherited}
     egress.update(own)

@@ -82,9 +82,13 @@ class PolicyModel(_Strict):
 
 class EgressModel(_Strict):
     """``egress`` and ``defaults``: the host's ``config.egress`` (SEMANTICS.md
-    §1.1). ``policy`` is optional here because ``defaults`` may supply it."""
+    §1.1). ``policy`` is optional here because ``defaults`` may supply it.
+    ``allow`` and ``allowHosts`` are the linter's own form beside ``policy``
+    (issue 17), checked by ``lint.decision.allow_rules``."""
 
     policy: PolicyModel | None = None
+    allow: Any = None
+    allow_hosts: Any = None
     engine: Engine = "core"
     verify: str = "union"
     network_policy_name: str | None = None
@@ -111,10 +115,39 @@ IngressField = Annotated[
 ]
 
 
-class SandboxModel(_Strict):
-    """One entry of ``sandboxes``."""
+Host = Literal["namzu", "none"]
+WorkloadKind = Literal[
+    "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"
+]
 
-    template: NonEmpty
+
+class DefaultsModel(EgressModel):
+    """``defaults``: every ``egress`` field, and the entries' default ``host``."""
+
+    host: Host | None = None
+
+
+class WorkloadModel(_Strict):
+    """``workload``: a target that is not a SandboxTemplate (issue 17)."""
+
+    kind: WorkloadKind
+    name: NonEmpty
+
+
+class ExpectModel(_Strict):
+    """``expect``: the one policy object a ``host: none`` entry names."""
+
+    kind: Literal["NetworkPolicy", "CiliumNetworkPolicy"]
+    name: NonEmpty
+
+
+class SandboxModel(_Strict):
+    """One entry of ``sandboxes``: a ``template`` or a ``workload``."""
+
+    template: NonEmpty | None = None
+    workload: WorkloadModel | None = None
+    host: Host | None = None
+    expect: ExpectModel | None = None
     namespace: NonEmpty | None = None
     external: bool = False
     pod_labels: dict[str, str] = Field(default_factory=dict)
@@ -128,5 +161,5 @@ class DeclarationFileModel(_Strict):
 
     version: Literal[1]
     default_namespace: NonEmpty | None = None
-    defaults: EgressModel | None = None
+    defaults: DefaultsModel | None = None
     sandboxes: Annotated[list[SandboxModel], Field(min_length=1)]

@@ -16,6 +16,7 @@ from typing import Any, Final
 from lint import __version__
 from lint.decision.model import EgressVerdict
 from lint.decision.values import render_labels
+from lint.declarations.entries import DeclaredSandbox
 from lint.explain.sandbox import Explanation, PolicyView, RuleView
 from lint.explain.selection import declared_at
 from lint.explain.verdict import Hit, ToVerdict
@@ -63,13 +64,14 @@ def render_json(explanation: Explanation, to: ToVerdict | None) -> str:
             "path": explanation.path,
             "podLabels": dict(sorted(explanation.labels.items())),
             "declaredAt": declared_at(chosen),
+            **_target(chosen),
         },
         "egress": {
             "policyKind": translation.policy_kind,
             "engine": chosen.engine,
             "ciliumPoliciesRead": explanation.cilium_read,
             "ciliumPoliciesSkipped": explanation.cilium_skipped,
-            "expected": {"kind": translation.kind, "name": translation.name},
+            "expected": _expected(explanation),
         },
         "union": {
             "refusal": explanation.decision.refusal,
@@ -168,14 +170,42 @@ def render_text(explanation: Explanation, to: ToVerdict | None) -> str:
     return "\n".join(escape(line) for line in lines) + "\n"
 
 
+def _target(chosen: DeclaredSandbox) -> dict[str, Any]:
+    """``host`` and ``workload``, written only when not the default, so a
+    namzu template's explanation keeps its bytes."""
+    fields: dict[str, Any] = {}
+    if chosen.host != "namzu":
+        fields["host"] = chosen.host
+    if chosen.workload is not None:
+        fields["workload"] = {"kind": chosen.workload.kind, "name": chosen.template}
+    return fields
+
+
+def _expected(explanation: Explanation) -> dict[str, str] | None:
+    """The named object: the translation's, a ``host: none`` entry's
+    ``expect``, or none."""
+    translation = explanation.translation
+    if translation.named:
+        return {"kind": translation.kind, "name": translation.name}
+    expect = explanation.chosen.expect
+    return None if expect is None else {"kind": expect.kind, "name": expect.name}
+
+
 def _header(explanation: Explanation) -> Iterator[str]:
     chosen = explanation.chosen
     translation = explanation.translation
     profile = f", profile {chosen.profile}" if chosen.profile else ""
     engine = chosen.engine
-    yield f"Sandbox {chosen.template}{profile} in {chosen.namespace}, path {explanation.path}"
+    target = chosen.template
+    if chosen.workload is not None:
+        target = f"{chosen.workload.kind} {chosen.template}"
+    yield f"Sandbox {target}{profile} in {chosen.namespace}, path {explanation.path}"
     yield f"  declared at {declared_at(chosen)}: {translation.policy_kind}, engine {engine}"
-    yield f"  expects {translation.kind}/{translation.name}"
+    expected = _expected(explanation)
+    if expected is None:
+        yield "  expects no named object (host: none)"
+    else:
+        yield f"  expects {expected['kind']}/{expected['name']}"
     yield f"  pod labels: {render_labels(explanation.labels)}"
     if explanation.cilium_skipped:
         yield (

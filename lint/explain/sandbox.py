@@ -25,10 +25,9 @@ from lint.decision.values import JSON
 from lint.declarations.entries import DeclaredSandbox
 from lint.explain.grants import RuleGrants, cilium_rule_grants, core_rule_grants
 from lint.inventory import Inventory
-from lint.kinds import SANDBOX_TEMPLATE
 from lint.loading import LoadProblem
 from lint.report.model import ExaminedEntry, Location
-from lint.sandboxes import Path, acquisition_paths, pod_labels
+from lint.sandboxes import Path, declared_paths, pod_labels, sandbox_template, target_object
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +90,9 @@ def explain(
     """Judge every candidate for the chosen sandbox on one acquisition path
     (the first of its paths unless ``path`` is given)."""
     namespace = inventory.namespace(chosen.namespace)
-    template = namespace.named(SANDBOX_TEMPLATE.name, chosen.template)
-    walked = path or acquisition_paths(chosen.paths, namespace, chosen.template)[0]
-    labels = pod_labels(chosen, template, walked)
+    template = sandbox_template(chosen, namespace)
+    walked = path or declared_paths(chosen, namespace)[0]
+    labels = pod_labels(chosen, target_object(chosen, namespace), walked)
     subject = Subject(chosen.namespace, labels)
     allowance = build_allowance(chosen.translation)
     with_cilium = chosen.engine == "cilium" or read_cilium == "always"
@@ -103,6 +102,8 @@ def explain(
         return egress_documents(candidate, subject, allowance, chosen.translation)
 
     named = (chosen.translation.kind, chosen.translation.name)
+    if not chosen.translation.named:
+        named = ("", "")  # `host: none`: no document is exempt
     judging = Judging(read, examine, union_context(chosen.translation), "egress", subject, named)
     ctx = CheckContext(inventory, problems, read_cilium)
     judged = judged_entries(ctx, scope, labels, judging)

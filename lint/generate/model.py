@@ -21,11 +21,15 @@ class Source:
     template: str
     profile: str | None
     defaulted: bool = False
+    kind: str = "SandboxTemplate"
+    """The declared target's kind: ``template`` names a workload otherwise."""
 
 
 def source_of(sandbox: DeclaredSandbox) -> Source:
     """The provenance a generated object's header names for ``sandbox``."""
-    return Source(sandbox.where, sandbox.template, sandbox.profile, sandbox.defaulted)
+    return Source(
+        sandbox.where, sandbox.template, sandbox.profile, sandbox.defaulted, sandbox.target_kind
+    )
 
 
 @dataclass(frozen=True)

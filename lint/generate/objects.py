@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from lint.decision.allow_rules import ALLOW_POLICY_KIND
 from lint.decision.cidr import is_ipv6_text
 from lint.decision.constants import CILIUM_KIND, CORE_KIND, IPV4_EXCLUSIONS, IPV6_EXCLUSIONS
 from lint.decision.validation import narrowing_active, profile_label_key
@@ -25,6 +26,8 @@ from lint.generate.per_sandbox import by_namespace, per_sandbox_objects
 __all__ = ["GenerateError", "GeneratedObject", "Source", "plan"]
 
 
+ALLOW_TEMPLATE: Final = "networkpolicy-allow.yaml.j2"
+ALLOW_HOSTS_TEMPLATE: Final = "ciliumnetworkpolicy-allow-hosts.yaml.j2"
 EGRESS_TEMPLATES: Final = {
     CORE_KIND: "networkpolicy-egress.yaml.j2",
     CILIUM_KIND: "ciliumnetworkpolicy-egress.yaml.j2",
@@ -38,7 +41,12 @@ def plan(sandboxes: Sequence[DeclaredSandbox]) -> list[GeneratedObject]:
     objects = _ObjectSet()
     for sandbox in sandboxes:
         objects.add(egress_object(sandbox))
-    for namespace, members in by_namespace(sandboxes).items():
+        companion = hosts_object(sandbox)
+        if companion is not None:
+            objects.add(companion)
+    # The baseline selects the namzu template label: `host: none` pods lack it.
+    namzu = [sandbox for sandbox in sandboxes if sandbox.host == "namzu"]
+    for namespace, members in by_namespace(namzu).items():
         found = baseline_object(namespace, members)
         if found is not None:
             objects.add(found)
@@ -98,6 +106,16 @@ def _conflict_message(known: GeneratedObject, other: GeneratedObject) -> str:
 
 def egress_object(sandbox: DeclaredSandbox) -> GeneratedObject:
     translation = sandbox.translation
+    if translation.policy_kind == ALLOW_POLICY_KIND:
+        return GeneratedObject(
+            kind=translation.kind,
+            name=translation.name,
+            namespace=translation.namespace,
+            manifest=translation.manifest,
+            template=ALLOW_TEMPLATE,
+            facts=allow_facts(sandbox),
+            sources=(source_of(sandbox),),
+        )
     return GeneratedObject(
         kind=translation.kind,
         name=translation.name,
@@ -109,6 +127,34 @@ def egress_object(sandbox: DeclaredSandbox) -> GeneratedObject:
     )
 
 
+def hosts_object(sandbox: DeclaredSandbox) -> GeneratedObject | None:
+    """The CiliumNetworkPolicy of an ``allow`` intent's ``allowHosts``, if any."""
+    translation = sandbox.translation
+    if translation.companion is None:
+        return None
+    return GeneratedObject(
+        kind=CILIUM_KIND,
+        name=translation.name,
+        namespace=translation.namespace,
+        manifest=translation.companion,
+        template=ALLOW_HOSTS_TEMPLATE,
+        facts=allow_facts(sandbox),
+        sources=(source_of(sandbox),),
+    )
+
+
+def allow_facts(sandbox: DeclaredSandbox) -> dict[str, JSON]:
+    """What the header of an ``allow`` intent's objects explains."""
+    rules = sandbox.egress.get("allow")
+    return {
+        "policy_kind": ALLOW_POLICY_KIND,
+        "named": sandbox.translation.named,
+        "target": f"{sandbox.target_kind} {sandbox.template}",
+        "rules": len(rules) if isinstance(rules, list) else 0,
+        "hosts": sandbox.translation.companion is not None,
+    }
+
+
 def egress_facts(sandbox: DeclaredSandbox) -> dict[str, JSON]:
     """What the egress header explains: the kind and the declared options
     that shaped the manifest."""
@@ -118,6 +164,8 @@ def egress_facts(sandbox: DeclaredSandbox) -> dict[str, JSON]:
     per_sandbox = egress.get("perSandbox")
     facts: dict[str, JSON] = {
         "policy_kind": sandbox.translation.policy_kind,
+        "named": sandbox.translation.named,
+        "target": f"{sandbox.target_kind} {sandbox.template}",
         "engine": egress.get("engine") if isinstance(egress.get("engine"), str) else "core",
         "profile": profile if isinstance(profile, str) else None,
         "profile_key": profile_label_key(egress),

@@ -86,6 +86,9 @@ class _Fragments:
         document = _sandbox(sandbox, examined=False)
         egress = document.pop("egress")
         del document["ingress"], egress["union"]
+        # `host` and `workload` (issue 17) come last, after `ingress`.
+        extra = {key: document.pop(key) for key in ("host", "workload") if key in document}
+        trailer = f",{_encode(extra)[1:-1]}" if extra else ""
         union, ingress = sandbox.egress.union, sandbox.ingress
         union_text = "null" if union is None else self._decision(union, {})
         ingress_text = (
@@ -95,7 +98,7 @@ class _Fragments:
         )
         return (
             f'{_encode(document)[:-1]},"egress":{_encode(egress)[:-1]},"union":{union_text}}}'
-            f',"ingress":{ingress_text}}}'
+            f',"ingress":{ingress_text}{trailer}}}'
         )
 
     def _decision(self, decision: DecisionReport, head: dict[str, Any]) -> str:
@@ -144,8 +147,12 @@ def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]
         "policyKind": egress.policy_kind,
         "engine": egress.engine,
         "verify": egress.verify,
-        "expected": {"kind": egress.expected_kind, "name": egress.expected_name},
-        "named": _named(egress.named),
+        "expected": (
+            None
+            if egress.expected_kind is None
+            else {"kind": egress.expected_kind, "name": egress.expected_name}
+        ),
+        "named": None if egress.named is None else _named(egress.named),
         "union": _decision(egress.union, examined=examined) if egress.union is not None else None,
     }
     ingress = sandbox.ingress
@@ -154,6 +161,11 @@ def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]
         if ingress is None
         else {"agentPort": ingress.agent_port, **_decision(ingress.decision, examined=examined)}
     )
+    # Last, and only when not the default: namzu template reports keep their bytes.
+    if sandbox.host != "namzu":
+        result["host"] = sandbox.host
+    if sandbox.workload_kind is not None:
+        result["workload"] = {"kind": sandbox.workload_kind, "name": sandbox.ref.template}
     return result
 
 

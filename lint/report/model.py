@@ -91,9 +91,11 @@ class EgressReport:
     policy_kind: str
     engine: str
     verify: str
-    expected_kind: str
-    expected_name: str
-    named: NamedReport
+    expected_kind: str | None
+    """None when no host reads an object back by name (``host: none``)."""
+    expected_name: str | None
+    named: NamedReport | None
+    """None when there is no named object to compare (``host: none``)."""
     union: DecisionReport | None
 
 
@@ -110,6 +112,9 @@ class SandboxReport:
     egress: EgressReport
     ingress: IngressReport | None
     declaration: Location | None
+    host: str = "namzu"
+    workload_kind: str | None = None
+    """The kind of a declared workload (issue 17); None for a SandboxTemplate."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,11 +88,16 @@ def _sandbox_block(
     status = paint("FAIL", "error") if own else paint("ok", "ok")
     profile = f" profile {ref.profile}" if ref.profile else ""
     egress = sandbox.egress
-    lines = [f"{status} {escape(f'{ref.namespace}/{ref.template}{profile} [{ref.path} path]')}"]
-    intent = (
-        f"egress {egress.policy_kind} ({egress.engine}), "
-        f"expects {egress.expected_kind}/{egress.expected_name}"
+    target = ref.template
+    if sandbox.workload_kind is not None:
+        target = f"{sandbox.workload_kind}/{ref.template}"
+    lines = [f"{status} {escape(f'{ref.namespace}/{target}{profile} [{ref.path} path]')}"]
+    expects = (
+        "no named object (host: none)"
+        if egress.expected_kind is None
+        else f"{egress.expected_kind}/{egress.expected_name}"
     )
+    intent = f"egress {egress.policy_kind} ({egress.engine}), expects {expects}"
     lines.extend(_wrap(intent, "     "))
     for finding in own:
         lines.extend(_finding_block(finding, sandbox, paint))

@@ -177,3 +177,54 @@ def test_unparseable_policy_document_fails_closed() -> None:
     assert outcome.report["parseErrors"][0]["file"] == "manifests.yaml"
     assert _only(outcome.report)["egress"]["union"]["refusal"] == "not-evaluable"
     assert outcome.exit_code == 1
+
+
+def test_allow_intent_finds_only_the_controller_policy_on_the_pooled_path() -> None:
+    """Issue 17: three narrow policies, each inside the declared `allow`, are
+    `within`; the one finding is the controller's policy, at the template."""
+    outcome = run_scenario("allow-chart")
+    direct, pooled = _only(outcome.report), _only(outcome.report, "pooled")
+    assert direct["host"] == "none"
+    assert direct["podLabels"] == {"app.kubernetes.io/name": "agent-runner"}
+    assert direct["egress"]["policyKind"] == "allow"
+    assert (direct["egress"]["expected"], direct["egress"]["named"]) == (None, None)
+    assert direct["egress"]["union"]["refusal"] is None
+    verdicts = {e["name"]: e["verdict"] for e in pooled["egress"]["union"]["examined"]}
+    assert verdicts == {
+        "runner-dns": "within",
+        "runner-otel": "within",
+        "runner-storage": "within",
+        "runner-network-policy": "widens-egress",
+    }
+    [finding] = outcome.report["findings"]
+    assert (finding["ruleId"], finding["line"], finding["sandbox"]["path"]) == (
+        "egress-policy-widens",
+        5,
+        "pooled",
+    )
+    # No named object to fall back to under host: none.
+    assert "named-object-only" not in finding["remedy"]
+
+
+def test_allow_intent_with_an_unmanaged_template_is_clean() -> None:
+    outcome = run_scenario("allow-chart-unmanaged")
+    assert outcome.exit_code == 0
+    assert outcome.report["findings"] == []
+    assert [s["path"] for s in outcome.report["sandboxes"]] == ["direct", "pooled"]
+
+
+def test_workload_declaration_reads_the_deployments_pod_labels() -> None:
+    outcome = run_scenario("workload-deployment")
+    sandbox = _only(outcome.report)
+    assert sandbox["workload"] == {"kind": "Deployment", "name": "api"}
+    assert sandbox["podLabels"] == {"app": "api", "tier": "backend"}
+    assert sandbox["egress"]["expected"] == {"kind": "NetworkPolicy", "name": "api-egress"}
+    assert sandbox["egress"]["named"]["result"] == "match"
+    verdicts = {e["name"]: e["verdict"] for e in sandbox["egress"]["union"]["examined"]}
+    assert verdicts == {
+        "api-egress": "within",
+        "backend-https-out": "widens-egress",
+        "default-deny-egress": "within",
+        "frontend-out": "does-not-select",
+    }
+    assert _rule_ids(outcome.report) == ["egress-policy-widens"]

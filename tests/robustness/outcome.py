@@ -50,7 +50,8 @@ def outcomes(report: Report) -> dict[SandboxRef, Verdicts]:
         ingress = sandbox.ingress
         result[sandbox.ref] = Verdicts(
             union=union.refusal if union is not None else PASSES,
-            named=sandbox.egress.named.result,
+            # `host: none` without `expect` compares no named object.
+            named=sandbox.egress.named.result if sandbox.egress.named is not None else "match",
             ingress=ingress.decision.refusal if ingress is not None else PASSES,
         )
     return result
