@@ -32,6 +32,7 @@ from lint.declarations.merging import MergedEgress, merge_egress
 from lint.declarations.models import DeclarationFileModel, SandboxModel
 from lint.declarations.notes import entry_notes
 from lint.declarations.reading import Citation, SourceTree, parse_yaml, read_text
+from lint.declarations.renders import declared_renders
 from lint.declarations.schema_errors import first_schema_error
 
 _DEFAULT_NAMESPACE = "default"
@@ -60,6 +61,7 @@ def load_declarations(path: FilePath | None, *, namespace_override: str | None) 
         namespace_override=namespace_override,
         notes=tuple(notes),
         lines=tree.lines,
+        renders=declared_renders(model.renders, tree, path.parent),
     )
 
 

@@ -21,6 +21,7 @@ from typing import BinaryIO, Final, TypeAlias
 from lint.kinds import NETWORK_POLICY
 from lint.loading.documents import STDIN_NAME, LoadProblem
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
+from lint.loading.rendered import RenderedInput
 
 MANIFEST_SUFFIXES: Final = frozenset({".yaml", ".yml", ".json"})
 SKIPPED_DIRECTORIES: Final = frozenset({".git", ".hg", ".svn"})
@@ -38,6 +39,9 @@ class SourceFile:
 
     name: str
     data: bytes
+    chart_root: str | None = None
+    """For a rendered Helm chart: the directory its ``# Source:`` paths are
+    mapped into (``lint.loading.rendered``)."""
 
 
 def read_inputs(
@@ -48,9 +52,20 @@ def read_inputs(
     for path in paths:
         if path == "-":
             if walker.first_visit(("-",)):
-                yield walker.budget.take(STDIN_NAME, stdin, _read_stdin)
+                yield _standard_input(walker.budget, stdin)
             continue
         yield from walker.inputs(Path(path))
+
+
+def _standard_input(budget: _Budget, stdin: bytes | None) -> SourceFile | LoadProblem:
+    """Standard input, or a render standing in for it under its own name."""
+    if not isinstance(stdin, RenderedInput):
+        return budget.take(STDIN_NAME, stdin, _read_stdin)
+    # Plain bytes from here on: records between processes refuse subclasses.
+    taken = budget.take(stdin.name, bytes(stdin), _read_stdin)
+    if isinstance(taken, SourceFile):
+        return SourceFile(taken.name, taken.data, stdin.chart_root)
+    return taken
 
 
 def _read_stdin(size: int) -> bytes:

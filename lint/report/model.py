@@ -58,6 +58,8 @@ class Finding:
     suppressed: bool = False
     justification: str | None = None
     suppression_kind: str | None = None
+    environment: str | None = None
+    """The ``renders:`` environment the finding was found in, if any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +112,8 @@ class SandboxReport:
     egress: EgressReport
     ingress: IngressReport | None
     declaration: Location | None
+    environment: str | None = None
+    """The ``renders:`` environment this sandbox was checked in, if any."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,11 +98,19 @@ def _sandbox_block(
     sandbox: SandboxReport, findings: Iterable[Finding], paint: _Painter, show_suppressed: bool
 ) -> list[str]:
     ref = sandbox.ref
-    own = [f for f in findings if f.sandbox == ref and (show_suppressed or not f.suppressed)]
+    own = [
+        f
+        for f in findings
+        if f.sandbox == ref
+        and f.environment == sandbox.environment
+        and (show_suppressed or not f.suppressed)
+    ]
     status = paint("FAIL", "error") if own else paint("ok", "ok")
     profile = f" profile {ref.profile}" if ref.profile else ""
     egress = sandbox.egress
-    lines = [f"{status} {escape(f'{ref.namespace}/{ref.template}{profile} [{ref.path} path]')}"]
+    environment = f" in {sandbox.environment}" if sandbox.environment is not None else ""
+    heading = f"{ref.namespace}/{ref.template}{profile} [{ref.path} path]{environment}"
+    lines = [f"{status} {escape(heading)}"]
     intent = (
         f"egress {egress.policy_kind} ({egress.engine}), "
         f"expects {egress.expected_kind}/{egress.expected_name}"
@@ -120,6 +128,8 @@ def _finding_block(finding: Finding, sandbox: SandboxReport | None, paint: _Pain
     if location.source:
         where += f" (from {location.source})"
     tag = " (suppressed)" if finding.suppressed else ""
+    if finding.environment is not None and sandbox is None:
+        tag += f" in {finding.environment}"
     lines = [f"  {paint(finding.level, finding.level)} {escape(where)} {finding.rule_id}{tag}"]
     lines.extend(_wrap(finding.message, "    "))
     decision = _decision_for(finding, sandbox)
