@@ -39,6 +39,7 @@ from lint.loading import LoadLimits, RenderedInput
 from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
 from lint.render import HelmRender, RenderSpec
+from lint.render.lines import template_lines
 from lint.report.environments import in_environment, joined
 from lint.report.model import Report
 from lint.report.reporters import CHECK_REPORTERS, RenderOptions
@@ -87,11 +88,14 @@ def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> 
 
 def _checked(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     try:
-        return check_run(options, stdin=stdin)
+        run = check_run(options, stdin=stdin)
     except DeclarationError as error:
         fail(error.report(), USAGE)
     except BaselineError as error:
         fail(str(error), USAGE)
+    if isinstance(stdin, RenderedInput):
+        return dataclasses.replace(run, report=template_lines(run.report, stdin))
+    return run
 
 
 def execute_environments(
