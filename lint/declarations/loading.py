@@ -46,6 +46,7 @@ def load_declarations(path: FilePath | None, *, namespace_override: str | None) 
     shown = display_name(path)
     tree = parse_yaml(read_text(path, shown, Citation(shown)), shown)
     model = _validate(tree)
+    renders = declared_renders(model.renders, tree, path.parent)
     loader = _EntryLoader(tree, path.parent, namespace_override, model.default_namespace)
     entries, notes = [], []
     for index, sandbox in enumerate(model.sandboxes):
@@ -61,7 +62,7 @@ def load_declarations(path: FilePath | None, *, namespace_override: str | None) 
         namespace_override=namespace_override,
         notes=tuple(notes),
         lines=tree.lines,
-        renders=declared_renders(model.renders, tree, path.parent),
+        renders=renders,
     )
 
 
