@@ -181,7 +181,7 @@ def test_bad_renders_entries_are_declaration_errors(
 ) -> None:
     declaration = tmp_path / ".egress-lint.yaml"
     declaration.write_text(
-        f"version: 1\nrenders:\n  - {entry}\nsandboxes:\n  - template: t\n    egress: {policy: {kind: deny-all}}\n"
+        f"version: 1\nrenders:\n  - {entry}\nsandboxes:\n  - template: t\n    egress: {{policy: {{kind: deny-all}}}}\n"
     )
     with pytest.raises(DeclarationError, match=message) as raised:
         load_declarations(declaration, namespace_override=None)
