@@ -184,6 +184,13 @@ def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
     help="SARIF: the chart directory that '# Source:' template paths are relative to.",
 )
 @click.option(
+    "--renders",
+    "renders_only",
+    is_flag=True,
+    help="Check the declaration file's renders: environments; a usage error when it "
+    "lists none (without PATH or a render flag they are checked anyway).",
+)
+@click.option(
     "--category",
     default="egress-lint",
     show_default=True,
@@ -206,6 +213,7 @@ def check_command(
     show_suppressed: bool,
     helm_chart_root: str | None,
     category: str,
+    renders_only: bool,
     jobs: int | None,
     limits: LoadLimits,
     render: RenderSpec | None,
@@ -224,8 +232,19 @@ def check_command(
         show_suppressed=show_suppressed, helm_chart_root=helm_chart_root, category=category
     )
     out = OutputOptions(fmt, output, fail_on, passthrough, write_baseline, rendering)
+    if renders_only and (paths or render is not None or passthrough):
+        raise click.UsageError(
+            "--renders checks the renders: environments: give no PATH, "
+            "--helm, --kustomize or --passthrough with it"
+        )
     if not paths and render is None and not passthrough:
         declared = _declared_renders(config, namespace)
+        if declared is None and renders_only:
+            fail(
+                "--renders: no declaration file with a renders: list was found "
+                "(see docs/declarations.md#renders)",
+                USAGE,
+            )
         if declared is not None:
             file, renders = declared
             options = CheckOptions(("-",), file, namespace, read_cilium, limits, workers, baseline)

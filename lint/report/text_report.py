@@ -126,7 +126,8 @@ def _finding_block(finding: Finding, sandbox: SandboxReport | None, paint: _Pain
     location = finding.location
     where = f"{location.file}:{location.line}"
     if location.source:
-        where += f" (from {location.source})"
+        line = f":{location.source_line}" if location.source_line is not None else ""
+        where += f" (from {location.source}{line})"
     tag = " (suppressed)" if finding.suppressed else ""
     if finding.environment is not None and sandbox is None:
         tag += f" in {finding.environment}"
