@@ -11,28 +11,36 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from lint.checks.context import ReadCilium
-from lint.checks.runner import CheckOptions, check_run
+from lint.checks.runner import CheckOptions, CheckRun, check_run
 from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
     CONFIG,
     JOBS,
     PATHS,
     READ_CILIUM,
+    declaration_start,
     format_option,
     limit_options,
     manifest_input,
     namespace_option,
+    render_options,
+    rendered_input,
 )
-from lint.declarations import DeclarationError
-from lint.loading import LoadLimits
+from lint.declarations import DeclarationError, declaration_file_for, load_declarations
+from lint.declarations.renders import DeclaredRender
+from lint.loading import LoadLimits, RenderedInput
 from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
+from lint.render import HelmRender, RenderSpec
+from lint.render.lines import template_lines
+from lint.report.environments import in_environment, joined
 from lint.report.model import Report
 from lint.report.reporters import CHECK_REPORTERS, RenderOptions
 from lint.rules import level_rank
@@ -74,13 +82,43 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
 
 
 def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
+    run = _checked(options, stdin)
+    return _write(run.report, run, out, stdin)
+
+
+def _checked(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     try:
         run = check_run(options, stdin=stdin)
     except DeclarationError as error:
         fail(error.report(), USAGE)
     except BaselineError as error:
         fail(str(error), USAGE)
-    report = run.report
+    if isinstance(stdin, RenderedInput):
+        return dataclasses.replace(run, report=template_lines(run.report, stdin))
+    return run
+
+
+def execute_environments(
+    options: CheckOptions, out: OutputOptions, renders: Sequence[DeclaredRender]
+) -> int:
+    """Render each ``renders:`` environment, check each on its own, and
+    write one report of them all (DESIGN §11)."""
+    with collector_paused():
+        reports, runs = [], []
+        for environment in renders:
+            spec = environment.spec
+            if isinstance(spec, HelmRender) and spec.namespace is None:
+                spec = dataclasses.replace(spec, namespace=options.namespace)
+            command = "helm template" if isinstance(spec, HelmRender) else "kustomize build"
+            stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
+            namespace = options.namespace or environment.namespace
+            run = _checked(dataclasses.replace(options, paths=("-",), namespace=namespace), stdin)
+            reports.append(in_environment(run.report, environment.name))
+            runs.append(run)
+        return _write(joined(reports), tuple(runs), out, None)
+
+
+def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None) -> int:
     if out.write_baseline is not None:
         out.write_baseline.write_text(render_baseline(report.findings), encoding="utf-8")
     colour = out.output is None and not out.passthrough and sys.stdout.isatty()
@@ -88,9 +126,10 @@ def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> 
     text = CHECK_REPORTERS[out.fmt].render(report, rendering)
     if out.passthrough and stdin is not None:
         sys.stdout.buffer.write(stdin)
-        # Input past the file limit was not checked (the report says so),
-        # but it still passes through whole.
-        shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
+        if not isinstance(stdin, RenderedInput):
+            # Input past the file limit was not checked (the report says
+            # so), but it still passes through whole.
+            shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
         sys.stdout.flush()
     _emit(text, out.output, to_stderr=out.passthrough)
     hold(run)  # the console script leaves without freeing it
@@ -145,12 +184,20 @@ def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
     help="SARIF: the chart directory that '# Source:' template paths are relative to.",
 )
 @click.option(
+    "--renders",
+    "renders_only",
+    is_flag=True,
+    help="Check the declaration file's renders: environments; a usage error when it "
+    "lists none (without PATH or a render flag they are checked anyway).",
+)
+@click.option(
     "--category",
     default="egress-lint",
     show_default=True,
     help="SARIF: the automationDetails category.",
 )
 @JOBS
+@render_options
 @limit_options
 def check_command(
     paths: tuple[str, ...],
@@ -166,17 +213,56 @@ def check_command(
     show_suppressed: bool,
     helm_chart_root: str | None,
     category: str,
+    renders_only: bool,
     jobs: int | None,
     limits: LoadLimits,
+    render: RenderSpec | None,
 ) -> None:
-    """Check rendered manifests against the declared egress intent."""
-    if passthrough and "-" not in paths:
-        raise click.UsageError("--passthrough reads the manifests from standard input: pass '-'")
-    paths, stdin = manifest_input(paths, limits)
+    """Check rendered manifests against the declared egress intent: PATHs,
+    or what --helm or --kustomize renders. With neither, the declaration
+    file's renders: environments, each rendered and checked on its own."""
+    if passthrough and "-" not in paths and render is None:
+        raise click.UsageError(
+            "--passthrough reads the manifests from standard input: pass '-' "
+            "(or render them with --helm or --kustomize)"
+        )
+    config = declaration_start(config, render)
     workers = jobs or available_processes()
-    options = CheckOptions(paths, config, namespace, read_cilium, limits, workers, baseline)
     rendering = RenderOptions(
         show_suppressed=show_suppressed, helm_chart_root=helm_chart_root, category=category
     )
     out = OutputOptions(fmt, output, fail_on, passthrough, write_baseline, rendering)
+    if renders_only and (paths or render is not None or passthrough):
+        raise click.UsageError(
+            "--renders checks the renders: environments: give no PATH, "
+            "--helm, --kustomize or --passthrough with it"
+        )
+    if not paths and render is None and not passthrough:
+        declared = _declared_renders(config, namespace)
+        if declared is None and renders_only:
+            fail(
+                "--renders: no declaration file with a renders: list was found "
+                "(see docs/declarations.md#renders)",
+                USAGE,
+            )
+        if declared is not None:
+            file, renders = declared
+            options = CheckOptions(("-",), file, namespace, read_cilium, limits, workers, baseline)
+            sys.exit(execute_environments(options, out, renders))
+    paths, stdin = manifest_input(paths, limits, render)
+    options = CheckOptions(paths, config, namespace, read_cilium, limits, workers, baseline)
     sys.exit(execute(options, out, stdin))
+
+
+def _declared_renders(
+    config: Path | None, namespace: str | None
+) -> tuple[Path, tuple[DeclaredRender, ...]] | None:
+    """The declaration file and its ``renders:``, when it has any."""
+    file = declaration_file_for((".",), config)
+    if file is None:
+        return None
+    try:
+        renders = load_declarations(file, namespace_override=namespace).renders
+    except DeclarationError as error:
+        fail(error.report(), USAGE)
+    return (file, renders) if renders else None

@@ -18,10 +18,12 @@ from lint.cli.options import (
     CONFIG,
     PATHS,
     READ_CILIUM,
+    declaration_start,
     format_option,
     limit_options,
     manifest_input,
     namespace_option,
+    render_options,
 )
 from lint.declarations import DeclarationError
 from lint.explain.command import ExplainOptions, run_explain
@@ -29,6 +31,7 @@ from lint.explain.destination import DestinationError
 from lint.explain.reporters import EXPLAIN_REPORTERS
 from lint.explain.selection import SelectionError
 from lint.loading import LoadLimits
+from lint.render import RenderSpec
 from lint.sandboxes import PATHS as ACQUISITION_PATHS
 
 
@@ -52,6 +55,7 @@ from lint.sandboxes import PATHS as ACQUISITION_PATHS
 @CONFIG
 @format_option(EXPLAIN_REPORTERS)
 @READ_CILIUM
+@render_options
 @limit_options
 def explain_command(
     paths: tuple[str, ...],
@@ -64,11 +68,13 @@ def explain_command(
     fmt: str,
     read_cilium: ReadCilium,
     limits: LoadLimits,
+    render: RenderSpec | None,
 ) -> None:
     """Show what one sandbox's pods can reach: every policy that selects them,
     what each lets out, and with --to, whether one destination is allowed
     and by which policy and rule."""
-    paths, stdin = manifest_input(paths, limits)
+    config = declaration_start(config, render)
+    paths, stdin = manifest_input(paths, limits, render)
     walked = next((p for p in ACQUISITION_PATHS if p == acquisition), None)
     options = ExplainOptions(
         template, paths, config, profile, namespace, walked, to, read_cilium, limits

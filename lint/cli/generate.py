@@ -13,12 +13,21 @@ from pathlib import Path
 import click
 
 from lint.cli.exits import FAILED, USAGE, fail
-from lint.cli.options import CONFIG, PATHS, limit_options, manifest_input, namespace_option
+from lint.cli.options import (
+    CONFIG,
+    PATHS,
+    declaration_start,
+    limit_options,
+    manifest_input,
+    namespace_option,
+    render_options,
+)
 from lint.declarations import DeclarationError
 from lint.generate.command import GenerateOptions, render_all, run_generate
 from lint.generate.objects import GenerateError
 from lint.generate.output import OutputError, stream_text
 from lint.loading import LoadLimits
+from lint.render import RenderSpec
 
 
 @click.command("generate")
@@ -41,6 +50,7 @@ from lint.loading import LoadLimits
     help="Write every manifest to standard output as multi-document YAML.",
 )
 @click.option("--force", is_flag=True, help="With --out: overwrite files whose content differs.")
+@render_options
 @limit_options
 def generate_command(
     paths: tuple[str, ...],
@@ -50,6 +60,7 @@ def generate_command(
     to_stdout: bool,
     force: bool,
     limits: LoadLimits,
+    render: RenderSpec | None,
 ) -> None:
     """Write the reference manifests for every declaration: the egress
     policy, the baseline ingress policy and, under perSandbox, the admission
@@ -58,7 +69,8 @@ def generate_command(
         raise click.UsageError("give exactly one of --out DIR and --stdout")
     if force and out is None:
         raise click.UsageError("--force only applies with --out")
-    paths, stdin = manifest_input(paths, limits)
+    config = declaration_start(config, render)
+    paths, stdin = manifest_input(paths, limits, render)
     options = GenerateOptions(paths, config, namespace, out, force, limits)
     try:
         if out is None:

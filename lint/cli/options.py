@@ -5,7 +5,9 @@ the manifests they name.
 ``--config``, ``--namespace`` and the load-limit flags (``docs/limits.md``),
 and reads standard input within the file limit. ``--read-cilium`` and
 ``--format`` are shared by the commands that have them; ``--format`` takes
-its choices from the command's registry of reporters.
+its choices from the command's registry of reporters. ``--helm`` (with
+its values flags) and ``--kustomize`` render what they name and check
+the output (``lint.render``).
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ from typing import Any, Final
 
 import click
 
-from lint.loading import DEFAULT_LIMITS, LoadLimits, parse_size
+from lint.cli.exits import USAGE, fail
+from lint.declarations import declaration_file_for
+from lint.loading import DEFAULT_LIMITS, LoadLimits, RenderedInput, parse_size
 from lint.parallel.shares import MAX_PROCESSES
+from lint.render import HelmRender, KustomizeRender, RenderError, RenderSpec
+from lint.render import render as run_render
 
 PATHS: Final = click.argument("paths", nargs=-1)
 
@@ -121,10 +127,13 @@ def limits_from(flags: Mapping[str, Any]) -> LoadLimits:
 
 
 def manifest_input(
-    paths: tuple[str, ...], limits: LoadLimits
+    paths: tuple[str, ...], limits: LoadLimits, render: RenderSpec | None = None
 ) -> tuple[tuple[str, ...], bytes | None]:
     """The paths to read (``.`` when none is given) and, when one of them is
-    ``-``, standard input read within the limit."""
+    ``-``, standard input read within the limit. With a render, its output
+    stands in for standard input."""
+    if render is not None:
+        return ("-",), rendered_input(render)
     paths = paths or (".",)
     return paths, read_stdin(limits) if "-" in paths else None
 
@@ -133,3 +142,107 @@ def read_stdin(limits: LoadLimits) -> bytes:
     """Standard input, at most one byte past the file limit: the loader
     reports the excess, and an endless stream cannot exhaust memory."""
     return sys.stdin.buffer.read(limits.max_file_size + 1)
+
+
+_RENDER_FLAGS: Final = ("helm", "values", "set_values", "release", "kube_version", "api_versions")
+_RENDER_OPTIONS: Final = (
+    click.option(
+        "--helm",
+        metavar="CHART",
+        help="Render CHART with `helm template` (or $EGRESS_LINT_HELM) and check the output.",
+    ),
+    click.option(
+        "--values",
+        "values",
+        metavar="FILE",
+        multiple=True,
+        help="--helm: a values file (repeatable).",
+    ),
+    click.option(
+        "--set", "set_values", metavar="K=V", multiple=True, help="--helm: a value (repeatable)."
+    ),
+    click.option("--release", metavar="NAME", help="--helm: the release name."),
+    click.option(
+        "--kube-version", metavar="VERSION", help="--helm: the Kubernetes version templates see."
+    ),
+    click.option(
+        "--api-versions",
+        metavar="LIST",
+        multiple=True,
+        help="--helm: API versions templates see (comma-separated, repeatable).",
+    ),
+    click.option(
+        "--kustomize",
+        metavar="DIR",
+        help="Render DIR with `kustomize build` (or `kubectl kustomize`) and check the output.",
+    ),
+)
+
+
+def render_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The command with ``--helm`` and its flags, and ``--kustomize``,
+    called with one ``render: RenderSpec | None`` instead. Flags that do
+    not go together are a usage error. ``--namespace`` is also Helm's
+    release namespace."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        flags = {name: kwargs.pop(name) for name in (*_RENDER_FLAGS, "kustomize")}
+        render = render_spec(flags, kwargs.get("namespace"))
+        if render is not None and kwargs.get("paths"):
+            raise click.UsageError(
+                f"--{render.tool} renders the manifests to check: give no PATH with it"
+            )
+        command(*args, render=render, **kwargs)
+
+    for option in reversed(_RENDER_OPTIONS):
+        run = option(run)
+    return run
+
+
+def render_spec(flags: Mapping[str, Any], namespace: str | None) -> RenderSpec | None:
+    """The render the flags ask for, if any."""
+    helm, kustomize = flags.get("helm"), flags.get("kustomize")
+    if helm is not None and kustomize is not None:
+        raise click.UsageError("give one of --helm and --kustomize")
+    if kustomize is not None:
+        return KustomizeRender(kustomize)
+    if helm is None:
+        given = [f"--{name.replace('_', '-')}" for name in _RENDER_FLAGS[1:] if flags.get(name)]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given).replace('--set-values', '--set')} only apply with --helm"
+            )
+        return None
+    api_versions = tuple(
+        version.strip()
+        for given in flags.get("api_versions", ())
+        for version in given.split(",")
+        if version.strip()
+    )
+    return HelmRender(
+        chart=helm,
+        values=tuple(flags.get("values", ())),
+        set_values=tuple(flags.get("set_values", ())),
+        release=flags.get("release"),
+        namespace=namespace,
+        kube_version=flags.get("kube_version") or None,
+        api_versions=api_versions,
+    )
+
+
+def rendered_input(render: RenderSpec, name: str | None = None) -> RenderedInput:
+    """Run the render; a missing tool or a failed render is a usage error
+    (exit 2) that shows the tool's standard error."""
+    try:
+        return run_render(render, name=name)
+    except RenderError as error:
+        fail(str(error), USAGE)
+
+
+def declaration_start(config: Path | None, render: RenderSpec | None) -> Path | None:
+    """``--config``, else, for a render of a local directory, the nearest
+    declaration file upward from it (then from the current directory)."""
+    if config is not None or render is None or not Path(render.target).is_dir():
+        return config
+    return declaration_file_for((render.target,), None)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from lint.decision.constants import DEFAULT_AGENT_PORT
 from lint.decision.model import Translation
 from lint.decision.values import JSON
 from lint.declarations.fieldpaths import Path, line_of, parse_path
+
+if TYPE_CHECKING:
+    from lint.declarations.renders import DeclaredRender
 
 AcquisitionPath = Literal["direct", "pooled"]
 EngineName = Literal["core", "cilium"]
@@ -187,6 +190,8 @@ class Declarations:
     namespace_override: str | None = None
     notes: tuple[DeclarationNote, ...] = ()
     lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)
+    renders: tuple[DeclaredRender, ...] = ()
+    """The file's ``renders:`` environments (``renders.py``)."""
 
     @property
     def object_namespace(self) -> str:

@@ -35,6 +35,7 @@ from lint.declarations.merging import MergedEgress, merge_egress
 from lint.declarations.models import DeclarationFileModel, SandboxModel
 from lint.declarations.notes import entry_notes
 from lint.declarations.reading import Citation, SourceTree, parse_yaml, read_text
+from lint.declarations.renders import declared_renders
 from lint.declarations.schema_errors import first_schema_error
 
 _DEFAULT_NAMESPACE = "default"
@@ -45,6 +46,7 @@ def load_declarations(path: FilePath, *, namespace_override: str | None) -> Decl
     shown = display_name(path)
     tree = parse_yaml(read_text(path, shown, Citation(shown)), shown)
     model = _validate(tree)
+    renders = declared_renders(model.renders, tree, path.parent)
     loader = _EntryLoader(tree, path.parent, namespace_override, model.default_namespace)
     entries, notes = [], []
     for index, sandbox in enumerate(model.sandboxes):
@@ -60,6 +62,7 @@ def load_declarations(path: FilePath, *, namespace_override: str | None) -> Decl
         namespace_override=namespace_override,
         notes=tuple(notes),
         lines=tree.lines,
+        renders=renders,
     )
 
 

@@ -156,10 +156,27 @@ class SandboxModel(_Strict):
     ingress: IngressField | None = None
 
 
+class RenderModel(_Strict):
+    """One entry of ``renders``: an environment to render and check (DESIGN
+    §11). Which of ``helm`` and ``kustomize`` is given, and that the Helm
+    flags come only with ``helm``, is checked in ``renders.py``."""
+
+    name: NonEmpty
+    helm: NonEmpty | None = None
+    kustomize: NonEmpty | None = None
+    values: list[NonEmpty] | None = None
+    set_values: list[NonEmpty] | None = Field(default=None, alias="set")
+    release: NonEmpty | None = None
+    namespace: NonEmpty | None = None
+    kube_version: NonEmpty | None = None
+    api_versions: list[NonEmpty] | None = None
+
+
 class DeclarationFileModel(_Strict):
     """The whole file."""
 
     version: Literal[1]
     default_namespace: NonEmpty | None = None
     defaults: DefaultsModel | None = None
+    renders: list[RenderModel] | None = None
     sandboxes: Annotated[list[SandboxModel], Field(min_length=1)]

@@ -23,6 +23,7 @@ from lint.loading.documents import (
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, parse_size
 from lint.loading.loader import load
 from lint.loading.locate import locate
+from lint.loading.rendered import RenderedInput
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -32,6 +33,7 @@ __all__ = [
     "LoadProblem",
     "LoadResult",
     "LoadedDocument",
+    "RenderedInput",
     "load",
     "locate",
     "parse_size",

@@ -21,6 +21,7 @@ from typing import BinaryIO, Final, TypeAlias
 from lint.kinds import NETWORK_POLICY
 from lint.loading.documents import STDIN_NAME, LoadProblem
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
+from lint.loading.rendered import RenderedInput
 
 MANIFEST_SUFFIXES: Final = frozenset({".yaml", ".yml", ".json"})
 SKIPPED_DIRECTORIES: Final = frozenset({".git", ".hg", ".svn"})
@@ -38,6 +39,9 @@ class SourceFile:
 
     name: str
     data: bytes
+    chart_root: str | None = None
+    """For a rendered Helm chart: the directory its ``# Source:`` paths are
+    mapped into (``lint.loading.rendered``)."""
 
 
 def read_inputs(
@@ -48,9 +52,20 @@ def read_inputs(
     for path in paths:
         if path == "-":
             if walker.first_visit(("-",)):
-                yield walker.budget.take(STDIN_NAME, stdin, _read_stdin)
+                yield _standard_input(walker.budget, stdin)
             continue
         yield from walker.inputs(Path(path))
+
+
+def _standard_input(budget: _Budget, stdin: bytes | None) -> SourceFile | LoadProblem:
+    """Standard input, or a render standing in for it under its own name."""
+    if not isinstance(stdin, RenderedInput):
+        return budget.take(STDIN_NAME, stdin, _read_stdin)
+    # Plain bytes from here on: records between processes refuse subclasses.
+    taken = budget.take(stdin.name, bytes(stdin), _read_stdin)
+    if isinstance(taken, SourceFile):
+        return SourceFile(taken.name, taken.data, stdin.chart_root)
+    return taken
 
 
 def _read_stdin(size: int) -> bytes:
@@ -208,6 +223,10 @@ class _Walker:
         except OSError as error:
             yield _problem(path, error, suspect=True)
             return
+        unrendered = unrendered_tree(path, {entry.name for entry in entries})
+        if unrendered is not None:
+            yield unrendered
+            return
         inner = ancestors | {identity}
         for entry in entries:
             yield from self._entry(Path(entry.path), entry, inner)
@@ -236,6 +255,36 @@ class _Walker:
             )
             return
         yield from self._file(path, status)
+
+
+HELM_CHART_FILE: Final = "Chart.yaml"
+KUSTOMIZATION_FILES: Final = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def unrendered_tree(path: Path, names: set[str]) -> LoadProblem | None:
+    """One problem for a directory that is a Helm chart or a Kustomize
+    directory, whose files are not the manifests a cluster gets: templates
+    do not parse, and a base's objects have no namespace until Kustomize
+    gives them one. It is not read, and since it may hold any policy for
+    any namespace, the check fails closed. The message names the flag and
+    the ``renders:`` entry that check it rendered (DESIGN §11)."""
+    shown = display_name(path)
+    found: str | None
+    if HELM_CHART_FILE in names:
+        found, flag, key = HELM_CHART_FILE, "--helm", "helm"
+        what = "a Helm chart: its templates are not manifests"
+    else:
+        found = next((name for name in KUSTOMIZATION_FILES if name in names), None)
+        if found is None:
+            return None
+        flag, key = "--kustomize", "kustomize"
+        what = "a Kustomize directory: its objects get namespaces and patches only when built"
+    message = (
+        f"not read: {shown} holds {found}, so it is {what}. Check it rendered: "
+        f"`egress-lint check {flag} {shown}`, or list it in .egress-lint.yaml as "
+        f"`renders: [{{name: <environment>, {key}: {shown}}}]`"
+    )
+    return LoadProblem(display_name(path / found), 1, message, UNREAD_SUSPECT, None)
 
 
 def _unread(name: str, reason: str) -> LoadProblem:

@@ -25,6 +25,7 @@ from lint.loading.files import SourceFile, read_inputs
 from lint.loading.kinds import is_list_kind
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 from lint.loading.lists import Harvest, harvest
+from lint.loading.rendered import chart_file
 from lint.loading.shares import harvest_inputs
 from lint.loading.sniff import (
     UNUSUAL_BREAKS,
@@ -99,7 +100,7 @@ def load_file(
     reading = _Reading(relevant, limits, into)
     if source.name.lower().endswith(".json") and _load_json(source.name, text, reading):
         return into
-    _load_stream(source.name, text, reading)
+    _load_stream(source, text, reading)
     return into
 
 
@@ -140,13 +141,16 @@ class _Stream:
     name: str
     text: str
     layout: str
+    chart_root: str | None = None
+    """Where ``# Source:`` paths are mapped to (``SourceFile.chart_root``)."""
 
 
-def _load_stream(name: str, text: str, reading: _Reading) -> None:
+def _load_stream(source: SourceFile, text: str, reading: _Reading) -> None:
     # libyaml also breaks lines at a lone CR, NEL, LS and PS. Such files are
     # cut on a copy where those read as newlines, and never sniffed.
     unusual = has_unusual_breaks(text)
-    stream = _Stream(name, text, UNUSUAL_BREAKS.sub("\n", text) if unusual else text)
+    layout = UNUSUAL_BREAKS.sub("\n", text) if unusual else text
+    stream = _Stream(source.name, text, layout, source.chart_root)
     into = reading.into
     for chunk in split_stream(stream.layout):
         if chunk.content is None and chunk.problem is None:
@@ -208,13 +212,16 @@ def _parse_chunk(stream: _Stream, chunk: Chunk, piece: str, reading: _Reading) -
 
 
 def _document(stream: _Stream, chunk: Chunk, piece: str, line: int, value: Any) -> LoadedDocument:
+    source = chunk.source(stream.layout)
+    if source is not None and stream.chart_root is not None:
+        source = chart_file(source, stream.chart_root)
     return LoadedDocument(
         file=stream.name,
         line=line,
         end_line=chunk.last_content_line(stream.layout),
         index=chunk.index,
         value=value,
-        source=chunk.source(stream.layout),
+        source=source,
         text=piece,
         text_line=chunk.line,
     )

@@ -142,6 +142,8 @@ def _ref(ref: SandboxRef) -> dict[str, Any]:
 def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]:
     egress = sandbox.egress
     result = _ref(sandbox.ref)
+    if sandbox.environment is not None:
+        result["environment"] = sandbox.environment
     result["podLabels"] = dict(sorted(sandbox.pod_labels.items()))
     result["egress"] = {
         "policyKind": egress.policy_kind,
@@ -217,6 +219,8 @@ def _finding(finding: Finding) -> dict[str, Any]:
     }
     if finding.location.source is not None:
         result["source"] = finding.location.source
+    if finding.environment is not None:
+        result["environment"] = finding.environment
     if finding.remedy:
         result["remedy"] = finding.remedy
     return result

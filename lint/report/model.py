@@ -58,6 +58,8 @@ class Finding:
     suppressed: bool = False
     justification: str | None = None
     suppression_kind: str | None = None
+    environment: str | None = None
+    """The ``renders:`` environment the finding was found in, if any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +117,8 @@ class SandboxReport:
     host: str = "namzu"
     workload_kind: str | None = None
     """The kind of a declared workload (issue 17); None for a SandboxTemplate."""
+    environment: str | None = None
+    """The ``renders:`` environment this sandbox was checked in, if any."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
 """Reporters: one interface for every output format, and the registry of
-``check``'s formats that ``--format`` takes its choices from.
+``check``'s formats (text, json, sarif, github, markdown) that ``--format`` takes its choices from.
 
 A reporter turns a finished report into text and writes nothing; the
 command line writes it. :func:`registry` builds the name -> reporter
@@ -86,6 +86,28 @@ class SarifReporter:
         return render_sarif(report, SarifOptions(options.helm_chart_root, options.category))
 
 
+class GithubReporter:
+    """GitHub Actions annotations (``lint.report.github_report``)."""
+
+    name: Final = "github"
+
+    def render(self, report: Report, options: RenderOptions) -> str:
+        from lint.report.github_report import render_github  # noqa: PLC0415
+
+        return render_github(report)
+
+
+class MarkdownReporter:
+    """A Markdown summary (``lint.report.markdown_report``)."""
+
+    name: Final = "markdown"
+
+    def render(self, report: Report, options: RenderOptions) -> str:
+        from lint.report.markdown_report import render_markdown  # noqa: PLC0415
+
+        return render_markdown(report)
+
+
 CHECK_REPORTERS: Final[Mapping[str, Reporter[Report, RenderOptions]]] = registry(
-    TextReporter(), JsonReporter(), SarifReporter()
+    TextReporter(), JsonReporter(), SarifReporter(), GithubReporter(), MarkdownReporter()
 )

@@ -9,12 +9,13 @@ only shows results on committed files.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import posixpath
 from dataclasses import dataclass
 from typing import Any
 
 from lint import __version__
+from lint.loading.rendered import chart_file
 from lint.report.fingerprints import fingerprint
 from lint.report.model import Finding, Location, Report
 from lint.rules import RULES, Rule
@@ -85,11 +86,9 @@ def _physical(
 
 def template_uri(source: str, chart_root: str | None) -> str:
     """Map ``<chart>/templates/x.yaml`` to the template in the chart
-    directory: the chart name is replaced by ``chart_root`` when given."""
-    rest = source.split("/", 1)[1] if "/" in source else source
-    if chart_root is None:
-        return source
-    return posixpath.normpath(posixpath.join(chart_root.replace("\\", "/"), rest))
+    directory: the chart name is replaced by ``chart_root`` when given (the
+    mapping the loader applies to a rendered chart's own documents)."""
+    return chart_file(source, chart_root)
 
 
 def _result(finding: Finding, options: SarifOptions) -> dict[str, Any]:
@@ -111,10 +110,12 @@ def _result(finding: Finding, options: SarifOptions) -> dict[str, Any]:
         "message": {"text": _message(finding)},
         "locations": [primary],
         "partialFingerprints": {
-            "primaryLocationLineHash": f"{fingerprint(finding)}:1",
+            "primaryLocationLineHash": f"{_alert_hash(finding)}:1",
             "egressLintFingerprint/v1": fingerprint(finding),
         },
     }
+    if finding.environment is not None:
+        result["properties"] = {"environment": finding.environment}
     if related:
         result["relatedLocations"] = [{"id": i, **loc} for i, loc in enumerate(related)]
     if finding.suppressed:
@@ -127,12 +128,25 @@ def _result(finding: Finding, options: SarifOptions) -> dict[str, Any]:
     return result
 
 
+def _alert_hash(finding: Finding) -> str:
+    """The identity code scanning gives an alert: the finding's fingerprint
+    (the one baselines use, the same in every environment, so one baseline
+    entry covers the culprit everywhere), and its environment, so the same
+    culprit in two environments is two alerts."""
+    own = fingerprint(finding)
+    if finding.environment is None:
+        return own
+    return hashlib.sha256(f"{own}\x1f{finding.environment}".encode()).hexdigest()[:32]
+
+
 def _message(finding: Finding) -> str:
     text = finding.message
     if finding.sandbox is not None:
         ref = finding.sandbox
         profile = f", profile {ref.profile}" if ref.profile else ""
         text += f" (sandbox {ref.namespace}/{ref.template}{profile}, {ref.path} path)"
+    if finding.environment is not None:
+        text += f" [environment {finding.environment}]"
     if finding.remedy:
         text += f" Fix: {finding.remedy}"
     return text

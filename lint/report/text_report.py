@@ -84,14 +84,22 @@ def _sandbox_block(
     sandbox: SandboxReport, findings: Iterable[Finding], paint: _Painter, show_suppressed: bool
 ) -> list[str]:
     ref = sandbox.ref
-    own = [f for f in findings if f.sandbox == ref and (show_suppressed or not f.suppressed)]
+    own = [
+        f
+        for f in findings
+        if f.sandbox == ref
+        and f.environment == sandbox.environment
+        and (show_suppressed or not f.suppressed)
+    ]
     status = paint("FAIL", "error") if own else paint("ok", "ok")
     profile = f" profile {ref.profile}" if ref.profile else ""
     egress = sandbox.egress
     target = ref.template
     if sandbox.workload_kind is not None:
         target = f"{sandbox.workload_kind}/{ref.template}"
-    lines = [f"{status} {escape(f'{ref.namespace}/{target}{profile} [{ref.path} path]')}"]
+    environment = f" in {sandbox.environment}" if sandbox.environment is not None else ""
+    heading = f"{ref.namespace}/{target}{profile} [{ref.path} path]{environment}"
+    lines = [f"{status} {escape(heading)}"]
     expects = (
         "no named object (host: none)"
         if egress.expected_kind is None
@@ -109,8 +117,11 @@ def _finding_block(finding: Finding, sandbox: SandboxReport | None, paint: _Pain
     location = finding.location
     where = f"{location.file}:{location.line}"
     if location.source:
-        where += f" (from {location.source})"
+        line = f":{location.source_line}" if location.source_line is not None else ""
+        where += f" (from {location.source}{line})"
     tag = " (suppressed)" if finding.suppressed else ""
+    if finding.environment is not None and sandbox is None:
+        tag += f" in {finding.environment}"
     lines = [f"  {paint(finding.level, finding.level)} {escape(where)} {finding.rule_id}{tag}"]
     lines.extend(_wrap(finding.message, "    "))
     decision = _decision_for(finding, sandbox)

@@ -5,7 +5,9 @@ helm that print the demo fixture."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from tests.integrations.support import (
     DECLARATION,
     DEMO_NAMESPACE,
     DOCS,
+    REPO,
     WIDENS,
     Ran,
     code_blocks,
@@ -30,13 +33,14 @@ from tests.integrations.support import (
     stand_in_calls,
     tool_path,
 )
+from tests.render.tools import find_tools
 
 ARGOCD = DOCS / "argocd"
 PLUGIN = load_yaml(ARGOCD / "plugin.yaml")
 APPLICATION = load_yaml(ARGOCD / "application.yaml")
 PATCH = load_yaml(ARGOCD / "repo-server-patch.yaml")
 JOB = load_yaml(ARGOCD / "presync-job.yaml")
-GATE = 'egress-lint check - --passthrough --namespace "$ARGOCD_APP_NAMESPACE"'
+GATE = 'args=(--passthrough --namespace "$ARGOCD_APP_NAMESPACE")'
 
 
 def _sidecar() -> dict[str, Any]:
@@ -63,7 +67,12 @@ def test_plugin_runs_the_gate_under_pipefail() -> None:
     assert generate["command"] == ["bash", "-o", "pipefail", "-c"]
     (script,) = generate["args"]
     assert GATE in script
-    assert "kustomize build" in script and "helm template" in script
+    assert 'egress-lint check --kustomize . "${args[@]}"' in script
+    assert 'egress-lint check "${helm[@]}" "${args[@]}"' in script
+    assert '--kube-version "$KUBE_VERSION"' in script
+    assert '--api-versions "$KUBE_API_VERSIONS"' in script
+    (parameter,) = PLUGIN["spec"]["parameters"]["static"]
+    assert (parameter["name"], parameter["collectionType"]) == ("args", "array")
 
 
 def test_application_names_the_versioned_plugin() -> None:
@@ -268,15 +277,110 @@ def test_examples_use_only_options_the_cli_has() -> None:
     help_text = CliRunner().invoke(main, ["check", "--help"]).output
     scripts = [*PLUGIN["spec"]["generate"]["args"], *_job_container()["args"]]
     for script in scripts:
-        for line in re.findall(r"egress-lint check[^\n|]*", script):
-            for option in re.findall(r"\s(--[\w-]+)", line):
+        lines = re.findall(r"(?:egress-lint check|(?:args|helm)\+?=\()[^\n|]*", script)
+        assert lines
+        for line in lines:
+            for option in re.findall(r"[\s(](--[\w-]+)", line):
                 assert option in help_text, option
 
 
 def test_readme_quotes_the_commands_the_manifests_run() -> None:
     readme = "\n".join(code_blocks(ARGOCD / "README.md", "sh"))
     quoted = [line for line in readme.splitlines() if "egress-lint check" in line]
-    assert len(quoted) == 2
+    assert len(quoted) == 3
     scripts = [*PLUGIN["spec"]["generate"]["args"], *_job_container()["args"]]
     for line in quoted:
         assert any(line in script for script in scripts), line
+
+
+# --- the plugin as the sidecar runs it, with the real helm and kubectl ------------
+
+ARGOCD_ENV = {
+    "ARGOCD_APP_NAME": "sandboxes",
+    "ARGOCD_APP_NAMESPACE": "namzu-sandboxes",
+    "ARGOCD_APP_REVISION": "0123456789abcdef0123456789abcdef01234567",
+    "ARGOCD_APP_SOURCE_PATH": "charts/sandboxes",
+    "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example.com/platform/gitops.git",
+    "ARGOCD_APP_SOURCE_TARGET_REVISION": "main",
+    "KUBE_VERSION": "1.31.4",
+    "KUBE_API_VERSIONS": "v1,apps/v1,networking.k8s.io/v1,cilium.io/v2",
+}
+
+
+def _real_tools(tmp_path: Path) -> Path:
+    tools = find_tools(str(tmp_path / "tools"))
+    if not (tools.helm and tools.kustomize):
+        pytest.skip("helm and kubectl are not on the PATH (../shared/tools/k8s-tools.sh)")
+    return tools.directory
+
+
+def _sidecar_run(app: Path, tools: Path, env: dict[str, str]) -> Ran:
+    """generate as argocd-cmp-server runs it: in the app's directory, with
+    the build variables, the Application's env and its parameters."""
+    generate = PLUGIN["spec"]["generate"]
+    argv = [*generate["command"], *generate["args"]]
+    return run(argv, app, env={**ARGOCD_ENV, "PATH": tool_path(tools), **env})
+
+
+@pytest.mark.parametrize(("environment", "expected"), [("prod", 0), ("dev", 1)])
+def test_sidecar_generate_renders_the_real_chart(
+    tmp_path: Path, environment: str, expected: int
+) -> None:
+    tools = _real_tools(tmp_path)
+    repo = tmp_path / "repo"
+    shutil.copytree(REPO / "fixtures" / "render", repo)
+    app = repo / "charts" / "sandboxes"
+    result = _sidecar_run(app, tools, {"ARGOCD_ENV_HELM_VALUES": f"../../env/{environment}.yaml"})
+    assert result.returncode == expected, result.err
+    # Argo CD gets exactly what helm renders with Argo CD's own inputs.
+    helm = run(
+        [
+            str(tools / "helm"),
+            "template",
+            "sandboxes",
+            ".",
+            "--namespace",
+            "namzu-sandboxes",
+            "--values",
+            f"../../env/{environment}.yaml",
+            "--kube-version",
+            "1.31.4",
+            "--api-versions",
+            "v1",
+            "--api-versions",
+            "apps/v1",
+            "--api-versions",
+            "networking.k8s.io/v1",
+            "--api-versions",
+            "cilium.io/v2",
+        ],
+        app,
+    )
+    assert helm.returncode == 0, helm.err
+    assert result.stdout == helm.stdout
+    assert 'kubeVersion: "v1.31.4"' in result.out
+    assert 'cilium: "true"' in result.out
+    assert (WIDENS in result.err) is bool(expected)
+    if expected:
+        assert "(from templates/debug-egress.yaml:14)" in result.err
+
+
+def test_sidecar_generate_builds_the_real_overlay_with_the_args_parameter(tmp_path: Path) -> None:
+    tools = _real_tools(tmp_path)
+    repo = tmp_path / "repo"
+    shutil.copytree(REPO / "fixtures" / "render", repo)
+    app = repo / "kustomize" / "overlays" / "dev"
+    failing = _sidecar_run(app, tools, {})
+    assert failing.returncode == 1, failing.err
+    assert WIDENS in failing.err
+    assert b"name: namzu-task-debug-egress" in failing.stdout
+    # The Application's `args` parameter, as Argo CD hands it to the plugin.
+    parameters = {
+        "ARGOCD_APP_PARAMETERS": json.dumps([{"name": "args", "array": ["--fail-on", "never"]}]),
+        "PARAM_ARGS_0": "--fail-on",
+        "PARAM_ARGS_1": "never",
+    }
+    passing = _sidecar_run(app, tools, parameters)
+    assert passing.returncode == 0, passing.err
+    assert passing.stdout == failing.stdout
+    assert WIDENS in passing.err

@@ -28,21 +28,22 @@ from tests.integrations.github_runner import (
 from tests.integrations.support import (
     DECLARATION,
     DOCS,
+    REPO,
     WIDENS,
     demo_tree,
     helm_stream,
     manifest_files,
-    stand_in,
     yaml_examples,
 )
+from tests.render.tools import find_tools
 
 DOC = DOCS / "github-actions.md"
 DOCUMENTED_INPUTS = {
-    "paths": ".",
+    "args": "",
+    "paths": "",
     "config": "",
     "fail-on": "error",
     "sarif-file": "egress-lint.sarif",
-    "version": "",
     "category": "egress-lint",
     "helm-chart-root": "",
 }
@@ -127,8 +128,44 @@ def test_findings_fail_the_step_after_the_sarif_file_is_written(ctx: Context) ->
     log = sarif(ctx, "egress-lint.sarif")
     assert log["version"] == "2.1.0"
     assert WIDENS in rule_ids(log)
-    # The job log lists the findings; the SARIF file stays clean JSON.
-    assert f"widening-policy.yaml:15: error [{WIDENS}]" in result.log
+    # The job log carries one annotation per finding (--format github);
+    # the SARIF file stays clean JSON.
+    assert f"::error file=widening-policy.yaml,line=15,title=egress-lint {WIDENS}::" in result.log
+    summary = (ctx.runner_temp / "step-summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("## egress-lint\n")
+    assert f"| error | `{WIDENS}` |" in summary
+
+
+def test_args_are_passed_through(ctx: Context) -> None:
+    """Any check flag goes in `args`: here a baseline that records every
+    finding, so the widening tree passes."""
+    demo_tree(ctx.workspace, widening=True)
+    baseline = ctx.workspace / ".egress-lint-baseline.yaml"
+    written = run_action_check(ctx, {"args": f"--write-baseline {baseline.name}"})
+    assert written.returncode == 1 and baseline.is_file(), written.log
+    result = run_action_check(ctx, {"args": f"--baseline {baseline.name}\n--read-cilium always"})
+    assert result.returncode == 0, result.log
+    assert "::error" not in result.log
+    suppressed = [r for r in rule_ids(sarif(ctx, "egress-lint.sarif")) if r == WIDENS]
+    assert suppressed  # kept in SARIF as suppressed results
+
+
+def test_args_render_a_chart_with_the_real_helm(ctx: Context) -> None:
+    helm = shutil.which("helm")
+    if helm is None:
+        pytest.skip("helm is not on the PATH (bash ../shared/tools/k8s-tools.sh DIR installs it)")
+    shutil.copytree(REPO / "fixtures" / "render", ctx.workspace)
+    ctx.extra_path = (Path(helm).parent,)
+    result = run_action_check(
+        ctx, {"args": "--helm charts/sandboxes --values env/dev.yaml --namespace namzu-sandboxes"}
+    )
+    assert result.returncode == 1, result.log
+    template = "charts/sandboxes/templates/debug-egress.yaml"
+    assert f"::error file={template},line=14," in result.log
+    (widening,) = [
+        r for r in sarif(ctx, "egress-lint.sarif")["runs"][0]["results"] if r["ruleId"] == WIDENS
+    ]
+    assert widening["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == template
 
 
 def test_clean_tree_passes(ctx: Context) -> None:
@@ -307,34 +344,28 @@ def test_rendered_manifests_workflow_runs(ctx: Context, case: str, expected: int
         assert upload["log"]["runs"][0]["automationDetails"]["id"].rsplit("/", 1)[0] == category
 
 
-def test_helm_workflow_runs_and_points_at_templates(ctx: Context) -> None:
-    """The render step runs as written against a stand-in helm that prints
-    the demo as `helm template` would; results land on the chart's files."""
+def test_renders_workflow_runs_and_points_at_templates(
+    ctx: Context, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The second workflow on the rendering fixture: egress-lint renders
+    every `renders:` environment with the real helm and kubectl, and every
+    result lands on a file of the repository."""
+    tools = find_tools(str(tmp_path_factory.mktemp("tools")))
+    if not (tools.helm and tools.kustomize):
+        pytest.skip("helm and kubectl are not on the PATH (../shared/tools/k8s-tools.sh)")
     workflow = _workflows()[1]
-    tree = demo_tree(ctx.runner_temp / "demo", widening=True)
-    stream = ctx.runner_temp / "helm-output.yaml"
-    stream.write_bytes(helm_stream(tree))
-    bin_dir = ctx.runner_temp / "bin"
-    stand_in(bin_dir, "helm", stream)
-    templates = ctx.workspace / "charts" / "sandboxes" / "templates"
-    templates.mkdir(parents=True)
-    for path in manifest_files(tree):
-        shutil.copy(path, templates / path.name)
-    shutil.copy(tree / DECLARATION, ctx.workspace / DECLARATION)
-    ctx.extra_path = (bin_dir,)
+    shutil.copytree(REPO / "fixtures" / "render", ctx.workspace)
+    ctx.extra_path = (tools.directory,)
     uploaded: list[dict[str, Any]] = []
     runs = run_job(workflow["jobs"]["egress-lint"], ctx, _fake_uses(uploaded))
     assert runs["egress-lint"].returncode == 1, runs["egress-lint"].log
-    assert (bin_dir / "helm.args").read_text().split() == [
-        "template",
-        "sandboxes",
-        "charts/sandboxes",
-        "--namespace",
-        "namzu-sandboxes",
-    ]
     (upload,) = uploaded
-    for result in upload["log"]["runs"][0]["results"]:
-        uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-        assert (ctx.workspace / uri).is_file(), (
-            f"result on a file that is not in the repository: {uri}"
-        )
+    results = upload["log"]["runs"][0]["results"]
+    widening = [r for r in results if r["ruleId"] == WIDENS]
+    assert sorted(r["properties"]["environment"] for r in widening) == ["dev", "kustomize-dev"]
+    (helm_result,) = [r for r in widening if r["properties"]["environment"] == "dev"]
+    uri = helm_result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "charts/sandboxes/templates/debug-egress.yaml"
+    assert (ctx.workspace / uri).is_file()
+    summary = (ctx.runner_temp / "step-summary.md").read_text(encoding="utf-8")
+    assert "| namzu-sandboxes/namzu-task | direct | dev | 1 finding(s) |" in summary

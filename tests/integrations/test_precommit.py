@@ -8,8 +8,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +25,13 @@ from tests.integrations.support import (
     WIDENS,
     Ran,
     demo_tree,
-    helm_stream,
+    git_identity,
     init_git_repo,
     load_yaml,
-    manifest_files,
     run,
-    stand_in,
     yaml_examples,
 )
+from tests.render.tools import FIXTURE, find_tools
 
 HOOKS_FILE = REPO / ".pre-commit-hooks.yaml"
 DOC = DOCS / "pre-commit.md"
@@ -54,20 +55,41 @@ def test_hook_definition() -> None:
 
 
 @pytest.mark.parametrize(
-    ("path", "triggers"),
+    "path",
     [
-        ("rendered/all.yaml", True),
-        ("a.yml", True),
-        ("list.json", True),
-        (".egress-lint.yaml", True),
-        ("charts/x/templates/_helpers.tpl", False),
-        ("README.md", False),
-        ("values.yaml.orig", False),
+        "rendered/all.yaml",
+        "a.yml",
+        "list.json",
+        ".egress-lint.yaml",
+        "hosts.txt",
+        "allow/egress-hosts",
+        "charts/x/templates/_helpers.tpl",
+        "charts/x/values.yaml",
     ],
 )
-def test_hook_files_pattern(path: str, triggers: bool) -> None:
-    # pre-commit applies `files` with re.search.
-    assert bool(re.search(_hook()["files"], path)) is triggers
+@pytest.mark.parametrize("hook_id", ["egress-lint", "egress-lint-render"])
+def test_hook_files_pattern_triggers_on_anything_that_can_change_egress(
+    path: str, hook_id: str
+) -> None:
+    # pre-commit applies `files` with re.search. The declaration file may
+    # name an allowedHostsFile of any name, so every file triggers.
+    (hook,) = [h for h in load_yaml(HOOKS_FILE) if h["id"] == hook_id]
+    assert re.search(hook["files"], path)
+
+
+def test_render_hook_relies_on_renders() -> None:
+    (hook,) = [h for h in load_yaml(HOOKS_FILE) if h["id"] == "egress-lint-render"]
+    assert hook["entry"] == "egress-lint check --renders"
+    assert hook["pass_filenames"] is False and hook["require_serial"] is True
+
+
+def test_documented_rev_is_the_release_tag_of_this_version() -> None:
+    version = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "version"
+    ]
+    for config in _doc_configs():
+        assert config["repos"][0]["rev"] == f"v{version}"
+    assert f'`version = "{version}"`' in DOC.read_text(encoding="utf-8")
 
 
 # --- running pre-commit ------------------------------------------------------
@@ -205,43 +227,66 @@ def test_doc_config_for_committed_rendered_manifests(
         assert WIDENS in result.out
 
 
+def _chart_repository(where: Path) -> Path:
+    """A scratch git repository holding the rendering fixture: a chart with
+    two environments and a Kustomize base with two overlays, listed under
+    `renders:`; `dev` and `kustomize-dev` widen."""
+    shutil.copytree(FIXTURE, where)
+    init_git_repo(where)
+    return where
+
+
+def _fix_the_widening(project: Path) -> None:
+    (project / "env" / "dev.yaml").write_text("allowAllEgress: false\n", encoding="utf-8")
+    overlay = project / "kustomize" / "overlays" / "dev" / "kustomization.yaml"
+    overlay.write_text(
+        overlay.read_text(encoding="utf-8").replace("  - debug-egress.yaml\n", ""),
+        encoding="utf-8",
+    )
+    env = {**os.environ, **git_identity()}
+    for argv in (["git", "add", "-A"], ["git", "commit", "-q", "-m", "fix"]):
+        subprocess.run(argv, cwd=project, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture
+def render_tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tools = find_tools(str(tmp_path_factory.mktemp("tools")))
+    if not (tools.helm and tools.kustomize):
+        pytest.skip("helm and kubectl are not on the PATH (../shared/tools/k8s-tools.sh)")
+    return tools.directory
+
+
 @needs_pre_commit
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("case", "helm_exit", "expected"),
-    [("clean", 0, 0), ("widening", 0, 1), ("render-fails", 1, 1)],
-)
-def test_doc_config_that_renders_first(
-    tmp_path: Path, pre_commit_home: Path, case: str, helm_exit: int, expected: int
+def test_try_repo_on_a_chart_repository_red_then_green(
+    tmp_path: Path, pre_commit_home: Path, render_tools: Path
 ) -> None:
-    """The `entry` override runs the documented helm pipeline; a stand-in
-    helm prints the demo as Helm would. A render that fails after printing a
-    clean stream must still fail the hook: that is what pipefail is for."""
+    _needs_git_checkout()
+    project = _chart_repository(tmp_path / "project")
+    argv = ["try-repo", str(REPO), "egress-lint-render", "--all-files"]
+    red = pre_commit(argv, project, pre_commit_home, extra_bin=render_tools)
+    assert red.returncode == 1, red.out + red.err
+    assert WIDENS in red.out
+    # The Helm finding points at the chart's template file and line.
+    assert "(from charts/sandboxes/templates/debug-egress.yaml:14)" in red.out
+    assert "in dev" in red.out and "in kustomize-dev" in red.out
+    _fix_the_widening(project)
+    green = pre_commit(argv, project, pre_commit_home, extra_bin=render_tools)
+    assert green.returncode == 0, green.out + green.err
+
+
+@needs_pre_commit
+@pytest.mark.slow
+def test_doc_config_for_a_chart_repository(
+    tmp_path: Path, pre_commit_home: Path, render_tools: Path
+) -> None:
     _needs_git_checkout()
     config = _doc_configs()[1]
-    entry = config["repos"][0]["hooks"][0]["entry"]
-    assert entry.startswith("bash -o pipefail -c ")
-    tree = demo_tree(tmp_path / "demo", widening=case == "widening")
-    stream = tmp_path / "rendered.yaml"
-    stream.write_bytes(helm_stream(tree))
-    bin_dir = tmp_path / "bin"
-    stand_in(bin_dir, "helm", stream, exit_code=helm_exit)
-
+    assert config["repos"][0]["hooks"] == [{"id": "egress-lint-render"}]
     project = tmp_path / "project"
-    templates = project / "charts" / "sandboxes" / "templates"
-    templates.mkdir(parents=True)
-    (project / "charts" / "sandboxes" / "Chart.yaml").write_text(
-        "apiVersion: v2\nname: sandboxes\nversion: 0.1.0\n"
-    )
-    for path in manifest_files(tree):
-        (templates / path.name).write_bytes(path.read_bytes())
-    (project / DECLARATION).write_bytes((tree / DECLARATION).read_bytes())
+    shutil.copytree(FIXTURE, project)
     _local_config(config, project)
     init_git_repo(project)
-
-    result = pre_commit(["run", "--all-files"], project, pre_commit_home, extra_bin=bin_dir)
-    assert result.returncode == expected, result.out + result.err
-    calls = (bin_dir / "helm.args").read_text().splitlines()
-    assert calls == ["template sandboxes charts/sandboxes --namespace namzu-sandboxes"]
-    if case == "widening":
-        assert WIDENS in result.out
+    result = pre_commit(["run", "--all-files"], project, pre_commit_home, extra_bin=render_tools)
+    assert result.returncode == 1, result.out + result.err
+    assert WIDENS in result.out

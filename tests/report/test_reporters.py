@@ -18,7 +18,7 @@ from lint.rules import RULES
 
 
 def test_each_registry_lists_its_formats_in_order() -> None:
-    assert list(CHECK_REPORTERS) == ["text", "json", "sarif"]
+    assert list(CHECK_REPORTERS) == ["text", "json", "sarif", "github", "markdown"]
     assert list(EXPLAIN_REPORTERS) == ["text", "json"]
     assert list(RULES_REPORTERS) == ["text", "json"]
     for reporters in (CHECK_REPORTERS, EXPLAIN_REPORTERS, RULES_REPORTERS):

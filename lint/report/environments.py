@@ -1,0 +1,47 @@
+"""One report from the reports of several ``renders:`` environments.
+
+Each environment is rendered and checked on its own (DESIGN §11); its
+sandboxes and findings are tagged with its name, and the reports are
+joined in the order the declaration file lists the environments, so one
+SARIF run, one JSON document and one text report cover them all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from lint.report.model import Report
+
+
+def in_environment(report: Report, name: str) -> Report:
+    """The report with every sandbox and finding tagged with ``name``."""
+    return dataclasses.replace(
+        report,
+        sandboxes=tuple(dataclasses.replace(s, environment=name) for s in report.sandboxes),
+        findings=tuple(dataclasses.replace(f, environment=name) for f in report.findings),
+    )
+
+
+def joined(reports: Sequence[Report]) -> Report:
+    """The environments' reports as one, in the order given. A baseline
+    entry is stale only when no environment used it."""
+    first = reports[0]
+    skipped: dict[str, int] = {}
+    for report in reports:
+        for kind, count in report.skipped.items():
+            skipped[kind] = skipped.get(kind, 0) + count
+    stale = set(first.stale_baseline)
+    for report in reports[1:]:
+        stale &= set(report.stale_baseline)
+    errors = {error for report in reports for error in report.parse_errors}
+    return Report(
+        defaults_applied=any(r.defaults_applied for r in reports),
+        sandboxes=tuple(s for r in reports for s in r.sandboxes),
+        findings=tuple(f for r in reports for f in r.findings),
+        parse_errors=tuple(sorted(errors, key=lambda e: (e.file, e.line, e.message))),
+        declaration_file=first.declaration_file,
+        skipped=dict(sorted(skipped.items())),
+        files=sum(r.files for r in reports),
+        stale_baseline=tuple(s for s in first.stale_baseline if s in stale),
+    )

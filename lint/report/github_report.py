@@ -1,0 +1,72 @@
+"""``--format github``: GitHub Actions workflow commands, one annotation per
+unsuppressed finding (``::error file=…,line=…,title=…::message``).
+
+The runner turns each into an annotation on the file and line, shown on
+the pull request's diff and in the job summary. A finding in a rendered
+chart is placed on the template its ``# Source:`` names, as in SARIF; one
+in a stream that is no file (``<stdin>``, a render) carries no ``file``.
+Values are escaped the way GitHub's toolkit escapes them
+(``@actions/core``'s ``command.ts``), so a message cannot end the command
+early or start another.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from lint.report.model import Finding, Report
+
+_COMMAND: Final = {"error": "error", "warning": "warning", "note": "notice"}
+
+
+def render_github(report: Report) -> str:
+    active = [f for f in report.findings if not f.suppressed]
+    lines = [_annotation(f) for f in active]
+    suppressed = len(report.findings) - len(active)
+    lines.append(
+        f"egress-lint: {len(active)} finding(s), {suppressed} suppressed, "
+        f"{len(report.sandboxes)} sandbox path(s) checked"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _annotation(finding: Finding) -> str:
+    file, line = annotated_place(finding)
+    properties = [f"file={_property(file)}", f"line={line}"] if file is not None else []
+    properties.append(f"title={_property(f'egress-lint {finding.rule_id}')}")
+    return f"::{_COMMAND[finding.level]} {','.join(properties)}::{_data(_message(finding))}"
+
+
+def annotated_place(finding: Finding) -> tuple[str | None, int]:
+    """The committed file and line a finding is shown at: the chart
+    template when Helm named one, else the file read; None for a stream."""
+    location = finding.location
+    if location.source is not None:
+        return location.source, max(1, location.source_line or 1)
+    if location.file.startswith("<"):
+        return None, max(1, location.line)
+    return location.file, max(1, location.line)
+
+
+def _message(finding: Finding) -> str:
+    text = finding.message
+    if finding.sandbox is not None:
+        ref = finding.sandbox
+        profile = f", profile {ref.profile}" if ref.profile else ""
+        text += f" (sandbox {ref.namespace}/{ref.template}{profile}, {ref.path} path)"
+    if finding.environment is not None:
+        text += f" [environment {finding.environment}]"
+    location = finding.location
+    if location.source is not None or location.file.startswith("<"):
+        text += f"\nRead at {location.file}:{location.line}."
+    if finding.remedy:
+        text += f"\nFix: {finding.remedy}"
+    return text
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")

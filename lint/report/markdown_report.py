@@ -1,0 +1,131 @@
+"""``--format markdown``: a summary for a pull request or a job summary
+(``$GITHUB_STEP_SUMMARY``): one table of culprits, each with every sandbox
+path it affects, and one table of the sandboxes checked.
+
+A culprit is what a person changes (DESIGN §10): findings of one rule at
+one place about one object, whatever sandboxes they concern, are one row.
+Text from the input is escaped, so a name cannot break the table or the
+page.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from lint.report.github_report import annotated_place
+from lint.report.model import Finding, Report, SandboxReport
+
+
+@dataclass
+class _Culprit:
+    first: Finding
+    sandboxes: list[str] = field(default_factory=list)
+
+
+def render_markdown(report: Report) -> str:
+    active = [f for f in report.findings if not f.suppressed]
+    lines = ["## egress-lint", "", _headline(report, active), ""]
+    if active:
+        lines += _culprit_table(active)
+    if report.sandboxes:
+        lines += _sandbox_table(report)
+    return "\n".join(lines) + "\n"
+
+
+def _headline(report: Report, active: list[Finding]) -> str:
+    levels = Counter(f.level for f in active)
+    suppressed = len(report.findings) - len(active)
+    counts = ", ".join(f"{levels[level]} {level}" for level in ("error", "warning", "note"))
+    status = "**No findings.**" if not active else f"**{len(active)} finding(s)** ({counts})."
+    extra = f" {suppressed} suppressed." if suppressed else ""
+    return f"{status}{extra} {len(report.sandboxes)} sandbox path(s) checked."
+
+
+def _culprit_table(active: list[Finding]) -> list[str]:
+    culprits: dict[tuple[object, ...], _Culprit] = {}
+    for finding in active:
+        key = (
+            finding.rule_id,
+            finding.level,
+            annotated_place(finding),
+            finding.subject,
+            finding.environment,
+            finding.message if finding.sandbox is None else "",
+        )
+        culprit = culprits.setdefault(key, _Culprit(finding))
+        if finding.sandbox is not None:
+            culprit.sandboxes.append(_sandbox_name(finding))
+    lines = [
+        "| Level | Rule | Culprit | Where | What | Affected sandboxes |",
+        "|---|---|---|---|---|---|",
+    ]
+    for culprit in culprits.values():
+        finding = culprit.first
+        affected = "<br>".join(_cell(s) for s in dict.fromkeys(culprit.sandboxes)) or "—"
+        lines.append(
+            f"| {finding.level} | `{finding.rule_id}` | {_cell(_culprit_text(finding))} "
+            f"| {_where(finding)} | {_cell(finding.message)} | {affected} |"
+        )
+    return [*lines, ""]
+
+
+def _culprit_text(finding: Finding) -> str:
+    """The object to change, when the finding names one."""
+    subject = finding.subject
+    if subject is None:
+        return "—"
+    namespace = f"{subject.namespace}/" if subject.namespace else ""
+    return f"{subject.kind} {namespace}{subject.name}"
+
+
+def _where(finding: Finding) -> str:
+    file, line = annotated_place(finding)
+    shown = f"{file}:{line}" if file is not None else f"{finding.location.file}:{line}"
+    environment = f" ({finding.environment})" if finding.environment is not None else ""
+    return f"`{_code(shown)}`{_cell(environment)}"
+
+
+def _sandbox_name(finding: Finding) -> str:
+    assert finding.sandbox is not None
+    ref = finding.sandbox
+    profile = f" profile {ref.profile}" if ref.profile else ""
+    return f"{ref.namespace}/{ref.template}{profile} ({ref.path})"
+
+
+def _sandbox_table(report: Report) -> list[str]:
+    with_environment = any(s.environment is not None for s in report.sandboxes)
+    head = "| Sandbox | Path |" + (" Environment |" if with_environment else "") + " Result |"
+    rule = "|---|---|" + ("---|" if with_environment else "") + "---|"
+    lines = [head, rule]
+    for sandbox in report.sandboxes:
+        lines.append(_sandbox_row(sandbox, report, with_environment))
+    return [*lines, ""]
+
+
+def _sandbox_row(sandbox: SandboxReport, report: Report, with_environment: bool) -> str:
+    ref = sandbox.ref
+    own = [
+        f
+        for f in report.findings
+        if f.sandbox == ref and f.environment == sandbox.environment and not f.suppressed
+    ]
+    result = "ok" if not own else f"{len(own)} finding(s)"
+    profile = f" profile {ref.profile}" if ref.profile else ""
+    environment = f" {_cell(sandbox.environment or '')} |" if with_environment else ""
+    return (
+        f"| {_cell(f'{ref.namespace}/{ref.template}{profile}')} | {ref.path} |"
+        f"{environment} {result} |"
+    )
+
+
+def _cell(text: str) -> str:
+    """Text safe in a table cell: no HTML, no pipes, one line."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    escaped = escaped.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    return escaped.replace("`", "\\`")
+
+
+def _code(text: str) -> str:
+    """Text inside a code span in a table: no backticks, no pipes."""
+    return text.replace("`", "'").replace("|", "\\|").replace("\n", " ")

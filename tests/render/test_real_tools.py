@@ -1,0 +1,165 @@
+"""Rendering with the real helm and kustomize (DESIGN §11): `--helm` and
+`--kustomize` find what piping `helm template` or `kustomize build` into
+`check -` finds, findings land on the chart's template files, and a bare
+`check` renders and checks every `renders:` environment. Skips with a
+reason where the tools are absent."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from lint.loading.rendered import chart_file
+from tests.render.tools import CHART, FIXTURE, NAMESPACE, Tools, egress_lint, run
+
+WIDENS = "egress-policy-widens"
+HELM_ENVIRONMENTS = [("prod", 0), ("dev", 1)]
+OVERLAYS = [("prod", 0), ("dev", 1)]
+
+
+def _findings(report: str, *, source_root: str | None = None) -> list[tuple[Any, ...]]:
+    """What a finding says, apart from the name of the stream it was read
+    from; a piped stream's `# Source:` paths mapped as --helm maps them."""
+    found = []
+    for f in json.loads(report)["findings"]:
+        source = f.get("source")
+        if source is not None and source_root is not None:
+            source = chart_file(source, source_root)
+        sandbox = f["sandbox"]
+        found.append((f["ruleId"], f["level"], f["message"], f["line"], source, str(sandbox)))
+    return sorted(found)
+
+
+def _helm_flags(environment: str) -> list[str]:
+    return ["--values", f"env/{environment}.yaml", "--namespace", NAMESPACE]
+
+
+@pytest.mark.parametrize(("environment", "expected"), HELM_ENVIRONMENTS)
+def test_helm_flag_finds_what_the_piped_render_finds(
+    helm: Tools, environment: str, expected: int
+) -> None:
+    flags = _helm_flags(environment)
+    rendered = run(["helm", "template", "sandboxes", CHART, *flags], path=[helm.directory])
+    assert rendered.returncode == 0, rendered.err
+    piped = egress_lint(
+        "check",
+        "-",
+        "--namespace",
+        NAMESPACE,
+        "--format",
+        "json",
+        stdin=rendered.out,
+        path=[helm.directory],
+    )
+    flagged = egress_lint(
+        "check",
+        "--helm",
+        CHART,
+        "--release",
+        "sandboxes",
+        *flags,
+        "--format",
+        "json",
+        path=[helm.directory],
+    )
+    assert (flagged.returncode, piped.returncode) == (expected, expected), flagged.err + piped.err
+    assert _findings(flagged.out) == _findings(piped.out, source_root=CHART)
+    widening = [f for f in _findings(flagged.out) if f[0] == WIDENS]
+    assert len(widening) == expected
+
+
+def test_sarif_result_points_at_the_chart_template(helm: Tools) -> None:
+    ran = egress_lint(
+        "check", "--helm", CHART, *_helm_flags("dev"), "--format", "sarif", path=[helm.directory]
+    )
+    assert ran.returncode == 1, ran.err
+    (result,) = [r for r in json.loads(ran.out)["runs"][0]["results"] if r["ruleId"] == WIDENS]
+    where = result["locations"][0]["physicalLocation"]
+    assert where["artifactLocation"]["uri"] == "charts/sandboxes/templates/debug-egress.yaml"
+    template = (FIXTURE / CHART / "templates" / "debug-egress.yaml").read_text().splitlines()
+    # The widening rule starts at the `- to:` above the ipBlock.
+    rule_line = next(i for i, text in enumerate(template, 1) if "ipBlock" in text) - 1
+    assert template[rule_line - 1].strip() == "- to:"
+    assert where["region"]["startLine"] == rule_line
+    related = result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert related == "<helm template charts/sandboxes>"
+
+
+@pytest.mark.parametrize(("overlay", "expected"), OVERLAYS)
+def test_kustomize_flag_finds_what_the_piped_build_finds(
+    kustomize: Tools, overlay: str, expected: int
+) -> None:
+    directory = f"kustomize/overlays/{overlay}"
+    built = run(
+        ["sh", "-c", f"kustomize build {directory} 2>/dev/null || kubectl kustomize {directory}"],
+        path=[kustomize.directory],
+    )
+    assert built.returncode == 0, built.err
+    piped = egress_lint(
+        "check", "-", "--format", "json", stdin=built.out, path=[kustomize.directory]
+    )
+    flagged = egress_lint(
+        "check", "--kustomize", directory, "--format", "json", path=[kustomize.directory]
+    )
+    assert (flagged.returncode, piped.returncode) == (expected, expected), flagged.err + piped.err
+    assert _findings(flagged.out) == _findings(piped.out)
+    # The overlay's namespace reached the objects: nothing fell into `default`.
+    sandboxes = json.loads(flagged.out)["sandboxes"]
+    assert {s["namespace"] for s in sandboxes} == {NAMESPACE}
+
+
+def test_bare_check_renders_every_environment(helm: Tools, kustomize: Tools) -> None:
+    ran = egress_lint("check", "--format", "json", path=[helm.directory])
+    assert ran.returncode == 1, ran.err
+    report = json.loads(ran.out)
+    assert [s["environment"] for s in report["sandboxes"]] == [
+        "prod",
+        "dev",
+        "kustomize-prod",
+        "kustomize-dev",
+    ]
+    widening = [f for f in report["findings"] if f["ruleId"] == WIDENS]
+    assert sorted(f["environment"] for f in widening) == ["dev", "kustomize-dev"]
+    (helm_finding,) = [f for f in widening if f["environment"] == "dev"]
+    assert helm_finding["source"] == "charts/sandboxes/templates/debug-egress.yaml"
+    assert helm_finding["file"] == "<helm template charts/sandboxes (dev)>"
+    text = egress_lint("check", path=[helm.directory])
+    assert "namzu-sandboxes/namzu-task [direct path] in dev" in text.out
+    sarif = json.loads(egress_lint("check", "--format", "sarif", path=[helm.directory]).out)
+    assert len(sarif["runs"]) == 1
+    results = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == WIDENS]
+    assert sorted(r["properties"]["environment"] for r in results) == ["dev", "kustomize-dev"]
+    hashes = {r["partialFingerprints"]["primaryLocationLineHash"] for r in results}
+    assert len(hashes) == 2
+
+
+def test_a_failed_render_is_a_usage_error_with_the_tools_error(helm: Tools) -> None:
+    ran = egress_lint(
+        "check", "--helm", CHART, "--values", "env/missing.yaml", path=[helm.directory]
+    )
+    assert ran.returncode == 2
+    assert "`helm template charts/sandboxes --values env/missing.yaml` failed" in ran.err
+    assert "env/missing.yaml" in ran.err.split("failed", 1)[1]  # helm's own words follow
+
+
+def test_explain_and_generate_render_too(helm: Tools) -> None:
+    explained = egress_lint(
+        "explain",
+        "--template",
+        "namzu-task",
+        "--helm",
+        CHART,
+        *_helm_flags("dev"),
+        "--to",
+        "1.1.1.1:443",
+        path=[helm.directory],
+    )
+    assert explained.returncode == 0, explained.err
+    assert "namzu-task-debug-egress" in explained.out
+    generated = egress_lint(
+        "generate", "--stdout", "--helm", CHART, *_helm_flags("prod"), path=[helm.directory]
+    )
+    assert generated.returncode == 0, generated.err
+    assert "name: namzu-task-egress" in generated.out
