@@ -19,7 +19,9 @@ from typing import Any, Final
 
 import click
 
+from lint.cli.exits import USAGE, fail
 from lint.loading import DEFAULT_LIMITS, LoadLimits, parse_size
+from lint.loading.files import path_refusal
 from lint.parallel.shares import MAX_PROCESSES
 
 PATHS: Final = click.argument("paths", nargs=-1)
@@ -126,6 +128,10 @@ def manifest_input(
     """The paths to read (``.`` when none is given) and, when one of them is
     ``-``, standard input read within the limit."""
     paths = paths or (".",)
+    for path in paths:
+        refusal = path_refusal(path)
+        if refusal is not None:
+            fail(f"cannot read {path}: {refusal}", USAGE)
     return paths, read_stdin(limits) if "-" in paths else None
 
 
