@@ -120,7 +120,7 @@ def execute_environments(
 
 def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None) -> int:
     if out.write_baseline is not None:
-        out.write_baseline.write_text(render_baseline(report.findings), encoding="utf-8")
+        write_output(out.write_baseline, render_baseline(report.findings))
     colour = out.output is None and not out.passthrough and sys.stdout.isatty()
     rendering = dataclasses.replace(out.rendering, colour=colour)
     text = CHECK_REPORTERS[out.fmt].render(report, rendering)
@@ -136,9 +136,18 @@ def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None)
     return exit_code(report, out.fail_on)
 
 
+def write_output(path: Path, text: str) -> None:
+    """Write a file the command line named; one that cannot be written is a
+    usage error naming the path and the reason, never an internal error."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot write {path}: {error.strerror or type(error).__name__}", USAGE)
+
+
 def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        write_output(output, text)
     elif to_stderr:
         click.echo(text, err=True, nl=False)
     else:

@@ -24,6 +24,7 @@ import click
 from lint.cli.exits import USAGE, fail
 from lint.declarations import declaration_file_for
 from lint.loading import DEFAULT_LIMITS, LoadLimits, RenderedInput, parse_size
+from lint.loading.files import path_refusal
 from lint.parallel.shares import MAX_PROCESSES
 from lint.render import HelmRender, KustomizeRender, RenderError, RenderSpec
 from lint.render import render as run_render
@@ -135,6 +136,10 @@ def manifest_input(
     if render is not None:
         return ("-",), rendered_input(render)
     paths = paths or (".",)
+    for path in paths:
+        refusal = path_refusal(path)
+        if refusal is not None:
+            fail(f"cannot read {path}: {refusal}", USAGE)
     return paths, read_stdin(limits) if "-" in paths else None
 
 

@@ -11,19 +11,31 @@ Two formats, chosen by extension:
   (SEMANTICS.md §2.7 H1) like any other.
 - anything else: plain text, one host per line. ``#`` starts a comment,
   surrounding whitespace is removed and blank lines are skipped.
+
+The file is confined: it must resolve, symbolic links included, inside the
+declaration file's directory tree, be a regular file, and be no larger than
+the limit on one manifest file. So a declaration cannot make the linter
+read ``/proc/self/environ``, ``/etc/passwd`` or ``/dev/zero``, and an error
+about a file it refused quotes nothing from it.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path as FilePath
+from typing import Final
 
 from lint.decision.values import JSON
 from lint.declarations.discovery import display_name
 from lint.declarations.errors import DeclarationError
 from lint.declarations.reading import Citation, parse_yaml, read_text
+from lint.loading.limits import DEFAULT_LIMITS, describe_size
 
 _STRUCTURED_SUFFIXES = (".yaml", ".yml", ".json")
+MAX_HOSTS_FILE_SIZE: Final = DEFAULT_LIMITS.max_file_size
+"""The hosts file is read up to the default limit on one manifest file."""
 
 
 @dataclass(frozen=True)
@@ -41,10 +53,38 @@ def read_hosts_file(name: str, base: FilePath, cited: Citation) -> HostList:
     ``allowedHostsFile`` key), a malformed one on its own line."""
     path = base / name
     shown = display_name(path)
-    text = read_text(path, shown, cited)
+    refusal = _confinement(path, base)
+    if refusal is not None:
+        raise DeclarationError(
+            path=cited.path,
+            file=cited.file,
+            line=cited.line,
+            message=f"cannot read {shown}: {refusal}",
+        )
+    text = read_text(path, shown, cited, max_size=MAX_HOSTS_FILE_SIZE)
     if path.suffix.lower() in _STRUCTURED_SUFFIXES:
         return _structured(text, shown, cited)
     return _plain_lines(text, shown)
+
+
+def _confinement(path: FilePath, base: FilePath) -> str | None:
+    """Why the hosts file may not be read, if it may not."""
+    root = os.path.realpath(base)
+    target = os.path.realpath(path)
+    if target != root and not target.startswith(root.rstrip(os.sep) + os.sep):
+        return (
+            "allowedHostsFile must name a file inside the declaration file's "
+            "directory (symbolic links included)"
+        )
+    try:
+        status = os.stat(target)
+    except OSError as error:
+        return error.strerror or type(error).__name__
+    if not stat.S_ISREG(status.st_mode):
+        return "it is not a regular file"
+    if status.st_size > MAX_HOSTS_FILE_SIZE:
+        return f"it is over the {describe_size(MAX_HOSTS_FILE_SIZE)} limit on one file"
+    return None
 
 
 def _structured(text: str, shown: str, cited: Citation) -> HostList:

@@ -76,18 +76,23 @@ class Citation:
     path: str = ""
 
 
-def read_text(path: FilePath, name: str, cited: Citation) -> str:
+def read_text(path: FilePath, name: str, cited: Citation, *, max_size: int | None = None) -> str:
     """Read a UTF-8 file (a byte-order mark is allowed) that reports call
-    ``name``. A file that cannot be read is blamed on ``cited``; bytes that
-    are not UTF-8 are blamed on the file itself, at their line."""
+    ``name``, at most ``max_size`` bytes of it when given. A file that cannot
+    be read, or is longer, is blamed on ``cited``; bytes that are not UTF-8
+    are blamed on the file itself, at their line."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            data = stream.read() if max_size is None else stream.read(max_size + 1)
     except OSError as error:
         reason = error.strerror or str(error)
         message = f"cannot read {name}: {reason}"
         raise DeclarationError(
             path=cited.path, file=cited.file, line=cited.line, message=message
         ) from error
+    if max_size is not None and len(data) > max_size:
+        message = f"cannot read {name}: it is over the limit of {max_size:,} bytes"
+        raise DeclarationError(path=cited.path, file=cited.file, line=cited.line, message=message)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -2,10 +2,13 @@
 
 A directory is walked recursively for ``.yaml``, ``.yml`` and ``.json`` files
 in sorted order, so two runs over the same tree read the same files in the
-same order. Each physical file is read once. Symlink loops, missing paths,
-unreadable files and files past the size limits become problems, never
-exceptions, and no read takes more than the limits allow: a file that grows,
-a device or a pipe is read only up to its allowance.
+same order. Each physical file is read once. Only regular files and
+directories are read: a pipe, socket or device named on the command line is
+a usage error (``path_refusal``), and one inside a tree is skipped with a
+note. A symbolic link inside a tree is followed only while it stays inside
+the directory that was named. Symlink loops, missing paths, unreadable files
+and files past the size limits become problems, never exceptions, and no
+read takes more than the limits allow.
 """
 
 from __future__ import annotations
@@ -66,6 +69,40 @@ def _standard_input(budget: _Budget, stdin: bytes | None) -> SourceFile | LoadPr
     if isinstance(taken, SourceFile):
         return SourceFile(taken.name, taken.data, stdin.chart_root)
     return taken
+
+
+def path_refusal(path: str) -> str | None:
+    """Why ``path``, named on the command line, is a usage error: it does not
+    exist, or it is neither a regular file nor a directory (reading a pipe
+    could block forever). None when it may be read; ``-`` is standard input.
+    A path that exists but cannot be examined is left to the loader, which
+    fails closed on it."""
+    if path == "-":
+        return None
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return "no such file or directory"
+    except NotADirectoryError:
+        return "not a directory on the way to it"
+    except OSError:
+        return None
+    if stat.S_ISDIR(status.st_mode) or stat.S_ISREG(status.st_mode):
+        return None
+    return (
+        f"not a regular file or a directory ({_file_type(status.st_mode)}); "
+        "pipe manifests to '-' instead"
+    )
+
+
+def _file_type(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
 
 
 def _read_stdin(size: int) -> bytes:
@@ -167,6 +204,8 @@ class _Walker:
     def __init__(self, budget: _Budget) -> None:
         self.budget = budget
         self._seen: set[tuple[object, ...]] = set()
+        self._root = ""
+        """The real path of the directory being walked."""
 
     def first_visit(self, identity: tuple[object, ...]) -> bool:
         if identity in self._seen:
@@ -181,11 +220,14 @@ class _Walker:
             yield _problem(path, error)
             return
         if stat.S_ISDIR(status.st_mode):
+            self._root = os.path.realpath(path)
             yield from self._directory(path, ancestors=frozenset())
-        else:
-            # A file named on the command line may be a pipe or a device
-            # (`<(helm template ...)`): it is read, within the allowance.
+        elif stat.S_ISREG(status.st_mode):
             yield from self._file(path, status)
+        else:
+            # The command line refuses these (``path_refusal``); a caller of
+            # ``load`` gets the same note as for one inside a tree.
+            yield _skipped(path, "not a regular file")
 
     def _file(self, path: Path, status: os.stat_result) -> Iterator[SourceFile | LoadProblem]:
         if not self.first_visit((status.st_dev, status.st_ino)):
@@ -235,6 +277,9 @@ class _Walker:
         self, path: Path, entry: os.DirEntry[str], ancestors: frozenset[tuple[int, int]]
     ) -> Iterator[SourceFile | LoadProblem]:
         try:
+            if entry.is_symlink() and not self._inside_root(path):
+                yield _skipped(path, "a symbolic link that leads outside the directory named")
+                return
             is_dir = entry.is_dir()
             if is_dir and entry.name in SKIPPED_DIRECTORIES:
                 return
@@ -250,11 +295,18 @@ class _Walker:
         if not stat.S_ISREG(status.st_mode):
             # A pipe or a device inside a tree is never a manifest, and
             # reading one could block forever.
-            yield LoadProblem(
-                display_name(path), 1, "skipped: not a regular file", severity="warning"
-            )
+            yield _skipped(path, "not a regular file")
             return
         yield from self._file(path, status)
+
+    def _inside_root(self, path: Path) -> bool:
+        """Whether a symbolic link resolves inside the directory named."""
+        target = os.path.realpath(path)
+        return target == self._root or target.startswith(self._root.rstrip(os.sep) + os.sep)
+
+
+def _skipped(path: Path, why: str) -> LoadProblem:
+    return LoadProblem(display_name(path), 1, f"skipped: {why}", severity="warning")
 
 
 HELM_CHART_FILE: Final = "Chart.yaml"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -93,12 +93,19 @@ def _keep(document: LoadedDocument, kind: str, into: Harvest) -> None:
         into.problems.append(problem)
 
 
+MAX_LIST_NESTING: Final = 16
+"""Lists inside lists that are opened. kubectl flattens any depth
+(cli-runtime ``FlattenListVisitor``); past this bound the inner list is a
+problem that fails closed instead."""
+
+
 def _open_list(
     wrapper: LoadedDocument,
     kind: str,
     relevant: frozenset[str],
     root: Node | None,
     into: Harvest,
+    nesting: int = 1,
 ) -> None:
     items = wrapper.value.get("items")
     spans = _item_spans(root, wrapper)
@@ -112,18 +119,31 @@ def _open_list(
         document = replace(
             wrapper, value=item, line=line, end_line=end_line, list_kind=kind, list_index=index
         )
-        _add_item(document, kind, relevant, into)
+        inner = _Inner(relevant, into, spans.node(index), nesting)
+        _add_item(document, kind, inner)
 
 
-def _add_item(
-    document: LoadedDocument, list_kind: str, relevant: frozenset[str], into: Harvest
-) -> None:
+@dataclass(frozen=True, slots=True)
+class _Inner:
+    """What an item of a list is read with: its node, for the lines of a
+    list inside it, and how deep in lists it sits."""
+
+    relevant: frozenset[str]
+    into: Harvest
+    node: Node | None
+    nesting: int
+
+
+def _add_item(document: LoadedDocument, list_kind: str, inner: _Inner) -> None:
     item = document.value
     implied = item_kind_of(list_kind)
+    relevant, into = inner.relevant, inner.into
     if isinstance(item, dict):
         kind = kind_of(item) or implied
         if kind is None:
             _kindless(document, item, into)
+        elif is_list_kind(kind):
+            _nested_list(document, kind, inner)
         elif keeps(item, kind, relevant):
             _keep(document, kind, into)
         else:
@@ -140,6 +160,26 @@ def _add_item(
         )
     else:
         into.skipped[implied] += 1
+
+
+def _nested_list(document: LoadedDocument, kind: str, inner: _Inner) -> None:
+    """A list inside a list is opened too, as kubectl flattens it."""
+    if inner.nesting >= MAX_LIST_NESTING:
+        kind_named, namespace = suspect_policy(document.text)
+        inner.into.problems.append(
+            LoadProblem(
+                document.file,
+                document.line,
+                f"not read: this {kind} is nested more than {MAX_LIST_NESTING} lists deep",
+                suspect_kind=kind_named,
+                suspect_namespace=namespace,
+            )
+        )
+        return
+    # The inner list's items are placed from its own node; their lines are
+    # offsets in the text the outer document was parsed from.
+    wrapper = replace(document, list_kind=None, list_index=None)
+    _open_list(wrapper, kind, inner.relevant, inner.node, inner.into, inner.nesting + 1)
 
 
 def _items_not_a_list(wrapper: LoadedDocument, kind: str, line: int) -> LoadProblem:
@@ -162,9 +202,13 @@ class _Spans:
     items_line: int
     lines: tuple[tuple[int, int], ...]
     fallback: tuple[int, int]
+    nodes: tuple[Node, ...] = ()
 
     def item(self, index: int) -> tuple[int, int]:
         return self.lines[index] if index < len(self.lines) else self.fallback
+
+    def node(self, index: int) -> Node | None:
+        return self.nodes[index] if index < len(self.nodes) else None
 
 
 def _item_spans(root: Node | None, wrapper: LoadedDocument) -> _Spans:
@@ -184,4 +228,4 @@ def _item_spans(root: Node | None, wrapper: LoadedDocument) -> _Spans:
     lines = tuple(
         (offset + item.start_mark.line, offset + node_end_line(item)) for item in items.value
     )
-    return _Spans(offset + key.start_mark.line, lines, fallback)
+    return _Spans(offset + key.start_mark.line, lines, fallback, tuple(items.value))

@@ -22,6 +22,7 @@ from lint.kinds import CONFIG_MAP, RELEVANT_KINDS
 from lint.loading.decode import DecodeFailure, decode, decode_leniently
 from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
 from lint.loading.files import SourceFile, read_inputs
+from lint.loading.json_stream import JsonStream, json_stream
 from lint.loading.kinds import is_list_kind
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
 from lint.loading.lists import Harvest, harvest
@@ -34,7 +35,7 @@ from lint.loading.sniff import (
     may_name_config_map,
     suspect_policy,
 )
-from lint.loading.split import Chunk, split_stream
+from lint.loading.split import Chunk, kube_separators, split_stream
 from lint.parallel.lifetime import collector_paused
 from lint.yaml.fast_parse import fast_value
 from lint.yaml.parse import ParseFailure, compose, parse_json, parse_yaml
@@ -100,7 +101,11 @@ def load_file(
     reading = _Reading(relevant, limits, into)
     if source.name.lower().endswith(".json") and _load_json(source.name, text, reading):
         return into
-    _load_stream(source, text, reading)
+    values = json_stream(text)
+    if values is None:
+        _load_stream(source, text, reading)
+    else:
+        _load_json_stream(source, text, values, reading)
     return into
 
 
@@ -145,7 +150,13 @@ class _Stream:
     """Where ``# Source:`` paths are mapped to (``SourceFile.chart_root``)."""
 
 
-def _load_stream(source: SourceFile, text: str, reading: _Reading) -> None:
+def _load_stream(
+    source: SourceFile, text: str, reading: _Reading, first_line: int = 1, first_index: int = 0
+) -> None:
+    """Cut ``text`` as apimachinery cuts it and read each document.
+    ``first_line`` and ``first_index`` place text that follows a file's
+    JSON values."""
+    text = kube_separators(text)
     # libyaml also breaks lines at a lone CR, NEL, LS and PS. Such files are
     # cut on a copy where those read as newlines, and never sniffed.
     unusual = has_unusual_breaks(text)
@@ -153,12 +164,55 @@ def _load_stream(source: SourceFile, text: str, reading: _Reading) -> None:
     stream = _Stream(source.name, text, layout, source.chart_root)
     into = reading.into
     for chunk in split_stream(stream.layout):
+        chunk.line += first_line - 1
+        chunk.index += first_index
         if chunk.content is None and chunk.problem is None:
             continue
         if chunk.problem is not None:
             into.problems.append(_stream_problem(stream, chunk))
         elif unusual or not _skip(stream.layout, chunk, reading.relevant, into):
             _load_chunk(stream, chunk, reading)
+
+
+def _load_json_stream(source: SourceFile, text: str, values: JsonStream, reading: _Reading) -> None:
+    """A stream apimachinery decodes as JSON values (``json_stream``): each
+    value is a document; what follows is read as YAML, or is a problem where
+    the decoder stops."""
+    name = source.name
+    stream = _Stream(name, text, text, source.chart_root)
+    for index, (start, end) in enumerate(values.values):
+        line = text.count("\n", 0, start) + 1
+        chunk = Chunk(index, start, start, end, end, line, start, None)
+        _load_json_value(stream, chunk, reading)
+    if values.rest is None:
+        return
+    line = text.count("\n", 0, values.rest) + 1
+    rest = text[values.rest :]
+    if values.stopped is None:
+        _load_stream(source, rest, reading, line, len(values.values))
+        return
+    kind, namespace = suspect_policy(rest)
+    message = (
+        f"not read: after {len(values.values)} JSON values, this is not JSON "
+        f"({values.stopped}), and kubectl stops reading the stream here"
+    )
+    reading.into.problems.append(LoadProblem(name, line, message, kind, namespace))
+
+
+def _load_json_value(stream: _Stream, chunk: Chunk, reading: _Reading) -> None:
+    piece = stream.text[chunk.start : chunk.end]
+    if len(piece) > reading.limits.max_document_size:
+        reading.into.problems.append(_oversized(stream, chunk, piece, reading.limits))
+        return
+    value = parse_json(piece, reading.limits.max_depth)
+    if value is None:
+        _load_chunk(stream, chunk, reading)  # the YAML reader names the problem
+        return
+    end_line = chunk.line + piece.count("\n")
+    document = LoadedDocument(
+        stream.name, chunk.line, end_line, chunk.index, value, text=piece, text_line=chunk.line
+    )
+    harvest(document, reading.relevant, lambda: _quiet_compose(piece), reading.into)
 
 
 def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> bool:

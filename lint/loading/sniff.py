@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from lint.kinds import CONFIG_MAP_NAME, POLICY_KINDS
+from lint.kinds import CONFIG_MAP_NAME, NETWORK_POLICY, POLICY_KINDS
 from lint.loading.split import Chunk
 from lint.yaml.scalars import resolve_plain
 
@@ -23,18 +23,27 @@ _KIND_VALUE: Final = re.compile(
 # An indented line after the kind line would continue a plain scalar.
 _CONTINUED: Final = re.compile(r"\n(?:[ \t]*\r?\n)*[ \t]+[^ \t\r\n#]")
 
-_POLICY_KIND: Final = re.compile(
-    r"""["']?\bkind["']?[ \t]*:[ \t]*["']?("""
-    + "|".join(sorted(POLICY_KINDS, key=len, reverse=True))
-    + r")(?:List)?(?![A-Za-z0-9])"
-)
+# Any mention of a policy kind, in any style: plain, quoted, tagged
+# (`!k8s NetworkPolicy`), a list (`NetworkPolicyList`). Kinds are matched
+# with their case, as the API server and kubectl's mapper match them.
+_POLICY_NAME: Final = re.compile("|".join(sorted(POLICY_KINDS, key=len, reverse=True)))
+# Text that can spell any word without writing it: an escape sequence, a
+# `!!binary` value, a tag written with %-escapes.
+_SPELLS_ANYTHING: Final = re.compile(r"\\|binary|![^ \t\r\n]*%", re.IGNORECASE)
+# Text that can give an object another namespace than the one written in
+# its metadata: a merge key, a list's items.
+_MOVES_NAMESPACE: Final = re.compile(r"<<|(?<![\w-])[\"']?items[\"']?[ \t]*:", re.IGNORECASE)
+_KIND_KEY: Final = re.compile(r"(?<![\w-])[\"']?kind[\"']?[ \t]*:", re.IGNORECASE)
+_METADATA_KEY: Final = re.compile(r"(?<![\w-])[\"']?metadata[\"']?[ \t]*:", re.IGNORECASE)
 _NAME: Final = r"""["']?([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)["']?[ \t]*(?:[,}#\r\n]|$)"""
-# metadata.namespace in block style: the `namespace:` key of the column-0
-# `metadata:` block, at that block's own indentation.
+_NAMESPACE_KEY: Final = re.compile(r"(?<![\w.-])[\"']?namespace[\"']?[ \t]*:[ \t]*", re.IGNORECASE)
+_NAMESPACE_VALUE: Final = re.compile(_NAME)
+# metadata.namespace in block style: a `namespace:` key that is a direct
+# child of the column-0 `metadata:` block.
 _METADATA_BLOCK: Final = re.compile(
     r"^metadata:[ \t]*\r?\n((?:[ \t]+[^\n]*\n?|[ \t]*\r?\n)*)", re.M
 )
-_BLOCK_NAMESPACE: Final = re.compile(r"^([ \t]+)namespace:[ \t]+" + _NAME, re.M)
+_FIRST_INDENT: Final = re.compile(r"^([ \t]+)[^ \t\r\n#]", re.M)
 # ... and in flow or JSON style, within the metadata object.
 _FLOW_NAMESPACE: Final = re.compile(
     r"""["']?metadata["']?[ \t]*:[ \t]*\{[^{}]*?["']?namespace["']?[ \t]*:[ \t]*""" + _NAME
@@ -77,21 +86,54 @@ def may_name_config_map(text: str, chunk: Chunk) -> bool:
 
 
 def suspect_policy(text: str) -> tuple[str | None, str | None]:
-    """A policy kind that ``text`` names, and the namespace its metadata
-    names (None when it names none, so the defaulted namespace applies)."""
-    kind = _POLICY_KIND.search(text)
-    if kind is None:
+    """Whether text that could not be read may be a policy, and its namespace.
+
+    Conservative both ways (SEMANTICS §17.7): any mention of a policy kind's
+    name, in any style, or anything that could spell one (an escape, a
+    ``!!binary`` value), makes it a suspect; the first kind named, else
+    ``NetworkPolicy``. The namespace is given only when the text can hold
+    one object with one namespace: one ``kind`` key, one ``metadata`` key
+    naming a namespace directly, every ``namespace`` key in the text naming
+    the same, and no merge key, list or escape. None means every namespace.
+    """
+    named = _POLICY_NAME.search(text)
+    if named is not None:
+        kind = named.group(0)
+    elif _SPELLS_ANYTHING.search(text) is not None:
+        kind = NETWORK_POLICY.name
+    else:
         return None, None
-    return kind.group(1), _metadata_namespace(text)
+    return kind, _certain_namespace(text)
+
+
+def _certain_namespace(text: str) -> str | None:
+    if _SPELLS_ANYTHING.search(text) or _MOVES_NAMESPACE.search(text):
+        return None
+    if len(_KIND_KEY.findall(text)) != 1 or len(_METADATA_KEY.findall(text)) != 1:
+        return None
+    if _POLICY_NAME.search(text) and re.search(r"List(?![A-Za-z0-9])", text):
+        return None
+    namespace = _metadata_namespace(text)
+    if namespace is None:
+        return None
+    for key in _NAMESPACE_KEY.finditer(text):
+        value = _NAMESPACE_VALUE.match(text, key.end())
+        if value is None or value.group(1) != namespace:
+            return None
+    return namespace
 
 
 def _metadata_namespace(text: str) -> str | None:
     block = _METADATA_BLOCK.search(text)
     if block is not None:
-        keys = list(_BLOCK_NAMESPACE.finditer(block.group(1)))
-        if keys:
-            outermost = min(keys, key=lambda key: len(key.group(1)))
-            return outermost.group(2)
+        body = block.group(1)
+        first = _FIRST_INDENT.search(body)
+        if first is None:
+            return None
+        child = re.compile(
+            "^" + re.escape(first.group(1)) + r"namespace:[ \t]+" + _NAME, re.M
+        ).search(body)
+        return None if child is None else child.group(1)
     flow = _FLOW_NAMESPACE.search(text)
     return None if flow is None else flow.group(1)
 

@@ -7,6 +7,13 @@ scalar, so the cut is exact, and it gives every document's first line for free
 which the YAML parser drops (§4.1), and notes each document's column-0
 ``kind:`` lines and any column-0 line that is not a plain key, for the kind
 sniff (``sniff.py``).
+
+kubectl and Argo CD cut a stream with apimachinery's ``YAMLReader``, whose
+separator is a line starting with ``---`` followed by nothing but Go's
+``unicode.IsSpace`` characters, or by a comment (docs/yaml.md has the
+sources and the table). ``kube_separators`` rewrites every such line that
+libyaml would not read as a bare marker (``---`` + U+00A0, + a form feed,
+``---#x``) into ``---`` and spaces, offsets kept, before the cut.
 """
 
 from __future__ import annotations
@@ -32,6 +39,18 @@ _SOURCE: Final = re.compile(r"^# Source: ([^\n]*)", re.M)
 # A line holding something other than blanks, a comment or a directive.
 _CONTENT: Final = re.compile(r"^[ \t]*(?:[^ \t\r\n#%]|(?<=[ \t])%)", re.M)
 _BARE_REST: Final = re.compile(r"[ \t]*(?:#[^\n]*)?")
+
+GO_SPACES: Final = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+"""The characters Go's ``unicode.IsSpace`` accepts, which ``strings.TrimSpace``
+and ``bytes.TrimLeftFunc(..., unicode.IsSpace)`` strip."""
+# A column-0 line starting with `---` with more after it, up to its newline.
+_MARKED_LINE: Final = re.compile(r"^---([^\n]+)", re.M)
+# What libyaml already reads as a bare marker line: blanks, or blanks and a
+# comment, with no line break of its own inside.
+_LIBYAML_BARE: Final = re.compile(r"[ \t]*\r?|[ \t]+#[^\r\x85\u2028\u2029]*\r?")
 
 STRAY_CONTENT = "a document after '...' must begin with '---'"
 STRAY_END = "'...' ends a document that was never started"
@@ -104,6 +123,36 @@ class _Segment:
         """Take over the comments and directives that came before '---'."""
         self.start = earlier.start
         self.plain_keys = self.plain_keys and earlier.plain_keys
+
+
+def kube_separators(text: str) -> str:
+    """``text`` with each line apimachinery takes for a document separator
+    written so that libyaml takes it for one too: ``---`` and spaces.
+
+    apimachinery drops the whole line (``YAMLReader.Read``); so does the
+    rewrite, keeping every offset, so lines and columns stay the file's.
+    A ``---`` line with other content is left alone: current apimachinery
+    refuses it ("invalid Yaml document separator"), older releases passed
+    it on as content, which is how it is read here.
+    """
+    if "---" not in text:
+        return text
+    pieces: list[str] = []
+    done = 0
+    for line in _MARKED_LINE.finditer(text):
+        rest = line.group(1)
+        if _LIBYAML_BARE.fullmatch(rest) is not None:
+            continue
+        trimmed = rest.strip(GO_SPACES)
+        if trimmed and not trimmed.startswith("#"):
+            continue
+        end = line.end() - (1 if rest.endswith("\r") else 0)
+        pieces += (text[done : line.start(1)], " " * (end - line.start(1)))
+        done = end
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def split_stream(text: str) -> list[Chunk]:

@@ -2,7 +2,10 @@
 
 This replaces PyYAML's constructor: it is faster, because it builds plain
 dicts and lists in one recursive pass, and it is narrower, because it only
-builds what JSON can hold and refuses every other tag. Mapping keys become
+builds what JSON can hold. Tags are read as go-yaml v2 reads them (the fork
+in kubernetes-sigs/yaml, ``goyaml.v2/decode.go``): a tag on a mapping or a
+sequence is ignored, an unknown tag on a scalar leaves its text, and
+``!!binary`` is its decoded bytes, which must be UTF-8 text here. Mapping keys become
 strings the way sigs.k8s.io/yaml makes them; a repeated key keeps its last
 value and is recorded; a merge key (``<<``) is applied in place, in document
 order, as go-yaml v2 applies it.
@@ -10,6 +13,7 @@ order, as go-yaml v2 applies it.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable
 from typing import Any, Final
@@ -19,20 +23,24 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from lint.yaml.bounds import MAX_DEPTH
 from lint.yaml.scalars import RESOLVING_STARTS, mapping_key, resolve_plain
 from lint.yaml.tags import (
+    BINARY_TAG,
     BOOL_TAG,
     FLOAT_TAG,
     INT_TAG,
-    MAP_TAG,
     NULL_TAG,
     PLAIN_TAG,
-    SEQ_TAG,
     STR_TAG,
+    TIMESTAMP_TAG,
 )
 
 # Plain keys that may resolve to something else, and '<' for the merge key.
 _RESOLVING_KEY_STARTS: Final = RESOLVING_STARTS | {"<"}
 # Node properties ahead of a scalar whose tag is the non-specific `!`.
 _NON_SPECIFIC_TAG: Final = re.compile(r"(?:&[^ \t\r\n]+[ \t\r\n]+)?!(?=[ \t\r\n])")
+
+
+_RESOLVED_TAGS: Final = frozenset({INT_TAG, FLOAT_TAG, BOOL_TAG, NULL_TAG, TIMESTAMP_TAG})
+"""Scalar tags go-yaml v2 resolves (``resolvableTag``), besides ``!!str``."""
 
 
 class BuildError(Exception):
@@ -100,8 +108,7 @@ class Builder:
             raise BuildError(node, too_deep(self._max_depth))
 
     def _mapping(self, node: Node) -> dict[str, Any]:
-        if node.tag != MAP_TAG:
-            raise BuildError(node, f"the tag {node.tag} is not supported")
+        # go-yaml v2 ignores the tag of a collection: `!k8s {kind: X}` is a mapping.
         self._enter(node)
         result: dict[str, Any] = {}
         explicit: set[str] | None = None
@@ -162,8 +169,6 @@ class Builder:
             result.update(source)
 
     def _sequence(self, node: Node) -> list[Any]:
-        if node.tag != SEQ_TAG:
-            raise BuildError(node, f"the tag {node.tag} is not supported")
         self._enter(node)
         build = self.build
         result = [build(item) for item in node.value]
@@ -184,6 +189,10 @@ def _tagged_scalar(node: Node) -> Any:
     tag, text = node.tag, node.value
     if tag == STR_TAG:
         return text
+    if tag == BINARY_TAG:
+        return _binary_text(node)
+    if tag not in _RESOLVED_TAGS:
+        return text  # go-yaml v2: a tag it does not resolve leaves the text
     value = resolve_plain(text)
     if tag == INT_TAG and isinstance(value, int) and not isinstance(value, bool):
         return value
@@ -196,6 +205,20 @@ def _tagged_scalar(node: Node) -> Any:
     if tag in (INT_TAG, FLOAT_TAG, BOOL_TAG, NULL_TAG):
         raise BuildError(node, f"cannot read {text!r} as {tag.rsplit(':', 1)[-1]}")
     raise BuildError(node, f"the tag {tag} is not supported")
+
+
+def _binary_text(node: Node) -> str:
+    """``!!binary``: base64 as Go's ``StdEncoding`` reads it (line breaks
+    ignored, padding required), and the bytes as UTF-8 text."""
+    encoded = node.value.replace("\r", "").replace("\n", "")
+    try:
+        data = base64.b64decode(encoded.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise BuildError(node, "!!binary value contains invalid base64 data") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BuildError(node, "!!binary value is not UTF-8 text, so it cannot be read") from None
 
 
 def too_deep(max_depth: int) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from lint.declarations import load_declarations
@@ -146,3 +149,54 @@ def test_a_hosts_file_named_in_defaults_serves_every_entry(
     for entry in declarations.entries:
         assert entry.egress["policy"] == {"kind": "static", "allowedHosts": ["a.example.com"]}
         assert entry.line_of("egress.policy.allowedHosts[0]") == 4
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["/proc/self/environ", "/etc/passwd", "/dev/zero", "../outside.txt"],
+)
+def test_a_file_outside_the_tree_is_refused_unread(
+    name: str, tmp_path: Path, refuse: RefuseText
+) -> None:
+    (tmp_path.parent / "outside.txt").write_text("SECRET=hunter2\n")
+    error = refuse(declaration(name))
+    assert (error.path, error.file, error.line) == (
+        "sandboxes[0].egress.policy.allowedHostsFile",
+        ".egress-lint.yaml",
+        8,
+    )
+    assert "inside the declaration file's directory" in error.message
+    assert "SECRET" not in str(error.report()) and "root:" not in str(error.report())
+
+
+def test_a_symlink_that_leads_out_is_refused(
+    write: WriteFile, tmp_path: Path, refuse: RefuseText
+) -> None:
+    (tmp_path / "hosts.txt").symlink_to("/etc/passwd")
+    error = refuse(declaration("hosts.txt"))
+    assert "inside the declaration file's directory" in error.message
+    assert "root:" not in str(error.report())
+
+
+def test_a_symlink_inside_the_tree_is_read(
+    write: WriteFile, tmp_path: Path, load_text: LoadText
+) -> None:
+    write("lists/hosts.txt", "api.example.com\n")
+    (tmp_path / "hosts.txt").symlink_to(tmp_path / "lists" / "hosts.txt")
+    load_text(declaration("hosts.txt"))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_inside_the_tree_is_refused_not_read(tmp_path: Path, refuse: RefuseText) -> None:
+    os.mkfifo(tmp_path / "hosts.txt")  # reading it would block forever
+    error = refuse(declaration("hosts.txt"))
+    assert "not a regular file" in error.message
+
+
+def test_a_file_past_the_limit_is_refused(
+    tmp_path: Path, refuse: RefuseText, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("lint.declarations.hosts_file.MAX_HOSTS_FILE_SIZE", 64)
+    (tmp_path / "hosts.txt").write_text("a.example.com\n" * 10)
+    error = refuse(declaration("hosts.txt"))
+    assert "limit" in error.message

@@ -9,7 +9,9 @@ is not a dependency). To run it::
 Each input is a manifest stream. It is loaded with small limits, so that the
 limits are exercised too, and checked against one declared sandbox; any
 exception that escapes is a crash atheris reports with the input. The
-hypothesis suites in ``tests/robustness`` cover the same ground in CI.
+hypothesis suites in ``tests/robustness`` cover the same ground in CI;
+``test_kube_differential.py`` there holds the loader against a port of
+kubectl's reader: a policy kubectl reads is read, or fails closed.
 """
 
 from __future__ import annotations

@@ -126,7 +126,8 @@ SUSPECTS = [
     ("kind: AdminNetworkPolicy\n", ("AdminNetworkPolicy", None)),
     ("kind: BaselineAdminNetworkPolicy\n", ("BaselineAdminNetworkPolicy", None)),
     ("kind: Deployment\nmetadata:\n  namespace: a\n", (None, None)),
-    ("kind: NetworkPolicyReport\n", (None, None)),
+    # Any mention of a policy kind's name makes a suspect.
+    ("kind: NetworkPolicyReport\n", ("NetworkPolicy", None)),
     # Only metadata.namespace counts, not a selector key that ends in "namespace".
     (
         "kind: CiliumNetworkPolicy\nmetadata:\n  name: x\nspec:\n  toEndpoints:\n"
@@ -135,7 +136,7 @@ SUSPECTS = [
     ),
     (
         "kind: NetworkPolicy\nmetadata:\n  labels:\n    namespace: inner\n  namespace: outer\nspec: [",
-        ("NetworkPolicy", "outer"),
+        ("NetworkPolicy", None),  # a label named namespace is not trusted
     ),
     (
         "kind: NetworkPolicy\nmetadata: {name: a, namespace: 'flow'}\nspec: [",

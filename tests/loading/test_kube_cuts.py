@@ -1,0 +1,42 @@
+"""The table of docs/yaml.md "Documents": each stream is cut as
+apimachinery's reader cuts it (the sources and commits are named there), and
+yields the documents and problems the table lists, in order."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from lint.loading.files import SourceFile
+from lint.loading.loader import load_file
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "yaml.md"
+_ROW = re.compile(r"^\| `(?P<stream>[^`]+)` \| (?P<documents>[A-Za-z, ]+) \|$", re.M)
+KINDS = frozenset({"A", "B", "C"})
+
+
+def table() -> list[tuple[str, str]]:
+    text = PAGE.read_text(encoding="utf-8")
+    start = text.index("| Stream | Documents read |")
+    end = text.index("\n\n", start)
+    return [(row["stream"], row["documents"]) for row in _ROW.finditer(text, start, end)]
+
+
+def test_the_table_is_there() -> None:
+    assert len(table()) >= 20
+
+
+def read(stream: str) -> str:
+    """What loading the stream yields: kinds and problems, by line."""
+    text = stream.encode("ascii").decode("unicode_escape")
+    harvest = load_file(SourceFile("m.yaml", text.encode("utf-8")), KINDS)
+    found = [(document.line, 0, str(document.kind)) for document in harvest.documents]
+    found += [(problem.line, 1, "problem") for problem in harvest.problems]
+    return ", ".join(label for _, _, label in sorted(found))
+
+
+@pytest.mark.parametrize(("stream", "documents"), table())
+def test_streams_are_cut_as_apimachinery_cuts_them(stream: str, documents: str) -> None:
+    assert read(stream) == documents
