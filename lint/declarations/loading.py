@@ -60,6 +60,7 @@ def load_declarations(path: FilePath | None, *, namespace_override: str | None) 
         namespace_override=namespace_override,
         notes=tuple(notes),
         lines=tree.lines,
+        namespaces={name: dict(entry.labels) for name, entry in model.namespaces.items()},
     )
 
 
