@@ -848,7 +848,9 @@ def _set_peers(raw: JSON) -> list[WantedPeer]:
         cidr = parse_cidr(net)
         if cidr is None:
             peers.append(
-                UnreadablePeer(f"NetworkSet {name}: `spec.nets` entry {compact_json(net)} ")
+                UnreadablePeer(
+                    f"NetworkSet {name}: `spec.nets` entry {compact_json(net)} is not a CIDR"
+                )
             )
             continue
         peers.append(CidrPeer(cidr, (), f"`spec.nets` entry {compact_json(net)}"))
@@ -871,9 +873,8 @@ def _network_set_verdict(
     namespace = _pinned_namespace(scope.peer)
     if namespace is None:
         return RuleVerdict(Tri.NO, index=index)
-    for network_set in context.network_sets:
-        if network_set.kind != NETWORK_SET_KIND or _set_namespace(network_set.raw) != namespace:
-            continue
+    found: list[RuleVerdict] = []
+    for network_set in _sets_in(context.network_sets, namespace):
         if not _set_selected(network_set.raw, scope.pod_part):
             continue
         verdict = judge(tuple(_set_peers(network_set.raw)))
@@ -883,8 +884,23 @@ def _network_set_verdict(
                 f"the destination {scope.peer.text} also selects NetworkSet {namespace}/{name}: "
                 f"{verdict.detail}"
             )
-            return RuleVerdict(verdict.outcome, detail, index)
-    return RuleVerdict(Tri.NO, index=index)
+            found.append(RuleVerdict(verdict.outcome, detail, index))
+    # A widening set decides before an undecided one, whatever the order of the sets.
+    widening = [verdict for verdict in found if verdict.outcome is Tri.YES]
+    return (widening or found or [RuleVerdict(Tri.NO, index=index)])[0]
+
+
+def _sets_in(network_sets: tuple[ReachCandidate, ...], namespace: str) -> list[ReachCandidate]:
+    """The namespace's NetworkSet manifests, by name, so that details do not
+    depend on the order in which the sets were found."""
+    return sorted(
+        (
+            candidate
+            for candidate in network_sets
+            if candidate.kind == NETWORK_SET_KIND and _set_namespace(candidate.raw) == namespace
+        ),
+        key=lambda candidate: object_name(candidate.raw, candidate.position),
+    )
 
 
 # --- Documents (§5.6, §5.10, §5.13, §5.14) ----------------------------------------------
