@@ -16,11 +16,11 @@ from typing import Final, Literal, TypeAlias
 
 from lint.decision.model import (
     Allowance,
-    EgressRefusal,
-    EgressVerdict,
     Everything,
     Examined,
     Peer,
+    Refusal,
+    Verdict,
 )
 from lint.decision.values import ABSENT, JSON, Absent
 
@@ -112,12 +112,24 @@ class ReachCandidate:
     """One object offered to reach. ``api_version`` and ``kind`` are exactly
     as written (§2.1 matches both exactly); ``raw`` may be anything (an
     unreadable list entry); ``position`` is the index among its kind's
-    name-sorted list, for ``(unnamed #i)``."""
+    name-sorted list, for ``(unnamed #i)``. ``namespace`` is the object's
+    namespace as defaulted by WIRING (DESIGN §2.1); None means "read
+    ``metadata.namespace``", and a namespaced object with none is taken to
+    be in the sandbox namespace (the fail-closed reading)."""
 
     api_version: str
     kind: str
     raw: JSON
     position: int = 0
+    namespace: str | None = None
+
+    def namespace_or(self, default: str) -> str:
+        """The object's namespace, or ``default`` when it names none."""
+        if self.namespace is not None:
+            return self.namespace
+        metadata = self.raw.get("metadata") if isinstance(self.raw, dict) else None
+        stated = metadata.get("namespace") if isinstance(metadata, dict) else None
+        return stated if isinstance(stated, str) and stated else default
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,11 +221,12 @@ class ReachDocument:
     ``kind`` is the display kind of §2.8. ``rule_index`` is the deciding
     rule's index in its egress (or ingress) list, and ``rule_path`` its JSON
     path inside the object, ``()`` when no rule decided. ``excused`` marks a
-    §2.7 step 4 document."""
+    §2.7 step 4 document. ``verdict`` is an EgressVerdict for ``egress.reach``
+    and an IngressVerdict for the §8 ``ingress.reach`` documents."""
 
     kind: str
     name: str
-    verdict: EgressVerdict
+    verdict: Verdict
     detail: str | None
     rule_index: int | None
     rule_path: tuple[str | int, ...]
@@ -243,7 +256,7 @@ class ReachDecision:
     refusal names (None without a refusal, or when the culprit is a union
     document, which the union reports itself, or for no-enforcing-policy)."""
 
-    refusal: EgressRefusal | None
+    refusal: Refusal | None
     summary: str | None
     documents: tuple[ReachEntry, ...]
     skipped: tuple[Skipped, ...] = ()
