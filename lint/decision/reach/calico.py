@@ -12,10 +12,15 @@ DEFTIER off (§5.11).
 The selector language is :mod:`lint.decision.reach.calico_selector` (§5.3);
 the Calico label views (§5.4) are built here over the views of §2.3.
 
-Namespaced ``NetworkPolicy`` candidates are expected to be those of the
-sandbox namespace (WIRING defaults a missing ``metadata.namespace``); one
-that names another namespace explicitly is not a candidate and gives no
-document.
+A namespaced object (``NetworkPolicy``, ``StagedNetworkPolicy``,
+``StagedKubernetesNetworkPolicy``) counts only in the sandbox namespace: its
+namespace is the one WIRING defaulted (``ReachCandidate.namespace``), else
+its ``metadata.namespace``, else the sandbox's (the fail-closed reading).
+A NetworkSet whose namespace is not known is taken to be in every namespace.
+
+§8 for Calico (an ``Allow`` or ``Pass`` ingress rule in a policy that may
+select the pod makes ``ingress.reach`` undecided) is here too:
+``calico_ingress_documents``.
 
 Pure: plain data in, frozen results out. The wording of details is ours.
 """
@@ -35,6 +40,7 @@ from lint.decision.model import (
     CidrPeer,
     EgressVerdict,
     Everything,
+    IngressVerdict,
     PortRange,
     PortSet,
     RuleVerdict,
@@ -815,10 +821,16 @@ def _pinned_namespace(peer: SelectorPeer) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _set_namespace(raw: JSON) -> str | None:
-    metadata = raw.get("metadata") if isinstance(raw, dict) else None
-    namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
-    return namespace if isinstance(namespace, str) else None
+def _set_in(candidate: ReachCandidate, namespace: str) -> bool:
+    """Whether a NetworkSet may be in ``namespace``. One whose namespace is
+    not known (neither defaulted by WIRING nor stated) may be anywhere."""
+    if candidate.kind != NETWORK_SET_KIND:
+        return False
+    if candidate.namespace is not None:
+        return candidate.namespace == namespace
+    metadata = candidate.raw.get("metadata") if isinstance(candidate.raw, dict) else None
+    stated = metadata.get("namespace") if isinstance(metadata, dict) else None
+    return not isinstance(stated, str) or not stated or stated == namespace
 
 
 def _set_selected(raw: JSON, pod_part: Node | None) -> bool:
@@ -894,11 +906,7 @@ def _sets_in(network_sets: tuple[ReachCandidate, ...], namespace: str) -> list[R
     """The namespace's NetworkSet manifests, by name, so that details do not
     depend on the order in which the sets were found."""
     return sorted(
-        (
-            candidate
-            for candidate in network_sets
-            if candidate.kind == NETWORK_SET_KIND and _set_namespace(candidate.raw) == namespace
-        ),
+        (candidate for candidate in network_sets if _set_in(candidate, namespace)),
         key=lambda candidate: object_name(candidate.raw, candidate.position),
     )
 
@@ -972,10 +980,18 @@ def _excuse(position: Position, subject: ReachSubject, has_deftier: bool) -> str
     )
 
 
-def _candidate_namespace(raw: JSON) -> str | None:
-    metadata = raw.get("metadata") if isinstance(raw, dict) else None
-    namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
-    return namespace if isinstance(namespace, str) and namespace else None
+NAMESPACED_KINDS: Final = (
+    NAMESPACED_POLICY,
+    "StagedNetworkPolicy",
+    "StagedKubernetesNetworkPolicy",
+)
+
+
+def _in_scope(candidate: ReachCandidate, subject: ReachSubject) -> bool:
+    """A cluster-scoped kind always; a namespaced one in the sandbox namespace."""
+    if candidate.kind not in NAMESPACED_KINDS:
+        return True
+    return candidate.namespace_or(subject.namespace) == subject.namespace
 
 
 def calico_documents(
@@ -987,10 +1003,8 @@ def calico_documents(
     kind = candidate.kind
     if not is_calico(candidate.api_version) or kind not in (*POLICY_KINDS, *STAGED_KINDS):
         return ()
-    if kind == NAMESPACED_POLICY:
-        namespace = _candidate_namespace(candidate.raw)
-        if namespace is not None and namespace != subject.namespace:
-            return ()
+    if not _in_scope(candidate, subject):
+        return ()
     shown = display_kind(candidate.api_version, kind)
     name = object_name(candidate.raw, candidate.position)
     is_global = kind in (GLOBAL_POLICY, "StagedGlobalNetworkPolicy")
@@ -1058,3 +1072,68 @@ def _document(kind: str, name: str, verdict: NewKindVerdict) -> ReachDocument:
         group=GROUP,
         excused=verdict.verdict is EgressVerdict.WITHIN and verdict.detail is not None,
     )
+
+
+# --- Ingress (§8) -----------------------------------------------------------------------
+
+INGRESS_ALLOWING: Final = ("Allow", "Pass")
+
+
+def governs_ingress(policy: ReadPolicy) -> bool:
+    """Calico's ``types`` default includes Ingress whenever ``types`` is absent."""
+    return not policy.types or "Ingress" in policy.types
+
+
+def calico_ingress_documents(
+    candidate: ReachCandidate, subject: ReachSubject, data: ReachData
+) -> tuple[ReachDocument, ...]:
+    """§8 for one Calico policy: ``not-evaluable`` for ingress when it may
+    select the pod (``yes`` or ``unknown``) and has an ``Allow`` or ``Pass``
+    ingress rule (or one that cannot be read); () for staged,
+    host-endpoint-only and non-policy objects."""
+    kind = candidate.kind
+    if not is_calico(candidate.api_version) or kind not in POLICY_KINDS:
+        return ()
+    if not _in_scope(candidate, subject):
+        return ()
+    shown = display_kind(candidate.api_version, kind)
+    name = object_name(candidate.raw, candidate.position)
+
+    def document(
+        verdict: IngressVerdict, detail: str | None, index: int | None = None
+    ) -> ReachDocument:
+        path: tuple[str | int, ...] = () if index is None else ("spec", "ingress", index)
+        return ReachDocument(shown, name, verdict, detail, index, path, GROUP)
+
+    is_global = kind == GLOBAL_POLICY
+    policy = _read_policy(candidate.raw, is_global)
+    if isinstance(policy, str):
+        return (document(IngressVerdict.NOT_EVALUABLE, policy),)
+    if policy.host_endpoint_field is not None:
+        return ()
+    if _selection(policy.spec, is_global, calico_views(subject, data)).outcome is Tri.NO:
+        return (document(IngressVerdict.DOES_NOT_SELECT, None),)
+    rules = read_list(policy.spec, "ingress")
+    if rules is UNREADABLE:
+        return (document(IngressVerdict.NOT_EVALUABLE, "`spec.ingress` is not a list of rules"),)
+    if governs_ingress(policy):
+        for index, rule in enumerate(rules or []):
+            problem = _ingress_problem(rule)
+            if problem is not None:
+                detail = (
+                    f"{shown}/{name} ingress rule {index} {problem}; ingress through Calico "
+                    "policies is not specified yet, so the agent port's exposure cannot be decided"
+                )
+                return (document(IngressVerdict.NOT_EVALUABLE, detail, index),)
+    return (document(IngressVerdict.NOT_INGRESS_SCOPED, "it has no Allow or Pass ingress rule"),)
+
+
+def _ingress_problem(rule: JSON) -> str | None:
+    if not isinstance(rule, dict):
+        return "is not an object"
+    action = rule.get("action")
+    if isinstance(action, str) and action in INGRESS_ALLOWING:
+        return f"has the action {action}"
+    if isinstance(action, str) and action in ACTIONS:
+        return None
+    return f"has the action {compact_json(action)}, which cannot be read"

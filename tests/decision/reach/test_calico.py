@@ -34,6 +34,7 @@ from lint.decision.reach.calico import (
     Scope,
     Undecided,
     calico_documents,
+    calico_ingress_documents,
     calico_selects,
     calico_tier_documents,
     calico_views,
@@ -1322,3 +1323,125 @@ def test_documents_never_depend_on_data_order() -> None:
     forward = judge(gnp(spec), facts=data(tiers=tiers, sets=sets))
     backward = judge(gnp(spec), facts=data(tiers=tiers[::-1], sets=sets[::-1]))
     assert forward.verdict == backward.verdict
+
+
+def test_the_defaulted_namespace_decides_for_namespaced_objects() -> None:
+    raw = {"metadata": {"name": "x"}, "spec": {"egress": ALLOW_ALL_RULES}}
+    elsewhere = ReachCandidate(V3, "NetworkPolicy", raw, namespace="elsewhere")
+    here = ReachCandidate(V3, "NetworkPolicy", raw, namespace=NAMESPACE)
+    assert calico_documents(elsewhere, subject("D"), data()) == ()
+    assert verdict(here) == "widens-egress"
+    staged_elsewhere = ReachCandidate(V3, "StagedNetworkPolicy", raw, namespace="elsewhere")
+    assert calico_documents(staged_elsewhere, subject("D"), data()) == ()
+    # A cluster-scoped policy is read whatever namespace it names.
+    global_raw = {
+        "metadata": {"name": "x", "namespace": "elsewhere"},
+        "spec": {"egress": ALLOW_ALL_RULES},
+    }
+    assert verdict(ReachCandidate(V3, "GlobalNetworkPolicy", global_raw)) == "widens-egress"
+
+
+def test_a_network_set_of_unknown_namespace_is_checked_everywhere() -> None:
+    raw = {
+        "metadata": {"name": "s", "labels": {"k8s-app": "kube-dns"}},
+        "spec": {"nets": ["0.0.0.0/0"]},
+    }
+    floating = ReachCandidate(V3, "NetworkSet", raw)
+    placed = ReachCandidate(V3, "NetworkSet", raw, namespace="other")
+    spec = {"selector": "all()", "egress": DNS_RULES}
+    assert verdict(gnp(spec), facts=data(sets=(floating,))) == "widens-egress"
+    assert verdict(gnp(spec), facts=data(sets=(placed,))) == "within"
+
+
+# §8 ingress for Calico
+
+
+@pytest.mark.parametrize(
+    ("maker", "spec", "expected", "index"),
+    [
+        (gnp, {"selector": "all()", "ingress": [{"action": "Allow"}]}, "not-evaluable", 0),
+        (
+            gnp,
+            {"selector": "all()", "ingress": [{"action": "Deny"}, {"action": "Pass"}]},
+            "not-evaluable",
+            1,
+        ),
+        (
+            gnp,
+            {"selector": "all()", "ingress": [{"action": "Deny"}, {"action": "Log"}]},
+            "not-ingress-scoped",
+            None,
+        ),
+        (gnp, {"selector": "all()", "ingress": [{"action": "Accept"}]}, "not-evaluable", 0),
+        (gnp, {"selector": "all()", "ingress": [3]}, "not-evaluable", 0),
+        (gnp, {"selector": "all()", "ingress": "x"}, "not-evaluable", None),
+        (
+            gnp,
+            {"selector": "all()", "types": ["Egress"], "ingress": [{"action": "Allow"}]},
+            "not-ingress-scoped",
+            None,
+        ),
+        (
+            gnp,
+            {"selector": "app == 'other'", "ingress": [{"action": "Allow"}]},
+            "does-not-select",
+            None,
+        ),
+        (
+            gnp,
+            {"namespaceSelector": "team == 'ml'", "ingress": [{"action": "Allow"}]},
+            "not-evaluable",
+            0,
+        ),
+        (gnp, {"selector": "all()", "egress": ALLOW_ALL_RULES}, "not-ingress-scoped", None),
+        (cnp, {"selector": "app == 'agent'", "ingress": [{"action": "Allow"}]}, "not-evaluable", 0),
+        (gnp, {"tier": 4, "ingress": [{"action": "Allow"}]}, "not-evaluable", None),
+    ],
+)
+def test_calico_ingress(maker: Any, spec: dict[str, Any], expected: str, index: int | None) -> None:
+    (document,) = calico_ingress_documents(maker(spec), subject("D"), data())
+    assert (document.verdict.value, document.rule_index) == (expected, index)
+    assert document.group == "calico"
+    assert document.rule_path == (() if index is None else ("spec", "ingress", index))
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        gnp({"selector": "all()", "doNotTrack": True, "ingress": [{"action": "Allow"}]}),
+        staged("StagedGlobalNetworkPolicy", {"ingress": [{"action": "Allow"}]}),
+        tier("default", {}),
+        ReachCandidate(
+            V3,
+            "NetworkPolicy",
+            {"metadata": {"namespace": "elsewhere"}, "spec": {"ingress": [{"action": "Allow"}]}},
+        ),
+    ],
+)
+def test_calico_ingress_ignores_what_is_not_enforced_on_the_pod(candidate: ReachCandidate) -> None:
+    assert calico_ingress_documents(candidate, subject("D"), data()) == ()
+
+
+@pytest.mark.parametrize(("code", "objects", "facts", "expected", "skipped", "refusal"), ROWS)
+def test_row_without_the_named_object_never_passes(
+    code: str,
+    objects: list[Any],
+    facts: ReachData,
+    expected: list[tuple[str, str, str]],
+    skipped: list[str],
+    refusal: str | None,
+) -> None:
+    """C§9: with the named object removed nothing isolates the pod (ISO is
+    false) and new kinds never count as enforcing, so reach refuses."""
+    bare = subject(code, iso=False)
+    documents: list[ReachDocument] = []
+    for kind, spec in objects:
+        result = calico_documents(_candidate(kind, spec, V3), bare, facts)
+        if not isinstance(result, Skipped):
+            documents.extend(result)
+    documents.extend(calico_tier_documents(facts, bare))
+    decision = decide_reach([], [], documents, bare.allowance)
+    assert decision.refusal is not None
+    if refusal is not None:
+        # What refused with the named object still refuses at least as strongly.
+        assert decision.refusal != EgressRefusal.NO_ENFORCING_POLICY
