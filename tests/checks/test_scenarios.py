@@ -148,7 +148,7 @@ def test_admin_network_policy_moves_from_the_union_to_reach() -> None:
     [
         # Each silent pass of issue 12, now a reach refusal at the culprit's line.
         ("reach-cluster-network-policy", ("egress-reach-widens", "manifests.yaml", 40)),
-        ("reach-calico-global-policy", ("egress-reach-widens", "manifests.yaml", 29)),
+        ("reach-calico-global-policy", ("egress-reach-widens", "manifests.yaml", 30)),
         ("reach-cilium-under-core", ("egress-reach-widens", "manifests.yaml", 30)),
         ("reach-antrea-cluster-policy", ("egress-reach-not-evaluable", "manifests.yaml", 23)),
         ("reach-egress-firewall", ("egress-reach-not-evaluable", "manifests.yaml", 23)),
@@ -193,7 +193,7 @@ def test_two_policies_of_one_name_are_both_judged_whatever_the_file_order() -> N
     duplicate = [f for f in outcome.report["findings"] if f["ruleId"] == "duplicate-object"]
     assert len(duplicate) == 1
     assert "a-wide.yaml:1" in duplicate[0]["message"]
-    assert "b-policies.yaml:23" in duplicate[0]["message"]
+    assert "manifests.yaml:23" in duplicate[0]["message"]
     assert outcome.exit_code == 1
 
 
