@@ -161,7 +161,8 @@ def reach_subject(given: ReachInput) -> ReachSubject:
     )
 
 
-def _data(ctx: CheckContext) -> ReachData:
+def reach_data_of(ctx: CheckContext) -> ReachData:
+    """The run's ReachData, gathered once."""
     hit = ctx.memo.scopes.get("reach-data")
     if hit is not None and hit[0] is ctx.inventory:
         data: ReachData = hit[1]
@@ -211,7 +212,7 @@ def _unjudged(offered: Offered) -> ReachDocument:
 def _new_documents(
     ctx: CheckContext, given: ReachInput, subject: ReachSubject
 ) -> tuple[list[_Judged], list[tuple[Skipped, Location | None]]]:
-    data = _data(ctx)
+    data = reach_data_of(ctx)
     judged: list[_Judged] = []
     skipped: list[tuple[Skipped, Location | None]] = []
     subject_key = (
@@ -380,7 +381,7 @@ def check_ingress_reach(
         cilium=False,
         pod_template=_pod_template(given.template),
     )
-    data = _data(ctx)
+    data = reach_data_of(ctx)
     judged: list[_Judged] = []
     for offered in _offered(ctx, subject.namespace):
         for document in _ingress_documents(offered.candidate, subject, data):
