@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from lint.checks.candidates import location_of, unparsed_placeholders
 from lint.checks.context import CheckContext, JudgedEntry, precise_location, rule_finding
 from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
-from lint.decision.model import Allowance, EgressVerdict, Subject, Tri
+from lint.decision.model import Allowance, EgressVerdict, IngressVerdict, Subject, Tri, Verdict
 from lint.decision.reach import decide_reach, reach_outcome, subject_documents
 from lint.decision.reach.calico import calico_ingress_documents, is_calico
 from lint.decision.reach.ingress import (
@@ -238,19 +238,27 @@ def _new_documents(
         skipped.extend((skip, location_of(offered.obj)) for skip in skips)
         judged.extend(_Judged(d, offered.obj, _location(offered.obj, d)) for d in documents)
     judged.extend(_path_documents(ctx, given, subject, data))
-    for placeholder in unparsed_placeholders(ctx.problems, subject.namespace, REACH_POLICY_KINDS):
+    judged += _unparsed(ctx, subject.namespace, EgressVerdict.NOT_EVALUABLE)
+    return judged, skipped
+
+
+def _unparsed(ctx: CheckContext, namespace: str, verdict: Verdict) -> list[_Judged]:
+    """A document that may be a reach-only policy and could not be parsed
+    fails reach closed, egress and ingress alike (SEMANTICS §17.7)."""
+    judged = []
+    for placeholder in unparsed_placeholders(ctx.problems, namespace, REACH_POLICY_KINDS):
         document = placeholder.document
         reach_document = ReachDocument(
             kind=document.kind,
             name=document.name,
-            verdict=EgressVerdict.NOT_EVALUABLE,
+            verdict=verdict,
             detail=document.unreadable,
             rule_index=None,
             rule_path=(),
             group="other",
         )
         judged.append(_Judged(reach_document, None, placeholder.location))
-    return judged, skipped
+    return judged
 
 
 def _path_documents(
@@ -390,6 +398,7 @@ def check_ingress_reach(
         obj = given.template
         location = _location(obj, document) if obj is not None else given.declaration
         judged.append(_Judged(document, obj, location))
+    judged += _unparsed(ctx, subject.namespace, IngressVerdict.NOT_EVALUABLE)
     decision = decide_ingress_reach([j.document for j in judged])
     entries = _entries(decision, (), judged)
     report = DecisionReport(
