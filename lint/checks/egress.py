@@ -43,6 +43,7 @@ from lint.report.model import (
     Finding,
     Location,
     NamedReport,
+    ReachReport,
     SandboxRef,
 )
 from lint.rules import rule, rule_for
@@ -192,6 +193,13 @@ def _named_copy(
         if result.result is not NamedOutcome.MATCH:
             return obj, result
     return results[-1]
+
+
+def egress_reach(
+    ctx: CheckContext, given: EgressInput, allowance: Allowance, judged: list[JudgedEntry]
+) -> tuple[ReachReport, list[Finding]]:
+    """Reach for one sandbox path, given the union's judged entries (for explain)."""
+    return check_reach(ctx, _reach_input(ctx, given, allowance, judged))
 
 
 def _check_union(
