@@ -324,8 +324,13 @@ CLUSTER_ROLE: Final = Kind("ClusterRole", _RBAC, ("v1",), _CLUSTER, "clusterrole
 CLUSTER_ROLE_BINDING: Final = Kind(
     "ClusterRoleBinding", _RBAC, ("v1",), _CLUSTER, "clusterrolebindings", read=False
 )
-SERVICE_ACCOUNT: Final = Kind("ServiceAccount", "", ("v1",), _NAMESPACED, "serviceaccounts")
-"""Read for its labels (CLUSTER-POLICIES §2.3); ``generate`` writes it too."""
+SERVICE_ACCOUNT: Final = Kind(
+    "ServiceAccount", "", ("v1",), _NAMESPACED, "serviceaccounts", read=False
+)
+"""Written by ``generate``, not read: its labels stay unknown to reach
+(CLUSTER-POLICIES §2.3, the partial view), so a Calico
+``serviceAccountSelector`` fails closed. Reading every ServiceAccount cost
+a quarter of the load time of the 16 MB bench tree (docs/performance.md)."""
 
 KINDS: Final[tuple[Kind, ...]] = (
     NETWORK_POLICY,
@@ -353,10 +358,10 @@ KINDS: Final[tuple[Kind, ...]] = (
     CALICO_NETWORK_SET,
     CALICO_GLOBAL_NETWORK_SET,
     CILIUM_CIDR_GROUP,
-    SERVICE_ACCOUNT,
     *CATCH_ALL_KINDS,
     CLUSTER_ROLE,
     CLUSTER_ROLE_BINDING,
+    SERVICE_ACCOUNT,
 )
 """Every kind the tool knows: those the check reads, in the order DESIGN
 §2.1 lists them, then the kinds of CLUSTER-POLICIES §2.1 and §7, then those

@@ -8,13 +8,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lint.checks.candidates import Placeholder, Sourced, location_of
+from lint.decision.allowance import build_allowance
 from lint.decision.model import (
+    Allowance,
     Candidate,
     EgressVerdict,
     Examined,
     IngressVerdict,
     PolicyDocument,
     Subject,
+    Translation,
     Tri,
 )
 from lint.decision.policy_shape import Direction
@@ -109,6 +112,19 @@ class CheckContext:
     memo: JudgmentMemo = field(default_factory=JudgmentMemo)
     namespace_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """Namespace labels the declaration file states (CLUSTER-POLICIES §11 Q3)."""
+
+
+def allowance_of(ctx: CheckContext, translation: Translation) -> Allowance:
+    """The translation's allowance (SEMANTICS §4), built once per translation:
+    the union, reach and ingress.reach all read it."""
+    key = ("allowance", id(translation))
+    hit = ctx.memo.scopes.get(key)
+    if hit is not None and hit[0] is translation:
+        known: Allowance = hit[1]
+        return known
+    allowance = build_allowance(translation)
+    ctx.memo.scopes[key] = (translation, allowance)
+    return allowance
 
 
 def precise_location(obj: KubeObject, path: Sequence[str | int]) -> Location:

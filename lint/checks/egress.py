@@ -3,11 +3,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 from lint.checks.candidates import CCNP, CNP, Sourced, location_of
-from lint.checks.context import CheckContext, JudgedEntry, precise_location, rule_finding
+from lint.checks.context import (
+    CheckContext,
+    JudgedEntry,
+    allowance_of,
+    precise_location,
+    rule_finding,
+)
 from lint.checks.judging import (
     Judging,
     RefusalContext,
@@ -17,7 +24,6 @@ from lint.checks.judging import (
     refusal_finding,
 )
 from lint.checks.reach import ReachInput, check_reach, reach_data_of
-from lint.decision.allowance import build_allowance
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import (
     Allowance,
@@ -83,7 +89,7 @@ def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, l
     union = reach = None
     findings = list(named_findings)
     if given.declared.union_verified:
-        allowance = build_allowance(translation)
+        allowance = allowance_of(ctx, translation)
         union, judged, union_findings = _check_union(ctx, given, allowance)
         findings.extend(union_findings)
         reach, reach_findings = check_reach(ctx, _reach_input(ctx, given, allowance, judged))
@@ -136,7 +142,21 @@ def _judging(ctx: CheckContext, given: EgressInput, allowance: Allowance) -> Jud
     named = (translation.kind, translation.name)
     if translation.namespace != given.subject.namespace:
         named = ("", "")
-    return Judging(read, examine, union_context(translation), "egress", given.subject, named)
+    context = _context(ctx, translation)
+    return Judging(read, examine, context, "egress", given.subject, named)
+
+
+def _context(ctx: CheckContext, translation: Translation) -> Hashable:
+    """``union_context``, once per translation: the union and reach both
+    judge with it, and it writes the translation's egress out as JSON."""
+    key = ("union-context", id(translation))
+    hit = ctx.memo.scopes.get(key)
+    if hit is not None and hit[0] is translation:
+        known: Hashable = hit[1]
+        return known
+    context = union_context(translation)
+    ctx.memo.scopes[key] = (translation, context)
+    return context
 
 
 def _reads_cilium(ctx: CheckContext, given: EgressInput) -> bool:
@@ -153,9 +173,8 @@ def _cilium_under_core(
     namespace = ctx.inventory.namespace(given.translation.namespace)
     if not namespace.of_kind(CNP) and not ctx.inventory.cluster_objects(CCNP):
         return []
-    judged = judged_entries(
-        ctx, _scope(given, True), given.subject.labels, _judging(ctx, given, allowance)
-    )
+    scope = dataclasses.replace(_scope(given, True), only_cilium=True)
+    judged = judged_entries(ctx, scope, given.subject.labels, _judging(ctx, given, allowance))
     return [
         j
         for j in judged
@@ -172,7 +191,7 @@ def _reach_input(
         subject=given.subject,
         template=given.template,
         allowance=allowance,
-        context=union_context(given.translation),
+        context=_context(ctx, given.translation),
         cilium=_reads_cilium(ctx, given),
         union=judged,
         cilium_under_core=_cilium_under_core(ctx, given, allowance),

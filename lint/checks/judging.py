@@ -49,10 +49,14 @@ class Scope:
     template: KubeObject | None
     pooled: bool
     with_cilium: bool
+    only_cilium: bool = False
+    """Only the Cilium candidates: reach's reading of them under engine core."""
 
 
 def _sourced(ctx: CheckContext, scope: Scope) -> list[Sourced]:
     namespace = ctx.inventory.namespace(scope.namespace)
+    if scope.only_cilium:
+        return cilium_candidates(namespace, ctx.inventory)
     sourced = core_candidates(namespace, scope.template, scope.pooled)
     if scope.with_cilium or ctx.read_cilium == "always":
         sourced += cilium_candidates(namespace, ctx.inventory)
@@ -105,7 +109,7 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
     with_cilium = scope.with_cilium or ctx.read_cilium == "always"
     # The template matters only on the pooled path, through its controller policy.
     template = scope.template if scope.pooled else None
-    key = (scope.namespace, id(template), scope.pooled, with_cilium)
+    key = (scope.namespace, id(template), scope.pooled, with_cilium, scope.only_cilium)
     cached = ctx.memo.scopes.get(key)
     if cached is not None and cached[0] is template:
         prepared: PreparedScope = cached[1]

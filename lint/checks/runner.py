@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lint.checks.candidates import declared_location
-from lint.checks.context import CheckContext, ReadCilium, rule_finding
+from lint.checks.context import CheckContext, ReadCilium, allowance_of, rule_finding
 from lint.checks.duplicates import duplicate_objects
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
@@ -29,7 +29,6 @@ from lint.checks.prerequisites import (
 from lint.checks.reach import IngressReachInput, check_ingress_reach
 from lint.checks.reach_candidates import namespace_label_disagreements
 from lint.checks.shares import check_plans
-from lint.decision.allowance import build_allowance
 from lint.decision.model import Subject
 from lint.declarations import DeclaredSandbox
 from lint.intake import take_in
@@ -145,7 +144,7 @@ def _check_sandbox(
             )
             findings.extend(ingress_findings)
             reach_input = IngressReachInput(
-                ref, at, subject, template, build_allowance(declared.translation)
+                ref, at, subject, template, allowance_of(ctx, declared.translation)
             )
             ingress_reach, reach_findings = check_ingress_reach(ctx, reach_input)
             ingress = dataclasses.replace(ingress, reach=ingress_reach)
