@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lint.decision.model import EgressRefusal, EgressVerdict, PolicyDocument, RuleVerdict, Tri
 from lint.decision.reach import decide_reach, order_documents, reach_remedy
 from lint.decision.reach.model import Group, ReachDocument, Skipped
-from lint.decision.union import examine
+from lint.decision.union import examine, summarize_union
 from tests.decision.reach.scenario import allowance, union_documents
 
 
@@ -183,3 +185,28 @@ def test_remedies_never_propose_weakening_the_check(refusal: EgressRefusal) -> N
 def test_remedy_rejects_other_strings() -> None:
     with pytest.raises(ValueError, match="not an egress reach refusal"):
         reach_remedy("port-open")
+
+
+_old_verdicts = st.lists(
+    st.sampled_from(["within", "widens-egress", "not-evaluable", "does-not-select"]), max_size=4
+)
+_new_verdicts = st.lists(st.sampled_from(list(EgressVerdict)), max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_old_verdicts, _new_verdicts, st.sampled_from(["D", "P", "A", "N", "S"]))
+def test_reach_never_passes_where_the_union_refuses(
+    old_verdicts: list[str], new_verdicts: list[EgressVerdict], code: str
+) -> None:
+    """The union's documents are reach's first documents, judged the same, so
+    a union refusal is always a reach refusal, at least as strong."""
+    allowed = allowance(code)
+    union = [old(f"np{i}", verdict) for i, verdict in enumerate(old_verdicts)]
+    new = [doc(f"n{i}", verdict, detail="d") for i, verdict in enumerate(new_verdicts)]
+    union_decision = summarize_union(union, allowed)
+    reach = decide_reach(union, (), new, allowed)
+    rank = {None: 0, "no-enforcing-policy": 1, "not-evaluable": 2, "policy-widens-egress": 3}
+    assert rank[reach.refusal] >= rank[union_decision.refusal]
+    if reach.culprit_in_union:
+        # A culprit the union already names is worded as the union words it.
+        assert (reach.refusal, reach.summary) == (union_decision.refusal, union_decision.summary)
