@@ -19,7 +19,6 @@ from typing import Final
 
 from lint.decision.allowance import destination_allowed, reaches_resolver
 from lint.decision.model import (
-    ALL_PORTS,
     Allowance,
     CidrPeer,
     EgressVerdict,
@@ -482,8 +481,3 @@ def object_name(raw: JSON, position: int) -> str:
     metadata = raw.get("metadata") if isinstance(raw, dict) else None
     name = metadata.get("name") if isinstance(metadata, dict) else None
     return name if isinstance(name, str) and name else f"(unnamed #{position})"
-
-
-def all_ports_if_empty(ports: PortSet | None) -> PortSet:
-    """A missing or empty port list is every protocol and every port."""
-    return ports if ports else ALL_PORTS
