@@ -82,17 +82,14 @@ PortsReader: TypeAlias = Callable[[Mapping[str, JSON]], PortsRead | str]
 class Flavour:
     """How one kind reads its rules.
 
-    ``actions`` are the valid actions (exact case), ``allow`` the allow
-    spelling. ``pass_allow_like`` is True when a Pass is allow-like whatever
+    ``group`` is the §1.5 group, ``actions`` the valid actions (exact case).
+    ``pass_allow_like`` is True when a Pass is allow-like whatever
     ISO is (a v1alpha2 baseline Pass lands in the default allow), False when
     it is free under ISO. ``action_hint`` adds to an invalid action's detail.
     """
 
-    kind: str
-    api_version: str
     group: Group
     actions: tuple[str, ...]
-    allow: str
     peer_fields: tuple[str, ...]
     read_ports: PortsReader
     baseline: bool
@@ -424,21 +421,15 @@ def _judged_rule(rule: JSON, index: int, flavour: Flavour, subject: ReachSubject
 
 
 ANP_FLAVOUR: Final = Flavour(
-    kind=ANP_KIND,
-    api_version=API_VERSION,
     group="admin",
     actions=("Allow", "Deny", "Pass"),
-    allow="Allow",
     peer_fields=ANP_PEER_FIELDS,
     read_ports=read_anp_ports,
     baseline=False,
 )
 BANP_FLAVOUR: Final = Flavour(
-    kind=BANP_KIND,
-    api_version=API_VERSION,
     group="baseline",
     actions=("Allow", "Deny"),
-    allow="Allow",
     peer_fields=BANP_PEER_FIELDS,
     read_ports=read_anp_ports,
     baseline=True,

@@ -122,11 +122,8 @@ def _flavour(tier: JSON) -> Flavour:
         else f"`spec.tier` {compact_json(tier)} is not one of Admin, Baseline"
     )
     return Flavour(
-        kind=KIND,
-        api_version=API_VERSION,
         group="baseline" if baseline else "admin",
         actions=("Accept", "Deny", "Pass"),
-        allow="Accept",
         peer_fields=ANP_PEER_FIELDS,
         read_ports=read_protocols,
         baseline=baseline,

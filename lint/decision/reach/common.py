@@ -19,7 +19,6 @@ from typing import Final
 
 from lint.decision.allowance import destination_allowed, reaches_resolver
 from lint.decision.model import (
-    ALL_PORTS,
     Allowance,
     CidrPeer,
     EgressVerdict,
@@ -292,8 +291,12 @@ def _peer_verdict(
     if isinstance(peer, DomainPeer):
         return judge_domain_entry(peer.entry, wanted_ports, allowance, index=index)
     if isinstance(peer, Everything):
-        # A reader never builds this; judged as a rule without destination.
-        return judge_allow_like(peer, wanted_ports, allowance, index=index)
+        # Readers never build this peer; it reaches every destination.
+        if allowance.permits_everything:
+            return None
+        return RuleVerdict(
+            Tri.YES, f"peer {peer.text} on {ports}, {_not_allowed(allowance)}", index
+        )
     if isinstance(allowance.dns_narrowed_to, tuple) and reaches_resolver(peer, wanted_ports):
         return RuleVerdict(
             Tri.YES,
@@ -478,8 +481,3 @@ def object_name(raw: JSON, position: int) -> str:
     metadata = raw.get("metadata") if isinstance(raw, dict) else None
     name = metadata.get("name") if isinstance(metadata, dict) else None
     return name if isinstance(name, str) and name else f"(unnamed #{position})"
-
-
-def all_ports_if_empty(ports: PortSet | None) -> PortSet:
-    """A missing or empty port list is every protocol and every port."""
-    return ports if ports else ALL_PORTS
