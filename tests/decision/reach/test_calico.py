@@ -752,6 +752,8 @@ def test_allow_all_allowance_lets_every_rule_through() -> None:
         ("zzz", (tier("zzz", {"order": 1000000}),), Position.AFTER),
         ("custom", (tier("custom", {"order": "100"}),), Position.UNKNOWN),
         ("custom", (tier("custom", {"order": True}),), Position.UNKNOWN),
+        ("custom", (tier("custom", {"order": float("nan")}),), Position.UNKNOWN),
+        ("custom", (tier("custom", {"order": float("inf")}),), Position.UNKNOWN),
         ("custom", (tier("custom", None),), Position.UNKNOWN),
         ("custom", (tier("custom", {"order": 1}), tier("custom", {"order": 2})), Position.BEFORE),
         (
@@ -833,6 +835,8 @@ def test_wanted_ports(rule: dict[str, Any], ports: Any, named: bool) -> None:
         {"destination": {"ports": ["1:70000"]}},
         {"destination": {"ports": [-1]}},
         {"destination": {"ports": [{"port": 53}]}},
+        {"destination": {"ports": ["dns", True]}},  # unreadable wins over named, in any order
+        {"destination": {"ports": [True, "dns"]}},
     ],
 )
 def test_unreadable_ports(rule: dict[str, Any]) -> None:
@@ -1072,7 +1076,7 @@ def test_global_scope(code: str, expected: str) -> None:
             "not-evaluable",
         ),
         (gnp, {"nets": ["8.8.8.8/32"], "namespaceSelector": "a == 'x' || b == 'y'"}, "P", "within"),
-        (gnp, {"nets": ["0.0.0.0/0"], "namespaceSelector": "global()"}, "P", "not-evaluable"),
+        (gnp, {"nets": ["0.0.0.0/0"], "namespaceSelector": "global()"}, "P", "widens-egress"),
         (gnp, {"nets": ["0.0.0.0/0"], "namespaceSelector": "global()"}, "D", "widens-egress"),
     ],
 )
