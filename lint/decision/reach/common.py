@@ -292,8 +292,12 @@ def _peer_verdict(
     if isinstance(peer, DomainPeer):
         return judge_domain_entry(peer.entry, wanted_ports, allowance, index=index)
     if isinstance(peer, Everything):
-        # A reader never builds this; judged as a rule without destination.
-        return judge_allow_like(peer, wanted_ports, allowance, index=index)
+        # Readers never build this peer; it reaches every destination.
+        if allowance.permits_everything:
+            return None
+        return RuleVerdict(
+            Tri.YES, f"peer {peer.text} on {ports}, {_not_allowed(allowance)}", index
+        )
     if isinstance(allowance.dns_narrowed_to, tuple) and reaches_resolver(peer, wanted_ports):
         return RuleVerdict(
             Tri.YES,
