@@ -27,6 +27,7 @@ Pure: plain data in, frozen results out. The wording of details is ours.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -321,7 +322,7 @@ def _tier_manifest_order(raw: JSON) -> TierOrder:
         return _LAST
     if isinstance(order, bool) or not isinstance(order, int | float):
         return None
-    return float(order)
+    return float(order) if math.isfinite(order) else None
 
 
 def _position_of(name: str, order: TierOrder) -> Position:
@@ -432,15 +433,17 @@ def read_wanted_ports(rule: Mapping[str, JSON], destination: JSON) -> WantedPort
     if not entries:
         return WantedPorts(ALL_PORTS if protocol is None else (PortRange(protocol),))
     ranges: list[PortRange] = []
+    named = False
     for entry in entries:
         read = _read_port(entry, protocol)
         if read is None:
             return f"a `destination.ports` entry {compact_json(entry)} cannot be read"
         if read == "named":
-            # §2.5: a named port makes the whole rule every port and protocol.
-            return WantedPorts(ALL_PORTS, named_port=True)
-        ranges.append(read)
-    return WantedPorts(tuple(ranges))
+            named = True
+        else:
+            ranges.append(read)
+    # §2.5: a named port makes the whole rule every port and protocol.
+    return WantedPorts(ALL_PORTS, named_port=True) if named else WantedPorts(tuple(ranges))
 
 
 def _read_port(entry: JSON, protocol: str | None) -> PortRange | Literal["named"] | None:
@@ -748,16 +751,20 @@ def _judge_destination(
             return judge(_wide_cidrs(destination.not_nets))
         return judge(Everything())
     scope = translate_scope(destination.raw, context.namespace)
-    if destination.cidrs:
-        by_nets = judge(destination.cidrs)
-        if by_nets.outcome is Tri.NO:
-            return by_nets
-        # The rule matches only addresses both in the nets and in the scope.
-        by_scope = _judge_scope(scope, ports, index, note, context, judge)
-        if by_scope.outcome is Tri.YES:
-            return by_nets
-        return by_scope
-    return _judge_scope(scope, ports, index, note, context, judge)
+    if not destination.cidrs:
+        return _judge_scope(scope, ports, index, note, context, judge)
+    # The rule matches only addresses both in the nets and in the scope: it
+    # stays inside when either side is allowed.
+    by_nets = judge(destination.cidrs)
+    if by_nets.outcome is Tri.NO:
+        return by_nets
+    if isinstance(scope, Undecided):
+        return RuleVerdict(Tri.UNKNOWN, _with_note(scope.detail, note), index)
+    if isinstance(scope, Scope) and judge((scope.peer,)).outcome is Tri.NO:
+        by_sets = _network_set_verdict(scope, ports, index, context, judge)
+        if by_sets.outcome is Tri.NO:
+            return by_sets
+    return by_nets
 
 
 def _judge_scope(

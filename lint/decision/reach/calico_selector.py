@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Final, TypeAlias
 
 from lint.decision.model import Tri
@@ -364,8 +365,11 @@ class _Parser:
         return tuple(dict.fromkeys(values))
 
 
+@lru_cache(maxsize=4096)
 def parse_selector(text: str) -> Node | SelectorError:
-    """Parse a Calico selector; an empty one (whitespace only) is ``all()``."""
+    """Parse a Calico selector; an empty one (whitespace only) is ``all()``.
+    Memoised: a selector is read once per path and document, and the tree
+    is frozen."""
     try:
         tokens = tokenize(text)
         if tokens[0].kind is Tok.EOF:

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lint.decision.allowance import build_allowance
 from lint.decision.egress_documents import egress_documents
@@ -752,6 +754,8 @@ def test_allow_all_allowance_lets_every_rule_through() -> None:
         ("zzz", (tier("zzz", {"order": 1000000}),), Position.AFTER),
         ("custom", (tier("custom", {"order": "100"}),), Position.UNKNOWN),
         ("custom", (tier("custom", {"order": True}),), Position.UNKNOWN),
+        ("custom", (tier("custom", {"order": float("nan")}),), Position.UNKNOWN),
+        ("custom", (tier("custom", {"order": float("inf")}),), Position.UNKNOWN),
         ("custom", (tier("custom", None),), Position.UNKNOWN),
         ("custom", (tier("custom", {"order": 1}), tier("custom", {"order": 2})), Position.BEFORE),
         (
@@ -833,6 +837,8 @@ def test_wanted_ports(rule: dict[str, Any], ports: Any, named: bool) -> None:
         {"destination": {"ports": ["1:70000"]}},
         {"destination": {"ports": [-1]}},
         {"destination": {"ports": [{"port": 53}]}},
+        {"destination": {"ports": ["dns", True]}},  # unreadable wins over named, in any order
+        {"destination": {"ports": [True, "dns"]}},
     ],
 )
 def test_unreadable_ports(rule: dict[str, Any]) -> None:
@@ -1072,7 +1078,7 @@ def test_global_scope(code: str, expected: str) -> None:
             "not-evaluable",
         ),
         (gnp, {"nets": ["8.8.8.8/32"], "namespaceSelector": "a == 'x' || b == 'y'"}, "P", "within"),
-        (gnp, {"nets": ["0.0.0.0/0"], "namespaceSelector": "global()"}, "P", "not-evaluable"),
+        (gnp, {"nets": ["0.0.0.0/0"], "namespaceSelector": "global()"}, "P", "widens-egress"),
         (gnp, {"nets": ["0.0.0.0/0"], "namespaceSelector": "global()"}, "D", "widens-egress"),
     ],
 )
@@ -1445,3 +1451,146 @@ def test_row_without_the_named_object_never_passes(
     if refusal is not None:
         # What refused with the named object still refuses at least as strongly.
         assert decision.refusal != EgressRefusal.NO_ENFORCING_POLICY
+
+
+# --- Properties ----------------------------------------------------------------------------
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 70000)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
+    max_leaves=10,
+)
+selectors = st.sampled_from(
+    [
+        "",
+        "all()",
+        "app == 'agent'",
+        "team == 'ml'",
+        "has(x) ||",
+        "global()",
+        "k8s-app == 'kube-dns'",
+    ]
+)
+rule_values = st.fixed_dictionaries(
+    {"action": st.sampled_from(["Allow", "Deny", "Pass", "Log", "allow"])},
+    optional={
+        "protocol": st.sampled_from(["TCP", "UDP", 17, None, True]),
+        "destination": st.fixed_dictionaries(
+            {},
+            optional={
+                "nets": st.lists(
+                    st.sampled_from(["0.0.0.0/0", "10.0.0.0/8", "8.8.8.8/32", "x"]), max_size=2
+                ),
+                "notNets": st.lists(st.sampled_from(["10.0.0.0/8", "fc00::/7"]), max_size=2),
+                "selector": selectors,
+                "namespaceSelector": st.sampled_from(
+                    [
+                        "projectcalico.org/name == 'kube-system'",
+                        "all()",
+                        "global()",
+                        "a == 'b' || c == 'd'",
+                    ]
+                ),
+                "ports": st.lists(st.sampled_from([53, "53", "1:100", "dns", True]), max_size=2),
+                "services": st.just({"name": "x"}),
+            },
+        ),
+    },
+)
+policy_specs = st.fixed_dictionaries(
+    {},
+    optional={
+        "tier": st.sampled_from(["default", "platform", "late", "kube-baseline", "kube-admin", 3]),
+        "selector": selectors,
+        "namespaceSelector": selectors,
+        "types": st.sampled_from([["Egress"], ["Ingress"], ["Ingress", "Egress"], "Egress"]),
+        "egress": st.lists(rule_values | json_values, max_size=3),
+        "doNotTrack": st.sampled_from([True, False, "x"]),
+    },
+)
+tier_sets = st.lists(
+    st.builds(
+        tier,
+        st.sampled_from(["default", "platform", "late"]),
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "order": st.sampled_from([100, 1000000, 2000000, None, "x"]),
+                "defaultAction": st.sampled_from(["Deny", "Pass"]),
+            },
+        ),
+    ),
+    max_size=3,
+)
+set_lists = st.lists(
+    st.builds(
+        network_set,
+        st.sampled_from(["kube-system", "sbx"]),
+        st.sampled_from([{"k8s-app": "kube-dns"}, {}, "bad"]),
+        st.sampled_from([{"nets": ["0.0.0.0/0"]}, {"nets": ["bad"]}, {}, None]),
+        name=st.sampled_from(["a", "b", "c"]),
+    ),
+    max_size=3,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    json_values, st.sampled_from(["GlobalNetworkPolicy", "NetworkPolicy", "StagedNetworkPolicy"])
+)
+def test_any_json_is_judged_or_skipped_never_crashes(raw: Any, kind: str) -> None:
+    candidate = ReachCandidate(V3, kind, raw)
+    result = calico_documents(candidate, subject("D"), data())
+    assert isinstance(result, Skipped | tuple)
+    calico_ingress_documents(candidate, subject("D"), data())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    policy_specs,
+    tier_sets,
+    set_lists,
+    st.sampled_from(["D", "P", "S", "A", "N"]),
+    st.randoms(use_true_random=False),
+)
+def test_documents_do_not_depend_on_the_order_of_tiers_and_sets(
+    spec: dict[str, Any],
+    tiers: list[ReachCandidate],
+    sets: list[ReachCandidate],
+    code: str,
+    random: Any,
+) -> None:
+    first = calico_documents(gnp(spec), subject(code), data(tiers=tuple(tiers), sets=tuple(sets)))
+    random.shuffle(tiers)
+    random.shuffle(sets)
+    second = calico_documents(gnp(spec), subject(code), data(tiers=tuple(tiers), sets=tuple(sets)))
+    assert first == second
+
+
+@settings(max_examples=300, deadline=None)
+@given(policy_specs, st.sampled_from(["D", "P", "S", "N"]))
+def test_an_allow_rule_with_no_destination_never_passes(spec: dict[str, Any], code: str) -> None:
+    """Outside allow-all, a selecting policy that governs egress and is not
+    excused refuses once it holds a bare Allow rule."""
+    widened = {**spec, "egress": [*spec.get("egress", []), {"action": "Allow"}]}
+    widened.pop("types", None)
+    result = calico_documents(gnp(widened), subject(code), data())
+    if isinstance(result, Skipped) or not result:
+        return
+    (document,) = result
+    assert (
+        document.verdict
+        in (
+            EgressVerdict.WIDENS_EGRESS,
+            EgressVerdict.NOT_EVALUABLE,
+            EgressVerdict.DOES_NOT_SELECT,
+        )
+        or document.excused
+    )
