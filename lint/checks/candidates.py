@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -56,10 +57,23 @@ def _name_key(obj: KubeObject) -> tuple[bool, bytes]:
 
 def by_name(objects: Iterable[KubeObject]) -> list[KubeObject]:
     """Every object in API-server list order. Two objects of one name are
-    both kept, in load order: which one the cluster holds depends on the
-    order they are applied, so both are judged and the wider verdict stands
-    (``duplicate-object`` reports the pair)."""
-    return sorted(objects, key=_name_key)
+    both kept: which one the cluster holds depends on the order they are
+    applied, so both are judged and the wider verdict stands
+    (``duplicate-object`` reports the pair). Copies of one name are ordered
+    by their content, so neither file nor document order decides which one
+    a refusal names first."""
+    ordered = sorted(objects, key=_name_key)
+    names = [obj.name for obj in ordered if obj.name is not None]
+    if len(names) == len(set(names)):
+        return ordered
+    return sorted(ordered, key=lambda obj: (*_name_key(obj), _content_key(obj)))
+
+
+def _content_key(obj: KubeObject) -> str:
+    # Unnamed objects keep load order: their `(unnamed #i)` names are positions.
+    if obj.name is None:
+        return ""
+    return json.dumps(obj.value, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _synthesized(template: KubeObject, namespace: str) -> Sourced | None:

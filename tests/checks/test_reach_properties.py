@@ -211,3 +211,12 @@ def test_shuffling_documents_leaves_reach_unchanged(
     shuffled = list(documents)
     random.shuffle(shuffled)
     assert _reach_facts(_check(documents)) == _reach_facts(_check(shuffled, files))
+
+
+def test_two_copies_of_one_name_are_named_in_the_same_order_either_way() -> None:
+    # Found by the shuffling property: the summary named whichever copy was
+    # loaded first.
+    copies = [_cilium("a", "toEntities: [world]"), _cilium("a", "toCIDR: [10.0.0.0/8]")]
+    forward = _reach_facts(_check(copies))
+    assert forward == _reach_facts(_check(copies[::-1]))
+    assert forward[0] == "policy-widens-egress"
