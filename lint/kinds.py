@@ -280,10 +280,12 @@ CATCH_ALL_KINDS: Final = (
     _catch_all("network.openshift.io", ("v1",), "EgressNetworkPolicy", _NAMESPACED),
     _catch_all("networking.gke.io", (), "FQDNNetworkPolicy", _NAMESPACED),
     _catch_all("kubeovn.io", ("v1",), "SecurityGroup", _CLUSTER),
+    Kind("Subnet", "kubeovn.io", ("v1",), _CLUSTER, "subnets", decision=_CATCH_ALL, exact=True),
 )
 """The kinds of CLUSTER-POLICIES §7 that the table names; any other
-policy-like kind is caught by ``identify``. Kube-OVN ``Subnet`` ACLs and
-Cilium's ``enable-policy: never`` are not read (see docs/cluster-policies.md)."""
+policy-like kind is caught by ``identify``. A Kube-OVN ``Subnet`` fails
+closed only with ``spec.acls`` (so it is no ``network_policy``: reach's
+reader decides)."""
 
 SANDBOX_TEMPLATE: Final = Kind(
     "SandboxTemplate",
@@ -370,7 +372,12 @@ READ_KINDS: Final = tuple(kind for kind in KINDS if kind.read)
 """The kinds the check reads."""
 
 CONFIG_MAP_NAME: Final = "agent-sandbox-config"
-"""The only ConfigMap the check reads (AGENT-SANDBOX.md §7)."""
+"""The controller's ConfigMap the check reads (AGENT-SANDBOX.md §7)."""
+CILIUM_CONFIG_MAP_NAME: Final = "cilium-config"
+CILIUM_CONFIG_NAMESPACE: Final = "kube-system"
+"""Cilium's ConfigMap, read for ``enable-policy: never`` (CLUSTER-POLICIES §7)."""
+CONFIG_MAP_NAMES: Final = (CONFIG_MAP_NAME, CILIUM_CONFIG_MAP_NAME)
+"""The only ConfigMaps the check reads."""
 
 CATCH_ALL_SUFFIXES: Final = ("NetworkPolicy",)
 CATCH_ALL_NAMES: Final = frozenset({"EgressFirewall", "EgressNetworkPolicy"})

@@ -24,6 +24,9 @@ from lint.kinds import (
     CALICO_NETWORK_SET,
     CALICO_TIER,
     CILIUM_CIDR_GROUP,
+    CILIUM_CONFIG_MAP_NAME,
+    CILIUM_CONFIG_NAMESPACE,
+    CONFIG_MAP,
     KINDS,
     NAMESPACE,
     SERVICE_ACCOUNT,
@@ -62,7 +65,8 @@ def _numbered(objects: Iterable[KubeObject]) -> list[Offered]:
 
 def reach_candidates(inventory: Inventory, namespace: str) -> tuple[Offered, ...]:
     """The new-kind candidates for a sandbox in ``namespace`` (§2.1, §7):
-    cluster-scoped kinds always, namespaced kinds in that namespace."""
+    cluster-scoped kinds always, namespaced kinds in that namespace, and
+    Cilium's ``kube-system/cilium-config`` ConfigMap (``enable-policy: never``)."""
     found: list[Offered] = []
     own = inventory.namespace(namespace)
     for kind in REACH_KINDS:
@@ -76,6 +80,12 @@ def reach_candidates(inventory: Inventory, namespace: str) -> tuple[Offered, ...
             unlisted.setdefault(obj.kind, []).append(obj)
     for key in sorted(unlisted):
         found += _numbered(unlisted[key])
+    cilium_config = [
+        obj
+        for obj in inventory.namespace(CILIUM_CONFIG_NAMESPACE).of_kind(CONFIG_MAP.key)
+        if obj.name == CILIUM_CONFIG_MAP_NAME
+    ]
+    found += _numbered(cilium_config)
     return tuple(found)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from lint.kinds import CONFIG_MAP_NAME, POLICY_KIND_NAMES, policy_key_of_name
+from lint.kinds import CONFIG_MAP_NAMES, POLICY_KIND_NAMES, policy_key_of_name
 from lint.loading.split import Chunk
 from lint.yaml.scalars import resolve_plain
 
@@ -71,7 +71,7 @@ def may_name_config_map(text: str, chunk: Chunk) -> bool:
     """Whether a ConfigMap's text can name the one the check reads: the name
     must appear literally unless an escape sequence spells it."""
     return (
-        text.find(CONFIG_MAP_NAME, chunk.body, chunk.stop) >= 0
+        any(text.find(name, chunk.body, chunk.stop) >= 0 for name in CONFIG_MAP_NAMES)
         or text.find("\\", chunk.body, chunk.stop) >= 0
     )
 

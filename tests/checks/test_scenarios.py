@@ -11,7 +11,10 @@ import pytest
 
 from tests.checks.scenario_runner import SCENARIOS, normalise, run_scenario
 
-EXTRA_ARGS: dict[str, tuple[str, ...]] = {"read-cilium-always": ("--read-cilium", "always")}
+EXTRA_ARGS: dict[str, tuple[str, ...]] = {
+    "read-cilium-always": ("--read-cilium", "always"),
+    "reach-cilium-policy-never": ("--read-cilium", "always"),
+}
 SCENARIO_NAMES = sorted(p.name for p in SCENARIOS.iterdir() if p.is_dir())
 
 
@@ -154,6 +157,7 @@ def test_admin_network_policy_moves_from_the_union_to_reach() -> None:
         ("reach-egress-firewall", ("egress-reach-not-evaluable", "manifests.yaml", 23)),
         ("reach-secondary-network", ("egress-reach-not-evaluable", "manifests.yaml", 8)),
         ("reach-cidr-group", ("egress-reach-widens", "manifests.yaml", 36)),
+        ("reach-kubeovn-subnet", ("egress-reach-not-evaluable", "manifests.yaml", 23)),
     ],
 )
 def test_each_silent_pass_is_a_reach_refusal_at_its_culprit(
@@ -286,3 +290,12 @@ def test_a_cidr_group_reference_resolves_to_the_groups_cidrs() -> None:
     union = _only(outcome.report)["egress"]["union"]
     assert union["refusal"] == "policy-widens-egress"
     assert 'of CiliumCIDRGroup "partners"' in union["summary"]
+
+
+def test_cilium_enforcement_turned_off_fails_closed_only_on_a_cilium_cluster() -> None:
+    outcome = run_scenario("reach-cilium-policy-never", "--read-cilium", "always")
+    reach = _only(outcome.report)["egress"]["reach"]
+    assert reach["refusal"] == "not-evaluable"
+    assert "enable-policy: never" in reach["summary"]
+    assert outcome.exit_code == 1
+    assert run_scenario("reach-cilium-policy-never").exit_code == 0

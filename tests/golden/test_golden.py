@@ -45,10 +45,12 @@ ISSUE_12_SCENARIOS = (
     "reach-calico-global-policy",
     "reach-calico-staged",
     "reach-cidr-group",
+    "reach-cilium-policy-never",
     "reach-cilium-under-core",
     "reach-cluster-network-policy",
     "reach-egress-firewall",
     "reach-ingress-anp",
+    "reach-kubeovn-subnet",
     "reach-secondary-network",
 )
 """Scenarios issue 12 added: recorded new, so their entries carry no why."""
