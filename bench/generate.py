@@ -34,6 +34,10 @@ class TreeShape:
     templates: int = 20
     filler: int = 1000
     seed: int = 1
+    calico: int = 0
+    """Calico policies (CLUSTER-POLICIES §5), spread over the namespaces."""
+    cluster_policies: int = 0
+    """ClusterNetworkPolicy objects (§4), tiers Admin and Baseline."""
 
 
 def template_name(index: int) -> str:
@@ -390,8 +394,63 @@ def generate(out: Path, shape: TreeShape) -> tuple[int, int]:
             (directory / f"rendered-{part:02d}.yaml").write_text(text)
             files += 1
             total += len(text.encode())
+    if shape.calico or shape.cluster_policies:
+        text = "---\n".join(cluster_documents(random.Random(shape.seed + 1), shape))
+        directory = out / "cluster"
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "cluster-policies.yaml").write_text(text)
+        files += 1
+        total += len(text.encode())
     (out / ".egress-lint.yaml").write_text(declaration(shape))
     return files, total
+
+
+def _calico_policy(rng: random.Random, shape: TreeShape, index: int) -> str:
+    """A Calico policy: every third a GlobalNetworkPolicy, the rest namespaced;
+    selectors over workload labels, egress to private networks or DNS."""
+    app = rng.choice(["web", "api", "worker", "cache"])
+    rule = rng.choice(
+        [
+            f"    - action: Allow\n      destination: {{nets: [10.{index % 250}.0.0/16]}}\n",
+            "    - action: Allow\n      protocol: UDP\n      destination:\n"
+            "        selector: k8s-app == 'kube-dns'\n        ports: [53]\n",
+            "    - action: Deny\n      destination: {nets: [0.0.0.0/0]}\n",
+        ]
+    )
+    if index % 3 == 0:
+        head = f"kind: GlobalNetworkPolicy\nmetadata: {{name: calico-global-{index:03d}}}\n"
+    else:
+        ns = namespace_name(index % shape.namespaces)
+        head = f"kind: NetworkPolicy\nmetadata: {{name: calico-{index:03d}, namespace: {ns}}}\n"
+    return (
+        f"apiVersion: projectcalico.org/v3\n{head}spec:\n  order: {100 + index}\n"
+        f"  selector: app == '{app}-{index}'\n  types: [Egress]\n  egress:\n{rule}"
+    )
+
+
+def _cluster_network_policy(rng: random.Random, shape: TreeShape, index: int) -> str:
+    """A ClusterNetworkPolicy for one team namespace's workloads."""
+    tier = "Admin" if index % 2 == 0 else "Baseline"
+    ns = namespace_name(index % shape.namespaces)
+    action = rng.choice(["Accept", "Deny", "Pass"]) if tier == "Admin" else "Deny"
+    return (
+        "apiVersion: policy.networking.k8s.io/v1alpha2\nkind: ClusterNetworkPolicy\n"
+        f"metadata: {{name: cluster-{index:03d}}}\nspec:\n  tier: {tier}\n"
+        f"  priority: {index % 1000}\n  subject:\n    pods:\n"
+        f"      namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: {ns}}}}}\n"
+        f"      podSelector: {{matchLabels: {{app: web-{index}}}}}\n"
+        f"  egress:\n    - name: dns\n      action: {action}\n      to:\n"
+        "        - namespaces: {matchLabels: {kubernetes.io/metadata.name: kube-system}}\n"
+        "      protocols:\n        - udp: {destinationPort: 53}\n"
+    )
+
+
+def cluster_documents(rng: random.Random, shape: TreeShape) -> Iterator[str]:
+    """The tree's Calico and ClusterNetworkPolicy objects."""
+    for index in range(shape.calico):
+        yield _calico_policy(rng, shape, index)
+    for index in range(shape.cluster_policies):
+        yield _cluster_network_policy(rng, shape, index)
 
 
 def main() -> None:
@@ -403,9 +462,18 @@ def main() -> None:
     parser.add_argument("--templates", type=int, default=20)
     parser.add_argument("--filler", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--calico", type=int, default=0)
+    parser.add_argument("--cluster-policies", type=int, default=0)
     args = parser.parse_args()
     shape = TreeShape(
-        args.namespaces, args.policies, args.cilium, args.templates, args.filler, args.seed
+        args.namespaces,
+        args.policies,
+        args.cilium,
+        args.templates,
+        args.filler,
+        args.seed,
+        args.calico,
+        args.cluster_policies,
     )
     files, size = generate(args.out, shape)
     print(f"{args.out}: {files} files, {size / 1e6:.1f} MB")

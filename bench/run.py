@@ -1,6 +1,7 @@
 """The egress-lint benchmark: one command, one table.
 
     python bench/run.py [--repeat N] [--sizes 4,8,16] [--no-corpus] [--no-check] [--jobs N]
+                        [--cluster-policy-sizes 16]
 
 For generated trees of the given sizes (MB, made by ``bench/generate.py``
 under ``bench/out/``) and for ``shared/corpus`` when it is present, it
@@ -216,12 +217,14 @@ def measure(name: str, root: Path, repeat: int, with_check: bool, jobs: int | No
     return row
 
 
-def tree_for(megabytes: int) -> Path:
-    """The generated tree of about this size, made once."""
+def tree_for(megabytes: int, calico: int = 0, cluster_policies: int = 0) -> Path:
+    """The generated tree of about this size, made once; with Calico and
+    ClusterNetworkPolicy objects when asked (CLUSTER-POLICIES)."""
     namespaces = max(1, round(megabytes * NAMESPACES_PER_MB))
-    root = OUT / f"tree-{megabytes}mb"
+    suffix = f"-calico{calico}-cnp{cluster_policies}" if calico or cluster_policies else ""
+    root = OUT / f"tree-{megabytes}mb{suffix}"
     stamp = root / ".shape"
-    shape = TreeShape(namespaces=namespaces)
+    shape = TreeShape(namespaces=namespaces, calico=calico, cluster_policies=cluster_policies)
     if not stamp.is_file() or stamp.read_text() != repr(shape):
         shutil.rmtree(root, ignore_errors=True)
         generate(root, shape)
@@ -298,6 +301,12 @@ def main() -> None:
     parser.add_argument(
         "--jobs", type=int, help="pass --jobs to the CLI (default: its own, one per CPU)"
     )
+    parser.add_argument(
+        "--cluster-policy-sizes",
+        default="",
+        help="also measure trees of these sizes with 200 Calico and 50 ClusterNetworkPolicy "
+        "objects",
+    )
     args = parser.parse_args()
     if not args.no_check:
         compile_package()
@@ -307,6 +316,11 @@ def main() -> None:
         rows.append(
             measure(f"generated {size} MB", root, args.repeat, not args.no_check, args.jobs)
         )
+        print(f"measured {root}", file=sys.stderr)
+    for size in (int(s) for s in args.cluster_policy_sizes.split(",") if s):
+        root = tree_for(size, calico=200, cluster_policies=50)
+        label = f"generated {size} MB + 200 Calico + 50 CNP"
+        rows.append(measure(label, root, args.repeat, not args.no_check, args.jobs))
         print(f"measured {root}", file=sys.stderr)
     if CORPUS.is_dir() and not args.no_corpus:
         rows.append(

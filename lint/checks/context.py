@@ -3,18 +3,21 @@ the way from a judged document back to a file and line."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lint.checks.candidates import Placeholder, Sourced, location_of
+from lint.decision.allowance import build_allowance
 from lint.decision.model import (
+    Allowance,
     Candidate,
     EgressVerdict,
     Examined,
     IngressVerdict,
     PolicyDocument,
     Subject,
+    Translation,
     Tri,
 )
 from lint.decision.policy_shape import Direction
@@ -56,6 +59,8 @@ class JudgmentMemo:
     required: dict[Hashable, tuple[object, tuple[tuple[str, str], ...] | None]] = field(
         default_factory=dict
     )
+    reach: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
+    """Reach's judgements of new-kind candidates, per candidate and subject."""
 
     def keys_of(self, candidate: Candidate) -> tuple[str, ...]:
         hit = self.label_keys.get(id(candidate.raw))
@@ -105,6 +110,21 @@ class CheckContext:
     problems: Sequence[LoadProblem]
     read_cilium: ReadCilium = "auto"
     memo: JudgmentMemo = field(default_factory=JudgmentMemo)
+    namespace_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """Namespace labels the declaration file states (CLUSTER-POLICIES §11 Q3)."""
+
+
+def allowance_of(ctx: CheckContext, translation: Translation) -> Allowance:
+    """The translation's allowance (SEMANTICS §4), built once per translation:
+    the union, reach and ingress.reach all read it."""
+    key = ("allowance", id(translation))
+    hit = ctx.memo.scopes.get(key)
+    if hit is not None and hit[0] is translation:
+        known: Allowance = hit[1]
+        return known
+    allowance = build_allowance(translation)
+    ctx.memo.scopes[key] = (translation, allowance)
+    return allowance
 
 
 def precise_location(obj: KubeObject, path: Sequence[str | int]) -> Location:

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from lint.checks.candidates import (
     Placeholder,
     Sourced,
-    admin_placeholders,
     cilium_candidates,
     core_candidates,
     unparsed_placeholders,
@@ -50,10 +49,14 @@ class Scope:
     template: KubeObject | None
     pooled: bool
     with_cilium: bool
+    only_cilium: bool = False
+    """Only the Cilium candidates: reach's reading of them under engine core."""
 
 
 def _sourced(ctx: CheckContext, scope: Scope) -> list[Sourced]:
     namespace = ctx.inventory.namespace(scope.namespace)
+    if scope.only_cilium:
+        return cilium_candidates(namespace, ctx.inventory)
     sourced = core_candidates(namespace, scope.template, scope.pooled)
     if scope.with_cilium or ctx.read_cilium == "always":
         sourced += cilium_candidates(namespace, ctx.inventory)
@@ -61,8 +64,7 @@ def _sourced(ctx: CheckContext, scope: Scope) -> list[Sourced]:
 
 
 def _placeholders(ctx: CheckContext, scope: Scope) -> list[Placeholder]:
-    placeholders = admin_placeholders(ctx.inventory, scope.namespace)
-    return placeholders + unparsed_placeholders(ctx.problems, scope.namespace)
+    return unparsed_placeholders(ctx.problems, scope.namespace)
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,7 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
     with_cilium = scope.with_cilium or ctx.read_cilium == "always"
     # The template matters only on the pooled path, through its controller policy.
     template = scope.template if scope.pooled else None
-    key = (scope.namespace, id(template), scope.pooled, with_cilium)
+    key = (scope.namespace, id(template), scope.pooled, with_cilium, scope.only_cilium)
     cached = ctx.memo.scopes.get(key)
     if cached is not None and cached[0] is template:
         prepared: PreparedScope = cached[1]

@@ -7,13 +7,15 @@ This function is callable without click; the CLI only gathers options.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from lint.checks.candidates import declared_location
-from lint.checks.context import CheckContext, ReadCilium, rule_finding
+from lint.checks.context import CheckContext, ReadCilium, allowance_of, rule_finding
+from lint.checks.duplicates import duplicate_objects
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
 from lint.checks.prerequisites import (
@@ -24,6 +26,8 @@ from lint.checks.prerequisites import (
     undeclared_claim_profiles,
     unnamed_policies,
 )
+from lint.checks.reach import IngressReachInput, check_ingress_reach
+from lint.checks.reach_candidates import namespace_label_disagreements
 from lint.checks.shares import check_plans
 from lint.decision.model import Subject
 from lint.declarations import DeclaredSandbox
@@ -85,7 +89,10 @@ def check_run(options: CheckOptions, *, stdin: bytes | None = None) -> CheckRun:
 def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     intake = take_in(options, stdin=stdin)
     loaded, inventory, declared = intake.loaded, intake.inventory, intake.sandboxes
-    ctx = CheckContext(inventory, loaded.problems, options.read_cilium)
+    declarations = intake.declarations
+    ctx = CheckContext(
+        inventory, loaded.problems, options.read_cilium, namespace_labels=declarations.namespaces
+    )
     sandboxes: list[SandboxReport] = []
     findings = _load_findings(loaded.problems)
     checked = check_plans(
@@ -98,6 +105,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
         sandboxes.extend(reports)
         findings.extend(sandbox_findings)
     findings.extend(_prerequisites(inventory, declared))
+    findings.extend(namespace_label_disagreements(inventory, declarations))
     report = Report(
         defaults_applied=intake.declarations.defaults_applied,
         sandboxes=tuple(sorted(sandboxes, key=sandbox_key)),
@@ -135,6 +143,12 @@ def _check_sandbox(
                 ctx, IngressInput(ref, engine, declared.agent_port, subject, template, at)
             )
             findings.extend(ingress_findings)
+            reach_input = IngressReachInput(
+                ref, at, subject, template, allowance_of(ctx, declared.translation)
+            )
+            ingress_reach, reach_findings = check_ingress_reach(ctx, reach_input)
+            ingress = dataclasses.replace(ingress, reach=ingress_reach)
+            findings.extend(reach_findings)
         workload = declared.workload.kind if declared.workload is not None else None
         reports.append(SandboxReport(ref, labels, egress, ingress, at, declared.host, workload))
     return reports, findings
@@ -148,6 +162,7 @@ def _prerequisites(inventory: Inventory, declared: Sequence[DeclaredSandbox]) ->
         *undeclared_claim_profiles(inventory, declared),
         *controller_conflicts(inventory),
         *unnamed_policies(inventory),
+        *duplicate_objects(inventory),
     ]
 
 

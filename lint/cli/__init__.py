@@ -40,7 +40,8 @@ class LazyCommand:
 COMMANDS: Final = {
     "check": LazyCommand(
         "lint.cli.check:check_command",
-        "Check rendered manifests against the declared egress intent.",
+        "Check rendered manifests against the declared egress intent: PATHs, or what "
+        "--helm or --kustomize renders.",
     ),
     "explain": LazyCommand(
         "lint.cli.explain:explain_command",

@@ -192,6 +192,8 @@ class Declarations:
     lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)
     renders: tuple[DeclaredRender, ...] = ()
     """The file's ``renders:`` environments (``renders.py``)."""
+    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """``namespaces:``: labels of namespaces managed elsewhere (CLUSTER-POLICIES §11 Q3)."""
 
     @property
     def object_namespace(self) -> str:

@@ -63,6 +63,7 @@ def load_declarations(path: FilePath, *, namespace_override: str | None) -> Decl
         notes=tuple(notes),
         lines=tree.lines,
         renders=renders,
+        namespaces={name: dict(entry.labels) for name, entry in model.namespaces.items()},
     )
 
 

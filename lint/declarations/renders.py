@@ -12,13 +12,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path as FilePath
+from typing import TYPE_CHECKING
 
 from lint.declarations.discovery import display_name
 from lint.declarations.errors import DeclarationError
 from lint.declarations.fieldpaths import line_of
-from lint.declarations.models import RenderModel
-from lint.declarations.reading import SourceTree
 from lint.render.spec import HelmRender, KustomizeRender, RenderSpec
+
+if TYPE_CHECKING:
+    # Types only: pydantic and ruamel.yaml load when a declaration file is read.
+    from lint.declarations.models import RenderModel
+    from lint.declarations.reading import SourceTree
 
 _HELM_ONLY = ("values", "set_values", "release", "kube_version", "api_versions")
 

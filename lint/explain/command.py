@@ -7,11 +7,13 @@ module holds no click. The command line, its options and exit codes are in
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from lint.checks.context import ReadCilium
 from lint.explain.destination import parse_destination
+from lint.explain.reach_to import admin_admits
 from lint.explain.sandbox import Explanation, explain
 from lint.explain.selection import choose
 from lint.explain.verdict import ToVerdict, judge_destination
@@ -51,8 +53,12 @@ def run_explain(
         intake.loaded.problems,
         path=options.path,
         read_cilium=options.read_cilium,
+        namespace_labels=intake.declarations.namespaces,
     )
     verdict = None
     if destination is not None:
         verdict = judge_destination(explanation.policies, destination)
+        examined = explanation.reach.decision.examined if explanation.reach else ()
+        admits = admin_admits(explanation.reach_offered, examined, destination)
+        explanation = dataclasses.replace(explanation, admin_admits=admits)
     return explanation, verdict

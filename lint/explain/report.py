@@ -77,14 +77,55 @@ def render_json(explanation: Explanation, to: ToVerdict | None) -> str:
             "refusal": explanation.decision.refusal,
             "summary": explanation.decision.summary,
         },
+        "reach": _reach(explanation),
         "policies": [_policy(p) for p in explanation.policies],
         "destinations": [
             {"destination": key, "grants": [_grant_ref(p, r, ports) for p, r, ports in items]}
             for key, items in grouped(explanation).items()
         ],
-        "to": None if to is None else _to(to),
+        "to": None if to is None else {**_to(to), "reachAdmittedBy": _admits(explanation)},
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _reach(explanation: Explanation) -> dict[str, Any] | None:
+    """The reach decision (CLUSTER-POLICIES §11): its documents beyond the union's."""
+    reach = explanation.reach
+    if reach is None:
+        return None
+    decision = reach.decision
+    return {
+        "refusal": decision.refusal,
+        "summary": decision.summary,
+        "examined": [
+            {
+                "kind": e.kind,
+                "name": e.name,
+                "namespace": e.namespace,
+                "verdict": e.verdict,
+                "detail": e.detail,
+                **_file_line(e.location),
+            }
+            for e in decision.examined
+        ],
+        "skipped": [
+            {"kind": s.kind, "name": s.name, "reason": s.reason, **_file_line(s.location)}
+            for s in reach.skipped
+        ],
+    }
+
+
+def _admits(explanation: Explanation) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": a.kind,
+            "name": a.name,
+            "rule": a.rule,
+            "ruleName": a.rule_name,
+            **_file_line(a.location),
+        }
+        for a in explanation.admin_admits
+    ]
 
 
 def _policy(policy: PolicyView) -> dict[str, Any]:
@@ -163,6 +204,7 @@ def render_text(explanation: Explanation, to: ToVerdict | None) -> str:
     lines.append("")
     if to is not None:
         lines.extend(_to_lines(to))
+        lines.extend(_admit_lines(explanation))
     else:
         lines.extend(_policy_lines(explanation))
         lines.append("")
@@ -217,6 +259,35 @@ def _header(explanation: Explanation) -> Iterator[str]:
         yield "  union check: passes"
     else:
         yield f"  union check: {decision.refusal}: {decision.summary}"
+    yield from _reach_lines(explanation)
+
+
+def _reach_lines(explanation: Explanation) -> Iterator[str]:
+    """Reach, when it judged a document the union did not that may select
+    the pod, or skipped one (CLUSTER-POLICIES §11)."""
+    reach = explanation.reach
+    if reach is None:
+        return
+    decision = reach.decision
+    selecting = [e for e in decision.examined if e.verdict != EgressVerdict.DOES_NOT_SELECT]
+    if not (selecting or reach.skipped):
+        return
+    if decision.refusal is None:
+        yield "  reach check (what the cluster enforces): passes"
+    else:
+        yield f"  reach check (what the cluster enforces): {decision.refusal}: {decision.summary}"
+    for entry in selecting:
+        where = _where(entry.location) or "no file"
+        yield f"    {entry.kind}/{entry.name}: {entry.verdict} ({where})"
+    for skipped in reach.skipped:
+        yield f"    {skipped.kind}/{skipped.name}: skipped, {skipped.reason}"
+
+
+def _admit_lines(explanation: Explanation) -> Iterator[str]:
+    if explanation.admin_admits:
+        yield "  yet the cluster admits it (reach): an Admin-tier rule, which no NetworkPolicy"
+        yield "  can take back, admits it:"
+        yield from (f"    {admit.text}" for admit in explanation.admin_admits)
 
 
 def _policy_lines(explanation: Explanation) -> Iterator[str]:

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from lint.checks.candidates import Placeholder, Sourced
+from lint.checks.candidates import Placeholder, Sourced, declared_location
 from lint.checks.context import CheckContext, ReadCilium, precise_location
-from lint.checks.egress import union_context
+from lint.checks.egress import EgressInput, egress_reach, union_context
 from lint.checks.judging import Judging, Scope, judged_entries
+from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
 from lint.decision.allowance import build_allowance
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
 from lint.decision.egress_documents import egress_documents
@@ -24,9 +25,10 @@ from lint.decision.union import examine, summarize_union
 from lint.decision.values import JSON
 from lint.declarations.entries import DeclaredSandbox
 from lint.explain.grants import RuleGrants, cilium_rule_grants, core_rule_grants
+from lint.explain.reach_to import AdminAdmit
 from lint.inventory import Inventory
 from lint.loading import LoadProblem
-from lint.report.model import ExaminedEntry, Location
+from lint.report.model import ExaminedEntry, Location, ReachReport, SandboxRef
 from lint.sandboxes import Path, declared_paths, pod_labels, sandbox_template, target_object
 
 
@@ -77,6 +79,11 @@ class Explanation:
     cilium_read: bool
     cilium_skipped: int = 0
     """Cilium objects that exist but are not candidates under engine core."""
+    reach: ReachReport | None = None
+    """The reach decision (CLUSTER-POLICIES §11), as ``check`` reports it."""
+    reach_offered: tuple[Offered, ...] = ()
+    admin_admits: tuple[AdminAdmit, ...] = ()
+    """With ``--to``: the Admin-tier allow rules that admit the destination."""
 
 
 def explain(
@@ -86,6 +93,7 @@ def explain(
     *,
     path: Path | None,
     read_cilium: ReadCilium,
+    namespace_labels: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Explanation:
     """Judge every candidate for the chosen sandbox on one acquisition path
     (the first of its paths unless ``path`` is given)."""
@@ -98,23 +106,39 @@ def explain(
     with_cilium = chosen.engine == "cilium" or read_cilium == "always"
     scope = Scope(chosen.namespace, template, walked == "pooled", with_cilium)
 
+    cidr_groups = reach_data(inventory, namespace_labels or {}).cidr_groups
+
     def read(candidate: Candidate) -> list[PolicyDocument]:
-        return egress_documents(candidate, subject, allowance, chosen.translation)
+        return egress_documents(candidate, subject, allowance, chosen.translation, cidr_groups)
 
     named = (chosen.translation.kind, chosen.translation.name)
     if not chosen.translation.named:
         named = ("", "")  # `host: none`: no document is exempt
     judging = Judging(read, examine, union_context(chosen.translation), "egress", subject, named)
-    ctx = CheckContext(inventory, problems, read_cilium)
+    ctx = CheckContext(inventory, problems, read_cilium, namespace_labels=namespace_labels or {})
     judged = judged_entries(ctx, scope, labels, judging)
     decision = summarize_union([j.examined for j in judged], allowance)
+    ref = SandboxRef(chosen.namespace, chosen.template, chosen.profile, walked)
+    egress = EgressInput(ref, chosen, subject, template, declared_location(chosen))
+    reach = None
+    if chosen.union_verified:
+        reach, _ = egress_reach(ctx, egress, allowance, judged)
     policies = tuple(_policy_view(j.entry, j.examined.document, j.origin) for j in judged)
     skipped = 0
     if not with_cilium:
         skipped = len(namespace.of_kind(CILIUM_KIND))
         skipped += len(inventory.cluster_objects(CLUSTERWIDE_KIND))
     return Explanation(
-        chosen, walked, labels, chosen.translation, decision, policies, with_cilium, skipped
+        chosen,
+        walked,
+        labels,
+        chosen.translation,
+        decision,
+        policies,
+        with_cilium,
+        skipped,
+        reach,
+        reach_candidates(inventory, chosen.namespace),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from lint.kinds import CONFIG_MAP_NAME, NETWORK_POLICY, POLICY_KINDS
+from lint.kinds import CONFIG_MAP_NAMES, NETWORK_POLICY, POLICY_KIND_NAMES, policy_key_of_name
 from lint.loading.split import Chunk
 from lint.yaml.scalars import resolve_plain
 
@@ -26,7 +26,7 @@ _CONTINUED: Final = re.compile(r"\n(?:[ \t]*\r?\n)*[ \t]+[^ \t\r\n#]")
 # Any mention of a policy kind, in any style: plain, quoted, tagged
 # (`!k8s NetworkPolicy`), a list (`NetworkPolicyList`). Kinds are matched
 # with their case, as the API server and kubectl's mapper match them.
-_POLICY_NAME: Final = re.compile("|".join(sorted(POLICY_KINDS, key=len, reverse=True)))
+_POLICY_NAME: Final = re.compile("|".join(sorted(POLICY_KIND_NAMES, key=len, reverse=True)))
 # Text that can spell any word without writing it: an escape sequence, a
 # `!!binary` value, a tag written with %-escapes.
 _SPELLS_ANYTHING: Final = re.compile(r"\\|binary|![^ \t\r\n]*%", re.IGNORECASE)
@@ -80,7 +80,7 @@ def may_name_config_map(text: str, chunk: Chunk) -> bool:
     """Whether a ConfigMap's text can name the one the check reads: the name
     must appear literally unless an escape sequence spells it."""
     return (
-        text.find(CONFIG_MAP_NAME, chunk.body, chunk.stop) >= 0
+        any(text.find(name, chunk.body, chunk.stop) >= 0 for name in CONFIG_MAP_NAMES)
         or text.find("\\", chunk.body, chunk.stop) >= 0
     )
 
@@ -103,7 +103,7 @@ def suspect_policy(text: str) -> tuple[str | None, str | None]:
         kind = NETWORK_POLICY.name
     else:
         return None, None
-    return kind, _certain_namespace(text)
+    return policy_key_of_name(kind), _certain_namespace(text)
 
 
 def _certain_namespace(text: str) -> str | None:

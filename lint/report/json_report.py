@@ -17,9 +17,11 @@ from lint.report.model import (
     Finding,
     Location,
     NamedReport,
+    ReachReport,
     Report,
     SandboxRef,
     SandboxReport,
+    SkippedEntry,
 )
 
 SCHEMA_VERSION = 1
@@ -85,27 +87,34 @@ class _Fragments:
     def sandbox(self, sandbox: SandboxReport) -> str:
         document = _sandbox(sandbox, examined=False)
         egress = document.pop("egress")
-        del document["ingress"], egress["union"]
+        del document["ingress"], egress["union"], egress["reach"]
         # `host` and `workload` (issue 17) come last, after `ingress`.
         extra = {key: document.pop(key) for key in ("host", "workload") if key in document}
         trailer = f",{_encode(extra)[1:-1]}" if extra else ""
         union, ingress = sandbox.egress.union, sandbox.ingress
         union_text = "null" if union is None else self._decision(union, {})
-        ingress_text = (
-            "null"
-            if ingress is None
-            else self._decision(ingress.decision, {"agentPort": ingress.agent_port})
-        )
+        reach = sandbox.egress.reach
+        reach_text = "null" if reach is None else self._reach(reach)
+        ingress_text = "null"
+        if ingress is not None:
+            ingress_reach = "null" if ingress.reach is None else self._decision(ingress.reach, {})
+            ingress_text = self._decision(
+                ingress.decision, {"agentPort": ingress.agent_port}, f',"reach":{ingress_reach}'
+            )
         return (
-            f'{_encode(document)[:-1]},"egress":{_encode(egress)[:-1]},"union":{union_text}}}'
-            f',"ingress":{ingress_text}{trailer}}}'
+            f'{_encode(document)[:-1]},"egress":{_encode(egress)[:-1]},"union":{union_text}'
+            f',"reach":{reach_text}}},"ingress":{ingress_text}{trailer}}}'
         )
 
-    def _decision(self, decision: DecisionReport, head: dict[str, Any]) -> str:
+    def _decision(self, decision: DecisionReport, head: dict[str, Any], tail: str = "") -> str:
         fields = {**head, **_decision(decision, examined=False)}
         known = self._texts.get
         examined = ",".join([known(id(e)) or self._entry(e) for e in decision.examined])
-        return f'{_encode(fields)[:-1]},"examined":[{examined}]}}'
+        return f'{_encode(fields)[:-1]},"examined":[{examined}]{tail}}}'
+
+    def _reach(self, reach: ReachReport) -> str:
+        skipped = _encode([_skipped(s) for s in reach.skipped])
+        return self._decision(reach.decision, {}, f',"skipped":{skipped}')
 
     def _entry(self, entry: ExaminedEntry) -> str:
         text = _entry_text(entry)
@@ -156,12 +165,17 @@ def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]
         ),
         "named": None if egress.named is None else _named(egress.named),
         "union": _decision(egress.union, examined=examined) if egress.union is not None else None,
+        "reach": _reach(egress.reach, examined) if egress.reach is not None else None,
     }
     ingress = sandbox.ingress
     result["ingress"] = (
         None
         if ingress is None
-        else {"agentPort": ingress.agent_port, **_decision(ingress.decision, examined=examined)}
+        else {
+            "agentPort": ingress.agent_port,
+            **_decision(ingress.decision, examined=examined),
+            "reach": None if ingress.reach is None else _decision(ingress.reach, examined=examined),
+        }
     )
     # Last, and only when not the default: namzu template reports keep their bytes.
     if sandbox.host != "namzu":
@@ -169,6 +183,20 @@ def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]
     if sandbox.workload_kind is not None:
         result["workload"] = {"kind": sandbox.workload_kind, "name": sandbox.ref.template}
     return result
+
+
+def _reach(reach: ReachReport, examined: bool = True) -> dict[str, Any]:
+    skipped = [_skipped(s) for s in reach.skipped]
+    return {**_decision(reach.decision, examined=examined), "skipped": skipped}
+
+
+def _skipped(entry: SkippedEntry) -> dict[str, Any]:
+    return {
+        "kind": entry.kind,
+        "name": entry.name,
+        "reason": entry.reason,
+        **_file_line(entry.location),
+    }
 
 
 def _named(named: NamedReport) -> dict[str, Any]:

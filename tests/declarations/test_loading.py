@@ -555,3 +555,33 @@ def test_entries_do_not_share_inherited_values(load_text: LoadText) -> None:
     first, second = declarations.entries
     assert first.egress == second.egress
     assert first.egress["policy"] is not second.egress["policy"]
+
+
+# --- namespaces: (labels of namespaces managed elsewhere) -------------------------
+
+NAMESPACE_LABELS = """
+version: 1
+namespaces:
+  sbx:
+    labels: {team: sandboxes}
+  other: {}
+sandboxes:
+  - template: task
+    egress: {policy: {kind: deny-all}}
+"""
+
+
+def test_the_namespaces_field_states_labels(load_text: LoadText) -> None:
+    declarations = load_text(NAMESPACE_LABELS)
+    assert declarations.namespaces == {"sbx": {"team": "sandboxes"}, "other": {}}
+
+
+def test_namespace_labels_must_be_strings(refuse: RefuseText) -> None:
+    error = refuse(NAMESPACE_LABELS.replace("{team: sandboxes}", "{team: 3}"))
+    assert error.path.startswith("namespaces")
+    assert error.line == 4
+
+
+def test_a_namespace_entry_takes_only_labels(refuse: RefuseText) -> None:
+    error = refuse(NAMESPACE_LABELS.replace("  other: {}", "  other: {annotations: {}}"))
+    assert error.path.startswith("namespaces")

@@ -56,7 +56,7 @@ def _sandbox(environment: str) -> SandboxReport:
         NamedReport("match", None, None, None),
         None,
     )
-    return SandboxReport(REF, {}, egress, None, None, environment)
+    return SandboxReport(REF, {}, egress, None, None, environment=environment)
 
 
 def _made_report() -> Report:

@@ -34,12 +34,16 @@ class Verdicts:
     union: str | None
     named: str
     ingress: str | None
+    reach: str | None = None
+    ingress_reach: str | None = None
 
     def refusing(self) -> dict[str, bool]:
         return {
             "union": self.union is not None,
             "named": self.named != "match",
             "ingress": self.ingress is not None,
+            "reach": self.reach is not None,
+            "ingress_reach": self.ingress_reach is not None,
         }
 
 
@@ -47,12 +51,16 @@ def outcomes(report: Report) -> dict[SandboxRef, Verdicts]:
     result = {}
     for sandbox in report.sandboxes:
         union = sandbox.egress.union
+        reach = sandbox.egress.reach
         ingress = sandbox.ingress
+        ingress_reach = ingress.reach if ingress is not None else None
         result[sandbox.ref] = Verdicts(
             union=union.refusal if union is not None else PASSES,
             # `host: none` without `expect` compares no named object.
             named=sandbox.egress.named.result if sandbox.egress.named is not None else "match",
             ingress=ingress.decision.refusal if ingress is not None else PASSES,
+            reach=reach.decision.refusal if reach is not None else PASSES,
+            ingress_reach=ingress_reach.refusal if ingress_reach is not None else PASSES,
         )
     return result
 

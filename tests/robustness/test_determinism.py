@@ -227,7 +227,7 @@ spec: {{podSelector: {{}}, policyTypes: [Egress], egress: {egress}}}
 """
 
 
-def test_of_two_policies_with_one_name_the_later_one_is_judged(tmp_path: Path) -> None:
+def test_of_two_policies_with_one_name_both_are_judged(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(
         "apiVersion: extensions.agents.x-k8s.io/v1beta1\nkind: SandboxTemplate\n"
         "metadata: {name: task, namespace: sbx}\n"
@@ -245,4 +245,6 @@ def test_of_two_policies_with_one_name_the_later_one_is_judged(tmp_path: Path) -
     for order in itertools.permutations(["deny.yaml", "open.yaml"]):
         report = json.loads(check(tmp_path, "--format", "json", "t.yaml", *order))
         refusals[order[-1]] = report["sandboxes"][0]["egress"]["union"]["refusal"]
-    assert refusals == {"deny.yaml": None, "open.yaml": "policy-widens-egress"}
+    # Which copy the cluster holds depends on the apply order, so the wider
+    # verdict stands in every order (issue 12, duplicate-object).
+    assert refusals == {"deny.yaml": "policy-widens-egress", "open.yaml": "policy-widens-egress"}

@@ -28,6 +28,13 @@ POLICY_KINDS = frozenset(
         "CiliumClusterwideNetworkPolicy",
         "AdminNetworkPolicy",
         "BaselineAdminNetworkPolicy",
+        # The kinds of CLUSTER-POLICIES, which reach judges or fails closed on.
+        "ClusterNetworkPolicy",
+        "GlobalNetworkPolicy",
+        "StagedGlobalNetworkPolicy",
+        "EgressFirewall",
+        "CiliumCIDRGroup",
+        "Namespace",
     }
 )
 CORPUS_KINDS = frozenset({"NetworkPolicy", "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"})

@@ -1,0 +1,57 @@
+"""explain shows reach's documents, and ``--to`` answers through them: an
+Admin-tier rule that admits the destination is named (CLUSTER-POLICIES §11)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.checks.scenario_runner import SCENARIOS, run_cli
+
+
+def _explain(scenario: str, *extra: str) -> dict[str, object]:
+    outcome = run_cli(
+        ["explain", ".", "--template", "task", "--format", "json", *extra], SCENARIOS / scenario
+    )
+    assert outcome.exit_code == 0, outcome.stderr
+    result: dict[str, object] = json.loads(outcome.stdout)
+    return result
+
+
+def test_explain_lists_the_reach_documents() -> None:
+    reach = _explain("admin-network-policy")["reach"]
+    assert isinstance(reach, dict)
+    assert reach["refusal"] == "policy-widens-egress"
+    assert [(e["kind"], e["name"], e["line"]) for e in reach["examined"]] == [
+        ("AdminNetworkPolicy", "cluster-egress", 31)
+    ]
+
+
+def test_to_names_the_admin_rule_that_admits_the_destination() -> None:
+    to = _explain("admin-network-policy", "--to", "1.1.1.1:443")["to"]
+    assert isinstance(to, dict)
+    assert to["verdict"] == "denied"  # the host's own answer is unchanged
+    assert to["reachAdmittedBy"] == [
+        {
+            "kind": "AdminNetworkPolicy",
+            "name": "cluster-egress",
+            "rule": 0,
+            "ruleName": "allow-all",
+            "file": "manifests.yaml",
+            "line": 31,
+        }
+    ]
+
+
+def test_an_admin_rule_of_another_namespace_admits_nothing() -> None:
+    to = _explain("reach-anp-other-namespace", "--to", "1.1.1.1:443")["to"]
+    assert isinstance(to, dict)
+    assert to["reachAdmittedBy"] == []
+
+
+def test_a_destination_outside_the_rule_is_not_admitted() -> None:
+    to = _explain("reach-cluster-network-policy", "--to", "api.github.com:443")["to"]
+    assert isinstance(to, dict)
+    assert to["reachAdmittedBy"] == []
+    to = _explain("reach-cluster-network-policy", "--to", "8.8.8.8:53/UDP")["to"]
+    assert isinstance(to, dict)
+    assert [a["rule"] for a in to["reachAdmittedBy"]] == [1]
