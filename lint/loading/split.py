@@ -19,6 +19,7 @@ libyaml would not read as a bare marker (``---`` + U+00A0, + a form feed,
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -47,7 +48,6 @@ GO_SPACES: Final = (
 """The characters Go's ``unicode.IsSpace`` accepts, which ``strings.TrimSpace``
 and ``bytes.TrimLeftFunc(..., unicode.IsSpace)`` strip."""
 # A column-0 line starting with `---` with more after it, up to its newline.
-_MARKED_LINE: Final = re.compile(r"^---([^\n]+)", re.M)
 # What libyaml already reads as a bare marker line: blanks, or blanks and a
 # comment, with no line break of its own inside.
 _LIBYAML_BARE: Final = re.compile(r"[ \t]*\r?|[ \t]+#[^\r\x85\u2028\u2029]*\r?")
@@ -125,6 +125,22 @@ class _Segment:
         self.plain_keys = self.plain_keys and earlier.plain_keys
 
 
+def marked_lines(text: str) -> Iterator[tuple[int, int]]:
+    """Where the rest of each line that starts with ``---`` and goes on
+    lies: (start, stop) offsets after the marker, up to the line's ``\n``.
+    The same lines as ``^---([^\n]+)`` under ``re.M``, found with
+    ``str.find``: a multi-line regex scan of every byte cost a tenth of the
+    16 MB bench tree's check."""
+    position = text.find("---")
+    while position >= 0:
+        if position == 0 or text[position - 1] == "\n":
+            stop = text.find("\n", position)
+            stop = len(text) if stop < 0 else stop
+            if stop > position + 3:
+                yield position + 3, stop
+        position = text.find("---", position + 3)
+
+
 def kube_separators(text: str) -> str:
     """``text`` with each line apimachinery takes for a document separator
     written so that libyaml takes it for one too: ``---`` and spaces.
@@ -139,15 +155,15 @@ def kube_separators(text: str) -> str:
         return text
     pieces: list[str] = []
     done = 0
-    for line in _MARKED_LINE.finditer(text):
-        rest = line.group(1)
+    for start, stop in marked_lines(text):
+        rest = text[start:stop]
         if _LIBYAML_BARE.fullmatch(rest) is not None:
             continue
         trimmed = rest.strip(GO_SPACES)
         if trimmed and not trimmed.startswith("#"):
             continue
-        end = line.end() - (1 if rest.endswith("\r") else 0)
-        pieces += (text[done : line.start(1)], " " * (end - line.start(1)))
+        end = stop - (1 if rest.endswith("\r") else 0)
+        pieces += (text[done:start], " " * (end - start))
         done = end
     if not pieces:
         return text

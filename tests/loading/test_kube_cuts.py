@@ -8,9 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lint.loading.files import SourceFile
 from lint.loading.loader import load_file
+from lint.loading.split import marked_lines
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "yaml.md"
 _ROW = re.compile(r"^\| `(?P<stream>[^`]+)` \| (?P<documents>[A-Za-z, ]+) \|$", re.M)
@@ -40,3 +43,13 @@ def read(stream: str) -> str:
 @pytest.mark.parametrize(("stream", "documents"), table())
 def test_streams_are_cut_as_apimachinery_cuts_them(stream: str, documents: str) -> None:
     assert read(stream) == documents
+
+
+_MARKED_LINE = re.compile(r"^---([^\n]+)", re.M)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["-", "\n", " ", "\r", "#", "a", "\u00a0", "\f"])))
+def test_marked_lines_are_the_lines_a_multiline_regex_finds(text: str) -> None:
+    expected = [(m.start(1), m.end(1)) for m in _MARKED_LINE.finditer(text)]
+    assert list(marked_lines(text)) == expected
