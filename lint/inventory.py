@@ -1,29 +1,36 @@
 """The inventory: loaded documents grouped into namespaces (DESIGN §2.1).
 
 Each object keeps the document it came from, so a finding can name its file
-and line. Namespaced objects without ``metadata.namespace`` take the
-defaulted namespace; cluster-scoped kinds are kept apart.
+and line. Objects are identified by ``lint.kinds.identify`` (apiVersion and
+kind) and filed under their kind's ``key``. Namespaced objects without
+``metadata.namespace`` take the defaulted namespace; cluster-scoped kinds are
+kept apart. An object of a policy-like kind the table does not name (a §7
+catch-all of CLUSTER-POLICIES) is kept in ``unlisted``, with the namespace it
+names, if any.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from lint.decision.values import JSON
-from lint.kinds import CLUSTER_KINDS, RELEVANT_KINDS
+from lint.kinds import RELEVANT_KINDS, Kind, Scope, identify, is_listed
 from lint.loading import LoadedDocument
 
 
 @dataclass(frozen=True, slots=True)
 class KubeObject:
-    """One object of a relevant kind, with where it came from."""
+    """One object of a relevant kind, with where it came from. ``kind`` is
+    the key of its entry in ``lint.kinds`` (its name, for the kinds the
+    union reads); ``entry`` is that entry, when known."""
 
     kind: str
     name: str | None
     namespace: str | None
     document: LoadedDocument
+    entry: Kind | None = None
 
     @property
     def value(self) -> JSON:
@@ -32,6 +39,17 @@ class KubeObject:
     @property
     def display_name(self) -> str:
         return self.name if self.name is not None else "(unnamed)"
+
+    @property
+    def api_version(self) -> str | None:
+        value = self.document.value
+        api_version = value.get("apiVersion") if isinstance(value, dict) else None
+        return api_version if isinstance(api_version, str) else None
+
+    @property
+    def kind_name(self) -> str:
+        """The ``kind`` as written (the kind a typed list holds, for a list item)."""
+        return self.document.kind or (self.entry.name if self.entry else self.kind)
 
 
 @dataclass
@@ -44,10 +62,15 @@ class Namespace:
     def of_kind(self, kind: str) -> list[KubeObject]:
         return self.objects.get(kind, [])
 
+    def named_all(self, kind: str, name: str) -> list[KubeObject]:
+        """Every object of that kind and name, in load order."""
+        return [obj for obj in self.of_kind(kind) if obj.name == name]
+
     def named(self, kind: str, name: str) -> KubeObject | None:
         """The last object of that kind and name: a later apply replaces an
-        earlier one."""
-        found = [obj for obj in self.of_kind(kind) if obj.name == name]
+        earlier one. Where two copies exist, ``duplicate-object`` says so,
+        and the decisions judge both (``lint.checks.duplicates``)."""
+        found = self.named_all(kind, name)
         return found[-1] if found else None
 
 
@@ -55,6 +78,8 @@ class Namespace:
 class Inventory:
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     cluster: dict[str, list[KubeObject]] = field(default_factory=lambda: defaultdict(list))
+    unlisted: list[KubeObject] = field(default_factory=list)
+    """Objects of policy-like kinds the table does not name (§7), in load order."""
 
     def namespace(self, name: str) -> Namespace:
         if name not in self.namespaces:
@@ -65,9 +90,19 @@ class Inventory:
         return self.cluster.get(kind, [])
 
     def all_of_kind(self, kind: str) -> list[KubeObject]:
-        if kind in CLUSTER_KINDS:
-            return self.cluster_objects(kind)
+        cluster = self.cluster.get(kind)
+        if cluster is not None:
+            return cluster
         return [obj for ns in self.namespaces.values() for obj in ns.of_kind(kind)]
+
+    def every_object(self) -> Iterator[KubeObject]:
+        """Every object, cluster-scoped first, then by namespace, then unlisted."""
+        for objects in self.cluster.values():
+            yield from objects
+        for namespace in self.namespaces.values():
+            for objects in namespace.objects.values():
+                yield from objects
+        yield from self.unlisted
 
 
 def _metadata_string(value: JSON, key: str) -> str | None:
@@ -78,12 +113,28 @@ def _metadata_string(value: JSON, key: str) -> str | None:
     return text if isinstance(text, str) and text else None
 
 
-def object_kind(document: LoadedDocument) -> str | None:
-    """The kind a document stands for: its own ``kind``, else the kind its
-    typed list holds. A list item without a readable kind is still a policy
-    of the list's kind, judged (and failing closed) like any other
-    (SEMANTICS §5.1)."""
-    return document.kind
+def object_kind(document: LoadedDocument) -> Kind | None:
+    """The kind a document stands for: its own ``apiVersion`` and ``kind``,
+    else the kind its typed list holds. A list item without a readable kind
+    is still a policy of the list's kind, judged (and failing closed) like
+    any other (SEMANTICS §5.1); it takes the list's apiVersion."""
+    name = document.kind
+    if name is None or name not in RELEVANT_KINDS:
+        return None
+    value = document.value
+    api_version = value.get("apiVersion") if isinstance(value, dict) else None
+    if api_version is None and document.list_kind is not None:
+        api_version = _list_api_version(document)
+    return identify(api_version, name)
+
+
+def _list_api_version(document: LoadedDocument) -> object:
+    """The wrapper's apiVersion, for a typed list's item that names none.
+    The wrapper's value is not kept, so it is read back from the item's text."""
+    for line in document.text.splitlines():
+        if line.startswith("apiVersion:"):
+            return line.partition(":")[2].strip().strip("'\"") or None
+    return None
 
 
 def build_inventory(documents: Iterable[LoadedDocument], default_namespace: str) -> Inventory:
@@ -91,14 +142,18 @@ def build_inventory(documents: Iterable[LoadedDocument], default_namespace: str)
     inventory = Inventory()
     for document in documents:
         kind = object_kind(document)
-        if kind is None or kind not in RELEVANT_KINDS:
+        if kind is None:
             continue
         name = _metadata_string(document.value, "name")
-        if kind in CLUSTER_KINDS:
-            inventory.cluster[kind].append(KubeObject(kind, name, None, document))
+        if not is_listed(kind):
+            namespace = _metadata_string(document.value, "namespace")
+            inventory.unlisted.append(KubeObject(kind.key, name, namespace, document, kind))
+            continue
+        if kind.scope is Scope.CLUSTER:
+            inventory.cluster[kind.key].append(KubeObject(kind.key, name, None, document, kind))
             continue
         namespace = _metadata_string(document.value, "namespace") or default_namespace
-        inventory.namespace(namespace).objects[kind].append(
-            KubeObject(kind, name, namespace, document)
+        inventory.namespace(namespace).objects[kind.key].append(
+            KubeObject(kind.key, name, namespace, document, kind)
         )
     return inventory

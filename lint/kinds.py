@@ -1,12 +1,29 @@
-"""Every Kubernetes kind egress-lint knows, once (DESIGN §2.1).
+"""Every Kubernetes kind egress-lint knows, once (DESIGN §2.1, CLUSTER-POLICIES §2.1, §7).
 
 One table, ``KINDS``, names each kind with its API group, the versions the
 tool knows, its scope and its resource name; every set of kinds elsewhere in
-the tool is derived from it. The loader reads an object by its ``kind`` alone and never
-checks ``apiVersion`` (an API server would serve only the listed versions,
-but a rendered manifest of another version still says what the author
-meant), so ``versions`` are what the tool writes and documents: the first is
-the one it writes.
+the tool is derived from it, and ``identify`` is the one way from an
+object's ``apiVersion`` and ``kind`` to its entry.
+
+Two ways of matching live side by side:
+
+- The kinds SEMANTICS §5 reads (core NetworkPolicy, the Cilium policies) and
+  the agent-sandbox, RBAC and admission kinds are matched by ``kind`` alone,
+  as the tool always read them: an API server would serve only the listed
+  versions, but a rendered manifest of another version still says what the
+  author meant. The one exception is an apiVersion whose group another entry
+  of the same name claims: a ``projectcalico.org/v3`` NetworkPolicy is
+  Calico's, never the core one.
+- The kinds of CLUSTER-POLICIES (``exact``) are matched on ``apiVersion``
+  and ``kind`` exactly (§2.1). An object of a policy-like kind the table
+  does not list (§7: any other ``…NetworkPolicy``, any kind of another
+  ``policy.networking.k8s.io`` version) is identified as a catch-all kind
+  made for it, so it fails closed in reach instead of passing unseen.
+
+``key`` is how a kind is filed and named in reports: for the kinds matched
+exactly, the §2.8 name (the plain kind for the groups ``networking.k8s.io``,
+``cilium.io`` and ``policy.networking.k8s.io``, ``<Kind>.<group>`` for every
+other group); for the kinds the tool read before, their name.
 
 This module is plain data, with no I/O, so the pure decision engine
 (``lint/decision/``) may import it.
@@ -27,6 +44,37 @@ class Scope(StrEnum):
     CLUSTER = "cluster"
 
 
+class Decision(StrEnum):
+    """Which decision reads a kind's objects."""
+
+    UNION = "union"
+    """Read by the union (SEMANTICS §5), and by reach through the union."""
+    REACH = "reach"
+    """A policy only reach judges (CLUSTER-POLICIES §3-§5)."""
+    REACH_DATA = "reach-data"
+    """Data reach's readers look up (Tiers, network sets, CIDR groups)."""
+    CATCH_ALL = "catch-all"
+    """A kind recognised only to fail closed in reach (§7)."""
+    OTHER = "other"
+    """Read by the other checks (templates, RBAC, admission, namespaces)."""
+
+
+_PLAIN_KEY_GROUPS: Final = frozenset(
+    {"", "networking.k8s.io", "cilium.io", "policy.networking.k8s.io"}
+)
+
+
+def display_kind(group: str, kind: str) -> str:
+    """How a kind is named in reports (CLUSTER-POLICIES §2.8): ``<Kind>``
+    for the core, network-policy-API and Cilium groups, ``<Kind>.<group>``
+    otherwise, with ``crd.projectcalico.org`` written ``projectcalico.org``."""
+    if group in _PLAIN_KEY_GROUPS:
+        return kind
+    if group == "crd.projectcalico.org":
+        group = "projectcalico.org"
+    return f"{kind}.{group}"
+
+
 @dataclass(frozen=True, slots=True)
 class Kind:
     """One kind the tool reads or writes.
@@ -38,7 +86,11 @@ class Kind:
     (SEMANTICS §17.7). ``listed_by_host`` marks a kind the sandbox host
     lists from the API server on every create (SEMANTICS §5.1): an item of
     its typed list that is not an object is still a policy of that kind,
-    which cannot be read.
+    which cannot be read. ``exact`` kinds are identified by ``apiVersion``
+    and ``kind`` together (CLUSTER-POLICIES §2.1); ``other_api_versions``
+    are further apiVersions of the same kind (Calico's
+    ``crd.projectcalico.org/v1``). A kind with no ``versions`` matches every
+    version of its group (a catch-all kind).
     """
 
     name: str
@@ -50,17 +102,35 @@ class Kind:
     read: bool = True
     network_policy: bool = False
     listed_by_host: bool = False
+    decision: Decision = Decision.OTHER
+    exact: bool = False
+    other_api_versions: tuple[str, ...] = ()
 
     @property
     def api_version(self) -> str:
         """The ``apiVersion`` the tool writes for this kind."""
-        version = self.versions[0]
+        version = self.versions[0] if self.versions else "*"
         return f"{self.group}/{version}" if self.group else version
+
+    @property
+    def api_versions(self) -> tuple[str, ...]:
+        """Every apiVersion of the kind the table lists."""
+        return (
+            *(f"{self.group}/{v}" if self.group else v for v in self.versions),
+            *self.other_api_versions,
+        )
 
     @property
     def list_kind(self) -> str:
         """The name of the typed list wrapper: ``NetworkPolicyList``."""
         return f"{self.name}List"
+
+    @property
+    def key(self) -> str:
+        """How objects of the kind are filed and named: the §2.8 name for a
+        kind matched exactly, the plain name for every kind the tool read
+        before (which the checks look up by name)."""
+        return display_kind(self.group, self.name) if self.exact else self.name
 
 
 _AGENT_SANDBOX_VERSIONS: Final = ("v1beta1", "v1alpha1")
@@ -68,7 +138,18 @@ _AGENT_SANDBOX_VERSIONS: Final = ("v1beta1", "v1alpha1")
 _AGENT_SANDBOX_EXTENSIONS: Final = "extensions.agents.x-k8s.io"
 _ADMISSION: Final = "admissionregistration.k8s.io"
 _RBAC: Final = "rbac.authorization.k8s.io"
+_POLICY_API: Final = "policy.networking.k8s.io"
+_CALICO: Final = "projectcalico.org"
+_CALICO_CRD: Final = ("crd.projectcalico.org/v1",)
+_ANTREA: Final = "crd.antrea.io"
+_OVN: Final = "k8s.ovn.org"
 _NAMESPACED, _CLUSTER = Scope.NAMESPACED, Scope.CLUSTER
+_UNION, _REACH, _DATA, _CATCH_ALL = (
+    Decision.UNION,
+    Decision.REACH,
+    Decision.REACH_DATA,
+    Decision.CATCH_ALL,
+)
 
 NETWORK_POLICY: Final = Kind(
     "NetworkPolicy",
@@ -78,6 +159,7 @@ NETWORK_POLICY: Final = Kind(
     "networkpolicies",
     network_policy=True,
     listed_by_host=True,
+    decision=_UNION,
 )
 CILIUM_NETWORK_POLICY: Final = Kind(
     "CiliumNetworkPolicy",
@@ -87,6 +169,7 @@ CILIUM_NETWORK_POLICY: Final = Kind(
     "ciliumnetworkpolicies",
     network_policy=True,
     listed_by_host=True,
+    decision=_UNION,
 )
 CILIUM_CLUSTERWIDE_NETWORK_POLICY: Final = Kind(
     "CiliumClusterwideNetworkPolicy",
@@ -95,23 +178,113 @@ CILIUM_CLUSTERWIDE_NETWORK_POLICY: Final = Kind(
     _CLUSTER,
     "ciliumclusterwidenetworkpolicies",
     network_policy=True,
+    decision=_UNION,
 )
 ADMIN_NETWORK_POLICY: Final = Kind(
     "AdminNetworkPolicy",
-    "policy.networking.k8s.io",
+    _POLICY_API,
     ("v1alpha1",),
     _CLUSTER,
     "adminnetworkpolicies",
     network_policy=True,
+    decision=_REACH,
+    exact=True,
 )
 BASELINE_ADMIN_NETWORK_POLICY: Final = Kind(
     "BaselineAdminNetworkPolicy",
-    "policy.networking.k8s.io",
+    _POLICY_API,
     ("v1alpha1",),
     _CLUSTER,
     "baselineadminnetworkpolicies",
     network_policy=True,
+    decision=_REACH,
+    exact=True,
 )
+CLUSTER_NETWORK_POLICY: Final = Kind(
+    "ClusterNetworkPolicy",
+    _POLICY_API,
+    ("v1alpha2",),
+    _CLUSTER,
+    "clusternetworkpolicies",
+    network_policy=True,
+    decision=_REACH,
+    exact=True,
+)
+
+
+def _calico(name: str, scope: Scope, resource: str, decision: Decision, policy: bool) -> Kind:
+    return Kind(
+        name,
+        _CALICO,
+        ("v3",),
+        scope,
+        resource,
+        network_policy=policy,
+        decision=decision,
+        exact=True,
+        other_api_versions=_CALICO_CRD,
+    )
+
+
+CALICO_GLOBAL_NETWORK_POLICY: Final = _calico(
+    "GlobalNetworkPolicy", _CLUSTER, "globalnetworkpolicies", _REACH, True
+)
+CALICO_NETWORK_POLICY: Final = _calico(
+    "NetworkPolicy", _NAMESPACED, "networkpolicies", _REACH, True
+)
+CALICO_STAGED_GLOBAL_NETWORK_POLICY: Final = _calico(
+    "StagedGlobalNetworkPolicy", _CLUSTER, "stagedglobalnetworkpolicies", _REACH, False
+)
+CALICO_STAGED_NETWORK_POLICY: Final = _calico(
+    "StagedNetworkPolicy", _NAMESPACED, "stagednetworkpolicies", _REACH, False
+)
+CALICO_STAGED_KUBERNETES_NETWORK_POLICY: Final = _calico(
+    "StagedKubernetesNetworkPolicy", _NAMESPACED, "stagedkubernetesnetworkpolicies", _REACH, False
+)
+CALICO_TIER: Final = _calico("Tier", _CLUSTER, "tiers", _DATA, False)
+CALICO_NETWORK_SET: Final = _calico("NetworkSet", _NAMESPACED, "networksets", _DATA, False)
+CALICO_GLOBAL_NETWORK_SET: Final = _calico(
+    "GlobalNetworkSet", _CLUSTER, "globalnetworksets", _DATA, False
+)
+CILIUM_CIDR_GROUP: Final = Kind(
+    "CiliumCIDRGroup",
+    "cilium.io",
+    ("v2", "v2alpha1"),
+    _CLUSTER,
+    "ciliumcidrgroups",
+    decision=_DATA,
+    exact=True,
+)
+
+
+def _catch_all(group: str, versions: tuple[str, ...], name: str, scope: Scope) -> Kind:
+    return Kind(
+        name,
+        group,
+        versions,
+        scope,
+        f"{name.lower()}s",
+        network_policy=True,
+        decision=_CATCH_ALL,
+        exact=True,
+    )
+
+
+CATCH_ALL_KINDS: Final = (
+    _catch_all(_ANTREA, ("v1beta1", "v1alpha1"), "ClusterNetworkPolicy", _CLUSTER),
+    _catch_all(_ANTREA, ("v1beta1", "v1alpha1"), "NetworkPolicy", _NAMESPACED),
+    _catch_all("k8s.cni.cncf.io", ("v1beta1",), "MultiNetworkPolicy", _NAMESPACED),
+    _catch_all(_OVN, ("v1",), "EgressFirewall", _NAMESPACED),
+    _catch_all(_OVN, ("v1",), "UserDefinedNetwork", _NAMESPACED),
+    _catch_all(_OVN, ("v1",), "ClusterUserDefinedNetwork", _CLUSTER),
+    _catch_all("network.openshift.io", ("v1",), "EgressNetworkPolicy", _NAMESPACED),
+    _catch_all("networking.gke.io", (), "FQDNNetworkPolicy", _NAMESPACED),
+    _catch_all("kubeovn.io", ("v1",), "SecurityGroup", _CLUSTER),
+)
+"""The kinds of CLUSTER-POLICIES §7 that the table names; any other
+policy-like kind is caught by ``identify``. Kube-OVN ``Subnet`` ACLs and
+Cilium's ``enable-policy: never`` are not read (see docs/cluster-policies.md)."""
+
 SANDBOX_TEMPLATE: Final = Kind(
     "SandboxTemplate",
     _AGENT_SANDBOX_EXTENSIONS,
@@ -151,9 +324,8 @@ CLUSTER_ROLE: Final = Kind("ClusterRole", _RBAC, ("v1",), _CLUSTER, "clusterrole
 CLUSTER_ROLE_BINDING: Final = Kind(
     "ClusterRoleBinding", _RBAC, ("v1",), _CLUSTER, "clusterrolebindings", read=False
 )
-SERVICE_ACCOUNT: Final = Kind(
-    "ServiceAccount", "", ("v1",), _NAMESPACED, "serviceaccounts", read=False
-)
+SERVICE_ACCOUNT: Final = Kind("ServiceAccount", "", ("v1",), _NAMESPACED, "serviceaccounts")
+"""Read for its labels (CLUSTER-POLICIES §2.3); ``generate`` writes it too."""
 
 KINDS: Final[tuple[Kind, ...]] = (
     NETWORK_POLICY,
@@ -171,41 +343,89 @@ KINDS: Final[tuple[Kind, ...]] = (
     ROLE_BINDING,
     ADMIN_NETWORK_POLICY,
     BASELINE_ADMIN_NETWORK_POLICY,
+    CLUSTER_NETWORK_POLICY,
+    CALICO_GLOBAL_NETWORK_POLICY,
+    CALICO_NETWORK_POLICY,
+    CALICO_STAGED_GLOBAL_NETWORK_POLICY,
+    CALICO_STAGED_NETWORK_POLICY,
+    CALICO_STAGED_KUBERNETES_NETWORK_POLICY,
+    CALICO_TIER,
+    CALICO_NETWORK_SET,
+    CALICO_GLOBAL_NETWORK_SET,
+    CILIUM_CIDR_GROUP,
+    SERVICE_ACCOUNT,
+    *CATCH_ALL_KINDS,
     CLUSTER_ROLE,
     CLUSTER_ROLE_BINDING,
-    SERVICE_ACCOUNT,
 )
 """Every kind the tool knows: those the check reads, in the order DESIGN
-§2.1 lists them, then those only ``generate`` writes."""
+§2.1 lists them, then the kinds of CLUSTER-POLICIES §2.1 and §7, then those
+only ``generate`` writes."""
 READ_KINDS: Final = tuple(kind for kind in KINDS if kind.read)
 """The kinds the check reads."""
 
 CONFIG_MAP_NAME: Final = "agent-sandbox-config"
 """The only ConfigMap the check reads (AGENT-SANDBOX.md §7)."""
 
-RELEVANT_KINDS: Final = frozenset(kind.name for kind in READ_KINDS)
+CATCH_ALL_SUFFIXES: Final = ("NetworkPolicy",)
+CATCH_ALL_NAMES: Final = frozenset({"EgressFirewall", "EgressNetworkPolicy"})
+"""Kind names that fail closed in any group the table does not handle (§7)."""
+CATCH_ALL_GROUPS: Final = (_POLICY_API, "networking.gke.io")
+"""Groups any of whose kinds may be a policy (§2.1, §7): the loader keeps
+their objects whatever the kind."""
+
+
+def is_policy_like(name: str) -> bool:
+    """Whether a kind name fails closed in a group the table does not handle (§7)."""
+    return name.endswith(CATCH_ALL_SUFFIXES) or name in CATCH_ALL_NAMES
+
+
+class ReadKindNames(frozenset[str]):
+    """The names of the kinds the check reads, with every policy-like name
+    (§7) a member too: the loader keeps an object whose name is in it and
+    leaves the rest to ``identify``."""
+
+    def __contains__(self, name: object) -> bool:
+        return super().__contains__(name) or (isinstance(name, str) and is_policy_like(name))
+
+
+RELEVANT_KINDS: Final = ReadKindNames(kind.name for kind in READ_KINDS)
 """The names of every kind the check reads; every other kind is counted and skipped."""
-CLUSTER_KINDS: Final = frozenset(kind.name for kind in READ_KINDS if kind.scope is Scope.CLUSTER)
-"""Kinds the check reads whose objects have no namespace."""
-POLICY_KINDS: Final = frozenset(kind.name for kind in KINDS if kind.network_policy)
-"""Kubernetes kinds that bound traffic, whose unreadable copy must fail the
-check closed (SEMANTICS §17.7). Not the declared ``egress.policy.kind``
+CLUSTER_KINDS: Final = frozenset(kind.key for kind in READ_KINDS if kind.scope is Scope.CLUSTER)
+"""Keys of the kinds the check reads whose objects have no namespace."""
+POLICY_KINDS: Final = frozenset(kind.key for kind in KINDS if kind.network_policy)
+"""Keys of the Kubernetes kinds that bound traffic, whose unreadable copy must
+fail the check closed (SEMANTICS §17.7). Not the declared ``egress.policy.kind``
 values, which are ``lint.decision.constants.EGRESS_POLICY_KINDS``."""
+UNION_POLICY_KINDS: Final = frozenset(kind.key for kind in KINDS if kind.decision is Decision.UNION)
+"""Policies the union reads (SEMANTICS §5.1, §17.3)."""
+REACH_POLICY_KINDS: Final = POLICY_KINDS - UNION_POLICY_KINDS
+"""Policies only reach reads: an unreadable one fails reach closed."""
+POLICY_KIND_NAMES: Final = frozenset(kind.name for kind in KINDS if kind.network_policy)
+"""The names of the policy kinds, for reading a kind from text that did not parse."""
+
+
+def policy_key_of_name(name: str) -> str:
+    """The key a policy kind named ``name`` is taken for when its apiVersion
+    cannot be read: the union's kind of that name, else the only one."""
+    kinds = [kind for kind in KINDS if kind.network_policy and kind.name == name]
+    union = [kind for kind in kinds if kind.decision is Decision.UNION]
+    return (union or kinds)[0].key if kinds else name
+
+
 TYPED_POLICY_LISTS: Final = frozenset(kind.list_kind for kind in KINDS if kind.listed_by_host)
 """Lists whose non-object items are still policies of the listed kind (§5.1)."""
-ADMIN_POLICY_KINDS: Final = (ADMIN_NETWORK_POLICY.name, BASELINE_ADMIN_NETWORK_POLICY.name)
-"""Admin policies, whose semantics are not implemented: they fail closed."""
-JUDGED_POLICY_KINDS: Final = tuple(
-    kind.name for kind in KINDS if kind.network_policy and kind.name not in ADMIN_POLICY_KINDS
-)
-"""Policies whose rules the check reads and judges, in ``KINDS`` order."""
+JUDGED_POLICY_KINDS: Final = tuple(kind.name for kind in KINDS if kind.decision is Decision.UNION)
+"""Policies whose rules the union reads and judges, in ``KINDS`` order."""
 
 
 def _policy_groups() -> Mapping[str, str]:
     suspects: dict[str, str] = {}
     for kind in KINDS:
         if kind.network_policy:
-            suspects.setdefault(kind.group, kind.name)
+            suspects.setdefault(kind.group, kind.key)
+            for api_version in kind.other_api_versions:
+                suspects.setdefault(api_version.rpartition("/")[0], kind.key)
     return suspects
 
 
@@ -213,3 +433,78 @@ POLICY_GROUPS: Final = _policy_groups()
 """API groups that serve a policy kind, and the kind an object of the group
 without a readable kind is taken for: the group's first policy kind in
 ``KINDS``, which is its namespaced one where it has one."""
+
+
+def _by_name() -> Mapping[str, tuple[Kind, ...]]:
+    found: dict[str, list[Kind]] = {}
+    for kind in READ_KINDS:
+        found.setdefault(kind.name, []).append(kind)
+    return {name: tuple(kinds) for name, kinds in found.items()}
+
+
+_BY_NAME: Final = _by_name()
+_BY_KEY: Final = {kind.key: kind for kind in KINDS}
+_EXACT_GROUPS: Final = {
+    name: frozenset(
+        api_version.rpartition("/")[0]
+        for kind in kinds
+        if kind.exact
+        for api_version in kind.api_versions
+    )
+    for name, kinds in _BY_NAME.items()
+}
+
+
+def kind_by_key(key: str) -> Kind | None:
+    """The table's entry filed under ``key``."""
+    return _BY_KEY.get(key)
+
+
+def is_listed(kind: Kind) -> bool:
+    """Whether ``kind`` is the table's own entry, not one ``identify`` made."""
+    return _BY_KEY.get(kind.key) is kind
+
+
+def identify(api_version: object, name: str) -> Kind | None:
+    """The kind an object of this ``apiVersion`` and ``kind`` is (see the
+    module docstring), or None when the check does not read it."""
+    group, version = _split(api_version)
+    candidates = _BY_NAME.get(name, ())
+    for kind in candidates:
+        if kind.exact and _exactly(kind, api_version, group):
+            return kind
+    for kind in candidates:
+        if not kind.exact and group not in _EXACT_GROUPS[name]:
+            return kind
+    if group in CATCH_ALL_GROUPS or is_policy_like(name):
+        return _made_catch_all(group, version, name)
+    return None
+
+
+def _exactly(kind: Kind, api_version: object, group: str) -> bool:
+    if not kind.versions and not kind.other_api_versions:
+        return group == kind.group
+    return api_version in kind.api_versions
+
+
+def _split(api_version: object) -> tuple[str, str]:
+    if not isinstance(api_version, str):
+        return "", ""
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+def _made_catch_all(group: str, version: str, name: str) -> Kind:
+    """A catch-all entry for an object of a kind the table does not name.
+    Its scope is unknown: ``lint.inventory`` files it in the namespace it
+    names, else with the cluster's objects, a candidate for every namespace."""
+    return Kind(
+        name,
+        group,
+        (version,) if version else (),
+        Scope.CLUSTER,
+        "",
+        network_policy=True,
+        decision=Decision.CATCH_ALL,
+        exact=True,
+    )

@@ -178,7 +178,55 @@ RULES: tuple[Rule, ...] = (
         "Remove the ambiguity at the reported line.",
         "duplicate-key",
     ),
+    Rule(
+        "egress-reach-widens",
+        "error",
+        "A cluster policy the sandbox host does not read lets the sandbox pod out beyond "
+        "its declared egress.",
+        "The host accepts the sandbox on the union's account, but the cluster enforces "
+        "more than the host reads: AdminNetworkPolicy, ClusterNetworkPolicy, Calico "
+        "policies, and Cilium policies under `engine: core`. One of them selects the pod "
+        "and allows a destination outside the declared egress (see "
+        "docs/cluster-policies.md).",
+        "Narrow the cluster policy's subject so that it does not select the sandbox "
+        "namespace, or change the named rule.",
+        "reach-cluster-network-policy",
+    ),
+    Rule(
+        "egress-reach-not-evaluable",
+        "error",
+        "Whether the cluster lets the sandbox pod out cannot be decided from the manifests.",
+        "A cluster policy the host does not read may select the pod and cannot be judged "
+        "offline: its subject needs labels the manifests do not state, a rule names "
+        "domains or nodes, or its kind is one egress-lint recognises only to fail closed.",
+        "State the namespace's labels (a Namespace manifest, or `namespaces:` in the "
+        "declaration file), change the named rule, or remove the object or suppress the "
+        "finding with a reason.",
+        "reach-catch-all",
+    ),
+    Rule(
+        "duplicate-object",
+        "warning",
+        "Two objects of one kind have the same namespace and name.",
+        "Only one of them can exist in the cluster, and which one depends on the order "
+        "they are applied; egress-lint judges both, and the wider verdict stands.",
+        "Delete or rename one of the two objects.",
+        "duplicate-policy",
+    ),
+    Rule(
+        "namespace-labels-disagree",
+        "warning",
+        "The declaration file states labels for a namespace that its Namespace manifest "
+        "contradicts.",
+        "A Namespace manifest wins over the declaration file's `namespaces:` entry "
+        "(CLUSTER-POLICIES §11 Q3), so the stated labels are not the ones selectors see.",
+        "Make the `namespaces:` entry agree with the manifest, or remove it.",
+        "namespace-labels",
+    ),
 )
+
+"""The rules, in the order SARIF indexes them: a new rule goes last, so the
+``ruleIndex`` of every earlier one stays."""
 
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
 

@@ -13,11 +13,10 @@ from lint.decision.model import Candidate, PolicyDocument, Tri
 from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import Inventory, KubeObject, Namespace
 from lint.kinds import (
-    ADMIN_POLICY_KINDS,
     CILIUM_CLUSTERWIDE_NETWORK_POLICY,
     CILIUM_NETWORK_POLICY,
     NETWORK_POLICY,
-    POLICY_KINDS,
+    UNION_POLICY_KINDS,
 )
 from lint.loading import LoadProblem
 from lint.report.model import Location, Origin
@@ -42,8 +41,8 @@ class Sourced:
 
 @dataclass(frozen=True, slots=True)
 class Placeholder:
-    """A document that fails closed without being read: an admin policy whose
-    semantics are not implemented, or a policy that could not be parsed."""
+    """A document that fails closed without being read: a policy that could
+    not be parsed."""
 
     document: PolicyDocument
     location: Location
@@ -55,16 +54,12 @@ def _name_key(obj: KubeObject) -> tuple[bool, bytes]:
     return (obj.name is None, (obj.name or "").encode())
 
 
-def _latest(objects: Iterable[KubeObject]) -> list[KubeObject]:
-    """One object per name: a later apply of the same name replaces the earlier."""
-    by_name: dict[str | None, KubeObject] = {}
-    unnamed: list[KubeObject] = []
-    for obj in objects:
-        if obj.name is None:
-            unnamed.append(obj)
-        else:
-            by_name[obj.name] = obj
-    return sorted([*by_name.values(), *unnamed], key=_name_key)
+def by_name(objects: Iterable[KubeObject]) -> list[KubeObject]:
+    """Every object in API-server list order. Two objects of one name are
+    both kept, in load order: which one the cluster holds depends on the
+    order they are applied, so both are judged and the wider verdict stands
+    (``duplicate-object`` reports the pair)."""
+    return sorted(objects, key=_name_key)
 
 
 def _synthesized(template: KubeObject, namespace: str) -> Sourced | None:
@@ -83,7 +78,7 @@ def core_candidates(
 ) -> list[Sourced]:
     """The namespace's NetworkPolicies by name, with the controller's policy
     for the template on the pooled path (AGENT-SANDBOX §4)."""
-    objects = _latest(namespace.of_kind(NP))
+    objects = by_name(namespace.of_kind(NP))
     synthesized = _synthesized(template, namespace.name) if pooled and template else None
     if synthesized is None:
         return [
@@ -102,9 +97,9 @@ def cilium_candidates(namespace: Namespace, inventory: Inventory) -> list[Source
     """The namespace's CiliumNetworkPolicies, then every clusterwide one (§17.3)."""
     result = [
         Sourced(Candidate(CNP, obj.value, position), "manifest", obj, ("spec",))
-        for position, obj in enumerate(_latest(namespace.of_kind(CNP)))
+        for position, obj in enumerate(by_name(namespace.of_kind(CNP)))
     ]
-    clusterwide = _latest(inventory.cluster_objects(CCNP))
+    clusterwide = by_name(inventory.cluster_objects(CCNP))
     result.extend(
         Sourced(Candidate(CCNP, obj.value, position, clusterwide=True), "manifest", obj, ("spec",))
         for position, obj in enumerate(clusterwide)
@@ -112,29 +107,16 @@ def cilium_candidates(namespace: Namespace, inventory: Inventory) -> list[Source
     return result
 
 
-def admin_placeholders(inventory: Inventory, namespace: str) -> list[Placeholder]:
-    """Admin policies fail closed until their semantics are implemented
-    (DESIGN §3 item 3). Every one is assumed to reach the namespace: only
-    its subject could rule that out, and reading it is that semantics."""
-    placeholders = []
-    for kind in ADMIN_POLICY_KINDS:
-        for obj in _latest(inventory.cluster_objects(kind)):
-            detail = (
-                f"{kind} semantics are not implemented, and its subject can include "
-                f"namespace {namespace}, so what it admits or denies is unknown"
-            )
-            document = PolicyDocument(kind, obj.display_name, Tri.UNKNOWN, False, unreadable=detail)
-            placeholders.append(Placeholder(document, location_of(obj)))
-    return placeholders
-
-
-def unparsed_placeholders(problems: Sequence[LoadProblem], namespace: str) -> list[Placeholder]:
-    """A document that might be a policy and could not be parsed fails
-    closed for its namespace, or for every namespace when its own is unknown."""
+def unparsed_placeholders(
+    problems: Sequence[LoadProblem], namespace: str, kinds: frozenset[str] = UNION_POLICY_KINDS
+) -> list[Placeholder]:
+    """A document that might be a policy of one of ``kinds`` and could not be
+    parsed fails closed for its namespace, or for every namespace when its
+    own is unknown."""
     placeholders = []
     # Sorted, so the refusal names the same document whatever the file order.
     for problem in sorted(problems, key=lambda p: (p.file, p.line, p.message)):
-        if problem.severity != "error" or problem.suspect_kind not in POLICY_KINDS:
+        if problem.severity != "error" or problem.suspect_kind not in kinds:
             continue
         if problem.suspect_namespace not in (None, namespace):
             continue

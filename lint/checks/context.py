@@ -3,7 +3,7 @@ the way from a judged document back to a file and line."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -56,6 +56,8 @@ class JudgmentMemo:
     required: dict[Hashable, tuple[object, tuple[tuple[str, str], ...] | None]] = field(
         default_factory=dict
     )
+    reach: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
+    """Reach's judgements of new-kind candidates, per candidate and subject."""
 
     def keys_of(self, candidate: Candidate) -> tuple[str, ...]:
         hit = self.label_keys.get(id(candidate.raw))
@@ -105,6 +107,8 @@ class CheckContext:
     problems: Sequence[LoadProblem]
     read_cilium: ReadCilium = "auto"
     memo: JudgmentMemo = field(default_factory=JudgmentMemo)
+    namespace_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """Namespace labels the declaration file states (CLUSTER-POLICIES §11 Q3)."""
 
 
 def precise_location(obj: KubeObject, path: Sequence[str | int]) -> Location:

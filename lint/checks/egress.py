@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
-from lint.checks.candidates import location_of
-from lint.checks.context import CheckContext, precise_location, rule_finding
+from lint.checks.candidates import CCNP, CNP, Sourced, location_of
+from lint.checks.context import CheckContext, JudgedEntry, precise_location, rule_finding
 from lint.checks.judging import (
     Judging,
     RefusalContext,
@@ -16,6 +16,7 @@ from lint.checks.judging import (
     judged_entries,
     refusal_finding,
 )
+from lint.checks.reach import ReachInput, check_reach
 from lint.decision.allowance import build_allowance
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import (
@@ -24,6 +25,7 @@ from lint.decision.model import (
     EgressRefusal,
     EgressVerdict,
     NamedOutcome,
+    NamedResult,
     PolicyDocument,
     Refusal,
     Subject,
@@ -77,11 +79,14 @@ class EgressInput:
 def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, list[Finding]]:
     translation = given.translation
     named, named_findings = _check_named(ctx, given)
-    union = None
+    union = reach = None
     findings = list(named_findings)
     if given.declared.union_verified:
-        union, union_findings = _check_union(ctx, given, build_allowance(translation))
+        allowance = build_allowance(translation)
+        union, judged, union_findings = _check_union(ctx, given, allowance)
         findings.extend(union_findings)
+        reach, reach_findings = check_reach(ctx, _reach_input(ctx, given, allowance, judged))
+        findings.extend(reach_findings)
     report = EgressReport(
         policy_kind=translation.policy_kind,
         engine=given.declared.engine,
@@ -90,6 +95,7 @@ def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, l
         expected_name=translation.name,
         named=named,
         union=union,
+        reach=reach,
     )
     return report, findings
 
@@ -97,8 +103,7 @@ def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, l
 def _check_named(ctx: CheckContext, given: EgressInput) -> tuple[NamedReport, list[Finding]]:
     translation = given.translation
     namespace = ctx.inventory.namespace(translation.namespace)
-    obj = namespace.named(translation.kind, translation.name)
-    result = compare_named(obj.value if obj is not None else None, translation)
+    obj, result = _named_copy(namespace.named_all(translation.kind, translation.name), translation)
     if obj is None:
         location = given.declaration
     elif result.result is NamedOutcome.MISMATCH:
@@ -114,15 +119,13 @@ def _check_named(ctx: CheckContext, given: EgressInput) -> tuple[NamedReport, li
     return report, [finding]
 
 
-def _check_union(
-    ctx: CheckContext, given: EgressInput, allowance: Allowance
-) -> tuple[DecisionReport, list[Finding]]:
-    scope = Scope(
-        given.translation.namespace,
-        given.template,
-        given.sandbox.path == "pooled",
-        given.declared.engine == "cilium",
+def _scope(given: EgressInput, with_cilium: bool) -> Scope:
+    return Scope(
+        given.translation.namespace, given.template, given.sandbox.path == "pooled", with_cilium
     )
+
+
+def _judging(given: EgressInput, allowance: Allowance) -> Judging:
     translation = given.translation
 
     def read(candidate: Candidate) -> list[PolicyDocument]:
@@ -131,12 +134,74 @@ def _check_union(
     named = (translation.kind, translation.name)
     if translation.namespace != given.subject.namespace:
         named = ("", "")
-    judging = Judging(read, examine, union_context(translation), "egress", given.subject, named)
-    judged = judged_entries(ctx, scope, given.subject.labels, judging)
+    return Judging(read, examine, union_context(translation), "egress", given.subject, named)
+
+
+def _reads_cilium(ctx: CheckContext, given: EgressInput) -> bool:
+    return given.declared.engine == "cilium" or ctx.read_cilium == "always"
+
+
+def _cilium_under_core(
+    ctx: CheckContext, given: EgressInput, allowance: Allowance
+) -> list[JudgedEntry]:
+    """The Cilium objects the union does not read under ``engine: core``,
+    judged as under ``cilium`` for reach (CLUSTER-POLICIES §11)."""
+    if _reads_cilium(ctx, given):
+        return []
+    namespace = ctx.inventory.namespace(given.translation.namespace)
+    if not namespace.of_kind(CNP) and not ctx.inventory.cluster_objects(CCNP):
+        return []
+    judged = judged_entries(
+        ctx, _scope(given, True), given.subject.labels, _judging(given, allowance)
+    )
+    return [
+        j
+        for j in judged
+        if isinstance(j.origin, Sourced) and j.origin.candidate.kind in (CNP, CCNP)
+    ]
+
+
+def _reach_input(
+    ctx: CheckContext, given: EgressInput, allowance: Allowance, judged: list[JudgedEntry]
+) -> ReachInput:
+    return ReachInput(
+        sandbox=given.sandbox,
+        declaration=given.declaration,
+        subject=given.subject,
+        template=given.template,
+        allowance=allowance,
+        context=union_context(given.translation),
+        cilium=_reads_cilium(ctx, given),
+        union=judged,
+        cilium_under_core=_cilium_under_core(ctx, given, allowance),
+    )
+
+
+def _named_copy(
+    copies: list[KubeObject], translation: Translation
+) -> tuple[KubeObject | None, NamedResult]:
+    """The copy of the named object the comparison reports: the first that
+    does not match, so with two copies the file order never hides a
+    mismatch (``duplicate-object``); else the last, as a later apply wins."""
+    if not copies:
+        return None, compare_named(None, translation)
+    results = [(obj, compare_named(obj.value, translation)) for obj in copies]
+    ordered = sorted(results, key=lambda pair: (pair[0].document.file, pair[0].document.line))
+    for obj, result in ordered:
+        if result.result is not NamedOutcome.MATCH:
+            return obj, result
+    return results[-1]
+
+
+def _check_union(
+    ctx: CheckContext, given: EgressInput, allowance: Allowance
+) -> tuple[DecisionReport, list[JudgedEntry], list[Finding]]:
+    scope = _scope(given, given.declared.engine == "cilium")
+    judged = judged_entries(ctx, scope, given.subject.labels, _judging(given, allowance))
     decision = summarize_union([j.examined for j in judged], allowance)
     report = decision_report(decision, judged)
     if decision.refusal is None:
-        return report, []
+        return report, judged, []
     refusal = RefusalContext(
         sandbox=given.sandbox,
         declaration=given.declaration,
@@ -144,7 +209,7 @@ def _check_union(
         remedy=union_remedy(decision.refusal),
         offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
     )
-    return report, [refusal_finding(judged, decision, refusal)]
+    return report, judged, [refusal_finding(judged, decision, refusal)]
 
 
 def union_context(translation: Translation) -> Hashable:

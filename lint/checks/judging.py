@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from lint.checks.candidates import (
     Placeholder,
     Sourced,
-    admin_placeholders,
     cilium_candidates,
     core_candidates,
     unparsed_placeholders,
@@ -61,8 +60,7 @@ def _sourced(ctx: CheckContext, scope: Scope) -> list[Sourced]:
 
 
 def _placeholders(ctx: CheckContext, scope: Scope) -> list[Placeholder]:
-    placeholders = admin_placeholders(ctx.inventory, scope.namespace)
-    return placeholders + unparsed_placeholders(ctx.problems, scope.namespace)
+    return unparsed_placeholders(ctx.problems, scope.namespace)
 
 
 @dataclass(frozen=True)

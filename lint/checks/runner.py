@@ -7,6 +7,7 @@ This function is callable without click; the CLI only gathers options.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from lint.checks.candidates import declared_location
 from lint.checks.context import CheckContext, ReadCilium, rule_finding
+from lint.checks.duplicates import duplicate_objects
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
 from lint.checks.prerequisites import (
@@ -24,7 +26,10 @@ from lint.checks.prerequisites import (
     undeclared_claim_profiles,
     unnamed_policies,
 )
+from lint.checks.reach import IngressReachInput, check_ingress_reach
+from lint.checks.reach_candidates import namespace_label_disagreements
 from lint.checks.shares import check_plans
+from lint.decision.allowance import build_allowance
 from lint.decision.model import Subject
 from lint.declarations import DeclaredSandbox
 from lint.intake import take_in
@@ -86,7 +91,10 @@ def check_run(options: CheckOptions, *, stdin: bytes | None = None) -> CheckRun:
 def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     intake = take_in(options, stdin=stdin)
     loaded, inventory, declared = intake.loaded, intake.inventory, intake.sandboxes
-    ctx = CheckContext(inventory, loaded.problems, options.read_cilium)
+    declarations = intake.declarations
+    ctx = CheckContext(
+        inventory, loaded.problems, options.read_cilium, namespace_labels=declarations.namespaces
+    )
     sandboxes: list[SandboxReport] = []
     findings = _load_findings(loaded.problems)
     checked = check_plans(
@@ -99,6 +107,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
         sandboxes.extend(reports)
         findings.extend(sandbox_findings)
     findings.extend(_prerequisites(inventory, declared))
+    findings.extend(namespace_label_disagreements(inventory, declarations))
     report = Report(
         defaults_applied=intake.declarations.defaults_applied,
         sandboxes=tuple(sorted(sandboxes, key=sandbox_key)),
@@ -135,6 +144,12 @@ def _check_sandbox(
                 ctx, IngressInput(ref, engine, declared.agent_port, subject, template, at)
             )
             findings.extend(ingress_findings)
+            reach_input = IngressReachInput(
+                ref, at, subject, template, build_allowance(declared.translation)
+            )
+            ingress_reach, reach_findings = check_ingress_reach(ctx, reach_input)
+            ingress = dataclasses.replace(ingress, reach=ingress_reach)
+            findings.extend(reach_findings)
         reports.append(SandboxReport(ref, labels, egress, ingress, at))
     return reports, findings
 
@@ -147,6 +162,7 @@ def _prerequisites(inventory: Inventory, declared: Sequence[DeclaredSandbox]) ->
         *undeclared_claim_profiles(inventory, declared),
         *controller_conflicts(inventory),
         *unnamed_policies(inventory),
+        *duplicate_objects(inventory),
     ]
 
 

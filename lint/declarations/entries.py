@@ -155,6 +155,8 @@ class Declarations:
     namespace_override: str | None = None
     notes: tuple[DeclarationNote, ...] = ()
     lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)
+    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """``namespaces:``: labels of namespaces managed elsewhere (CLUSTER-POLICIES §11 Q3)."""
 
     @property
     def object_namespace(self) -> str:

@@ -57,6 +57,7 @@ def load_declarations(path: FilePath, *, namespace_override: str | None) -> Decl
         namespace_override=namespace_override,
         notes=tuple(notes),
         lines=tree.lines,
+        namespaces={name: dict(entry.labels) for name, entry in model.namespaces.items()},
     )
 
 

@@ -123,10 +123,18 @@ class SandboxModel(_Strict):
     ingress: IngressField | None = None
 
 
+class NamespaceModel(_Strict):
+    """One entry of ``namespaces``: the labels of a Namespace managed
+    outside the checked manifests (CLUSTER-POLICIES §2.3, §11 Q3)."""
+
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
 class DeclarationFileModel(_Strict):
     """The whole file."""
 
     version: Literal[1]
     default_namespace: NonEmpty | None = None
+    namespaces: dict[NonEmpty, NamespaceModel] = Field(default_factory=dict)
     defaults: EgressModel | None = None
     sandboxes: Annotated[list[SandboxModel], Field(min_length=1)]

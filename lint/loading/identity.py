@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lint.kinds import POLICY_GROUPS, POLICY_KINDS
+from lint.kinds import POLICY_GROUPS, identify
 from lint.loading.documents import LoadedDocument, LoadProblem
 
 
@@ -57,11 +57,12 @@ def unreadable_namespace(document: LoadedDocument, kind: str) -> LoadProblem | N
         what = "metadata.namespace is not a string"
     else:
         what = "metadata is not an object"
+    entry = identify(value.get("apiVersion"), kind)
     return LoadProblem(
         document.file,
         document.line,
         f"{what}, so the namespace of this {kind} cannot be read",
-        suspect_kind=kind if kind in POLICY_KINDS else None,
+        suspect_kind=entry.key if entry is not None and entry.network_policy else None,
         suspect_namespace=None,
     )
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from lint.kinds import CONFIG_MAP, CONFIG_MAP_NAME, TYPED_POLICY_LISTS
+from lint.kinds import CATCH_ALL_GROUPS, CONFIG_MAP, CONFIG_MAP_NAME, TYPED_POLICY_LISTS
 from lint.loading.documents import LoadedDocument, LoadProblem
 from lint.loading.identity import kind_of, kindless_policy, unreadable_namespace
 from lint.loading.kinds import (
@@ -41,13 +41,19 @@ class Harvest:
 
 def keeps(value: dict[str, Any], kind: str, relevant: frozenset[str]) -> bool:
     """Whether an object of this kind is read. Of the ConfigMaps, only the
-    controller's ``agent-sandbox-config`` is (AGENT-SANDBOX.md §7)."""
+    controller's ``agent-sandbox-config`` is (AGENT-SANDBOX.md §7). Every
+    object of a group whose kinds may all be policies is read, to fail
+    closed (CLUSTER-POLICIES §2.1, §7)."""
     if kind not in relevant:
-        return False
+        return in_catch_all_group(value.get("apiVersion"))
     if kind != CONFIG_MAP.name:
         return True
     metadata = value.get("metadata")
     return isinstance(metadata, dict) and metadata.get("name") == CONFIG_MAP_NAME
+
+
+def in_catch_all_group(api_version: object) -> bool:
+    return isinstance(api_version, str) and api_version.rpartition("/")[0] in CATCH_ALL_GROUPS
 
 
 def harvest(

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from yaml.nodes import Node
 
-from lint.kinds import CONFIG_MAP, RELEVANT_KINDS
+from lint.kinds import CATCH_ALL_GROUPS, CONFIG_MAP, RELEVANT_KINDS
 from lint.loading.decode import DecodeFailure, decode, decode_leniently
 from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
 from lint.loading.files import SourceFile, read_inputs
@@ -164,6 +164,8 @@ def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> b
         return False
     if kind in relevant and (kind != CONFIG_MAP.name or may_name_config_map(text, chunk)):
         return False
+    if any(text.find(group, chunk.start, chunk.end) >= 0 for group in CATCH_ALL_GROUPS):
+        return False  # any kind of these groups may be a policy: parse it
     into.skipped[kind] += 1
     return True
 

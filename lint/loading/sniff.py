@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from lint.kinds import CONFIG_MAP_NAME, POLICY_KINDS
+from lint.kinds import CONFIG_MAP_NAME, POLICY_KIND_NAMES, policy_key_of_name
 from lint.loading.split import Chunk
 from lint.yaml.scalars import resolve_plain
 
@@ -25,7 +25,7 @@ _CONTINUED: Final = re.compile(r"\n(?:[ \t]*\r?\n)*[ \t]+[^ \t\r\n#]")
 
 _POLICY_KIND: Final = re.compile(
     r"""["']?\bkind["']?[ \t]*:[ \t]*["']?("""
-    + "|".join(sorted(POLICY_KINDS, key=len, reverse=True))
+    + "|".join(sorted(POLICY_KIND_NAMES, key=len, reverse=True))
     + r")(?:List)?(?![A-Za-z0-9])"
 )
 _NAME: Final = r"""["']?([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)["']?[ \t]*(?:[,}#\r\n]|$)"""
@@ -82,7 +82,7 @@ def suspect_policy(text: str) -> tuple[str | None, str | None]:
     kind = _POLICY_KIND.search(text)
     if kind is None:
         return None, None
-    return kind.group(1), _metadata_namespace(text)
+    return policy_key_of_name(kind.group(1)), _metadata_namespace(text)
 
 
 def _metadata_namespace(text: str) -> str | None:

@@ -17,9 +17,11 @@ from lint.report.model import (
     Finding,
     Location,
     NamedReport,
+    ReachReport,
     Report,
     SandboxRef,
     SandboxReport,
+    SkippedEntry,
 )
 
 SCHEMA_VERSION = 1
@@ -85,24 +87,31 @@ class _Fragments:
     def sandbox(self, sandbox: SandboxReport) -> str:
         document = _sandbox(sandbox, examined=False)
         egress = document.pop("egress")
-        del document["ingress"], egress["union"]
+        del document["ingress"], egress["union"], egress["reach"]
         union, ingress = sandbox.egress.union, sandbox.ingress
         union_text = "null" if union is None else self._decision(union, {})
-        ingress_text = (
-            "null"
-            if ingress is None
-            else self._decision(ingress.decision, {"agentPort": ingress.agent_port})
-        )
+        reach = sandbox.egress.reach
+        reach_text = "null" if reach is None else self._reach(reach)
+        ingress_text = "null"
+        if ingress is not None:
+            ingress_reach = "null" if ingress.reach is None else self._decision(ingress.reach, {})
+            ingress_text = self._decision(
+                ingress.decision, {"agentPort": ingress.agent_port}, f',"reach":{ingress_reach}'
+            )
         return (
-            f'{_encode(document)[:-1]},"egress":{_encode(egress)[:-1]},"union":{union_text}}}'
-            f',"ingress":{ingress_text}}}'
+            f'{_encode(document)[:-1]},"egress":{_encode(egress)[:-1]},"union":{union_text}'
+            f',"reach":{reach_text}}},"ingress":{ingress_text}}}'
         )
 
-    def _decision(self, decision: DecisionReport, head: dict[str, Any]) -> str:
+    def _decision(self, decision: DecisionReport, head: dict[str, Any], tail: str = "") -> str:
         fields = {**head, **_decision(decision, examined=False)}
         known = self._texts.get
         examined = ",".join([known(id(e)) or self._entry(e) for e in decision.examined])
-        return f'{_encode(fields)[:-1]},"examined":[{examined}]}}'
+        return f'{_encode(fields)[:-1]},"examined":[{examined}]{tail}}}'
+
+    def _reach(self, reach: ReachReport) -> str:
+        skipped = _encode([_skipped(s) for s in reach.skipped])
+        return self._decision(reach.decision, {}, f',"skipped":{skipped}')
 
     def _entry(self, entry: ExaminedEntry) -> str:
         text = _entry_text(entry)
@@ -147,14 +156,33 @@ def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]
         "expected": {"kind": egress.expected_kind, "name": egress.expected_name},
         "named": _named(egress.named),
         "union": _decision(egress.union, examined=examined) if egress.union is not None else None,
+        "reach": _reach(egress.reach, examined) if egress.reach is not None else None,
     }
     ingress = sandbox.ingress
     result["ingress"] = (
         None
         if ingress is None
-        else {"agentPort": ingress.agent_port, **_decision(ingress.decision, examined=examined)}
+        else {
+            "agentPort": ingress.agent_port,
+            **_decision(ingress.decision, examined=examined),
+            "reach": None if ingress.reach is None else _decision(ingress.reach, examined=examined),
+        }
     )
     return result
+
+
+def _reach(reach: ReachReport, examined: bool = True) -> dict[str, Any]:
+    skipped = [_skipped(s) for s in reach.skipped]
+    return {**_decision(reach.decision, examined=examined), "skipped": skipped}
+
+
+def _skipped(entry: SkippedEntry) -> dict[str, Any]:
+    return {
+        "kind": entry.kind,
+        "name": entry.name,
+        "reason": entry.reason,
+        **_file_line(entry.location),
+    }
 
 
 def _named(named: NamedReport) -> dict[str, Any]:

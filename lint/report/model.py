@@ -87,6 +87,26 @@ class DecisionReport:
 
 
 @dataclass(frozen=True, slots=True)
+class SkippedEntry:
+    """An object reach does not judge (CLUSTER-POLICIES §11 Q6): staged, or
+    for host endpoints only."""
+
+    kind: str
+    name: str
+    reason: str
+    location: Location | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReachReport:
+    """The reach decision (CLUSTER-POLICIES §11): ``decision.examined`` lists
+    only the documents beyond the union's."""
+
+    decision: DecisionReport
+    skipped: tuple[SkippedEntry, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class EgressReport:
     policy_kind: str
     engine: str
@@ -95,12 +115,15 @@ class EgressReport:
     expected_name: str
     named: NamedReport
     union: DecisionReport | None
+    reach: ReachReport | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class IngressReport:
     agent_port: int
     decision: DecisionReport
+    reach: DecisionReport | None = None
+    """The minimal fail-closed rule of CLUSTER-POLICIES §8 over the new kinds."""
 
 
 @dataclass(frozen=True, slots=True)

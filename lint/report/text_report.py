@@ -138,6 +138,7 @@ def _examined_block(decision: DecisionReport, paint: _Painter) -> list[str]:
 
 _UNION_RULES: Final = rule_ids_for(EgressRefusal)
 _INGRESS_RULES: Final = rule_ids_for(IngressRefusal)
+_REACH_RULES: Final = frozenset({"egress-reach-widens", "egress-reach-not-evaluable"})
 
 
 def _decision_for(finding: Finding, sandbox: SandboxReport | None) -> DecisionReport | None:
@@ -145,6 +146,9 @@ def _decision_for(finding: Finding, sandbox: SandboxReport | None) -> DecisionRe
         return None
     if finding.rule_id in _UNION_RULES:
         return sandbox.egress.union
+    if finding.rule_id in _REACH_RULES:
+        reach = sandbox.egress.reach
+        return reach.decision if reach is not None else None
     if finding.rule_id in _INGRESS_RULES:
         return sandbox.ingress.decision if sandbox.ingress is not None else None
     return None

@@ -95,13 +95,20 @@ def test_clusterwide_policy_is_a_candidate_under_cilium() -> None:
 
 def test_cilium_policies_are_read_under_core_only_when_asked() -> None:
     plain = run_scenario("read-cilium-always")
-    assert plain.exit_code == 0
-    assert [e["kind"] for e in _only(plain.report)["egress"]["union"]["examined"]] == [
-        "NetworkPolicy"
-    ]
+    egress = _only(plain.report)["egress"]
+    assert [e["kind"] for e in egress["union"]["examined"]] == ["NetworkPolicy"]
+    assert egress["union"]["refusal"] is None
+    # The host does not read it, but a Cilium cluster enforces it (CLUSTER-POLICIES §11).
+    assert egress["reach"]["refusal"] == "policy-widens-egress"
+    assert _rule_ids(plain.report) == ["egress-reach-widens"]
+    assert plain.exit_code == 1
     always = run_scenario("read-cilium-always", "--read-cilium", "always")
     assert always.exit_code == 1
-    assert _only(always.report)["egress"]["union"]["refusal"] == "policy-widens-egress"
+    always_egress = _only(always.report)["egress"]
+    assert always_egress["union"]["refusal"] == "policy-widens-egress"
+    # Read by the union, so reach adds nothing of its own and no second finding.
+    assert always_egress["reach"]["examined"] == []
+    assert _rule_ids(always.report) == ["egress-policy-widens"]
 
 
 def test_controller_default_policy_widens_only_the_pooled_path() -> None:
@@ -118,10 +125,104 @@ def test_controller_default_policy_widens_only_the_pooled_path() -> None:
     ]
 
 
-def test_admin_network_policy_fails_closed() -> None:
-    union = _only(run_scenario("admin-network-policy").report)["egress"]["union"]
-    assert union["refusal"] == "not-evaluable"
-    assert "AdminNetworkPolicy/cluster-egress" in union["summary"]
+def _reach_finding(name: str) -> tuple[str, str, int]:
+    outcome = run_scenario(name)
+    assert outcome.exit_code == 1
+    reach = [f for f in outcome.report["findings"] if f["ruleId"].startswith("egress-reach-")]
+    assert len(reach) == 1, outcome.report["findings"]
+    return reach[0]["ruleId"], reach[0]["file"], reach[0]["line"]
+
+
+def test_admin_network_policy_moves_from_the_union_to_reach() -> None:
+    egress = _only(run_scenario("admin-network-policy").report)["egress"]
+    assert egress["union"]["refusal"] is None
+    assert [e["kind"] for e in egress["union"]["examined"]] == ["NetworkPolicy"]
+    assert egress["reach"]["refusal"] == "policy-widens-egress"
+    assert "AdminNetworkPolicy/cluster-egress" in egress["reach"]["summary"]
+    # At the Allow rule's line, not the object's.
+    assert _reach_finding("admin-network-policy") == ("egress-reach-widens", "manifests.yaml", 31)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # Each silent pass of issue 12, now a reach refusal at the culprit's line.
+        ("reach-cluster-network-policy", ("egress-reach-widens", "manifests.yaml", 40)),
+        ("reach-calico-global-policy", ("egress-reach-widens", "manifests.yaml", 29)),
+        ("reach-cilium-under-core", ("egress-reach-widens", "manifests.yaml", 30)),
+        ("reach-antrea-cluster-policy", ("egress-reach-not-evaluable", "manifests.yaml", 23)),
+        ("reach-egress-firewall", ("egress-reach-not-evaluable", "manifests.yaml", 23)),
+        ("reach-secondary-network", ("egress-reach-not-evaluable", "manifests.yaml", 8)),
+    ],
+)
+def test_each_silent_pass_is_a_reach_refusal_at_its_culprit(
+    name: str, expected: tuple[str, str, int]
+) -> None:
+    assert _reach_finding(name) == expected
+    egress = _only(run_scenario(name).report)["egress"]
+    assert egress["union"]["refusal"] is None
+    assert egress["reach"]["refusal"] in ("policy-widens-egress", "not-evaluable")
+
+
+@pytest.mark.parametrize(
+    "name", ["reach-anp-ingress-only", "reach-anp-other-namespace", "reach-baseline-excused"]
+)
+def test_admin_policies_that_cannot_let_the_pod_out_refuse_nothing(name: str) -> None:
+    outcome = run_scenario(name)
+    egress = _only(outcome.report)["egress"]
+    assert egress["reach"]["refusal"] is None
+    assert [e["verdict"] for e in egress["reach"]["examined"]] != []
+    assert outcome.report["findings"] == []
+    assert outcome.exit_code == 0
+
+
+def test_baseline_is_excused_when_a_network_policy_isolates_the_pod() -> None:
+    entry = _only(run_scenario("reach-baseline-excused").report)["egress"]["reach"]["examined"][0]
+    assert (entry["kind"], entry["verdict"]) == ("BaselineAdminNetworkPolicy", "within")
+    assert entry["detail"]  # an excused entry says why (§11 Q6)
+
+
+def test_two_policies_of_one_name_are_both_judged_whatever_the_file_order() -> None:
+    outcome = run_scenario("duplicate-policy")
+    union = _only(outcome.report)["egress"]["union"]
+    assert [(e["name"], e["verdict"]) for e in union["examined"] if e["name"] == "extra"] == [
+        ("extra", "widens-egress"),
+        ("extra", "within"),
+    ]
+    assert union["refusal"] == "policy-widens-egress"
+    duplicate = [f for f in outcome.report["findings"] if f["ruleId"] == "duplicate-object"]
+    assert len(duplicate) == 1
+    assert "a-wide.yaml:1" in duplicate[0]["message"]
+    assert "b-policies.yaml:23" in duplicate[0]["message"]
+    assert outcome.exit_code == 1
+
+
+def test_ingress_reach_fails_closed_on_an_admin_ingress_allow() -> None:
+    outcome = run_scenario("reach-ingress-anp")
+    ingress = _only(outcome.report)["ingress"]
+    assert ingress["refusal"] is None  # the reference's decision is untouched
+    assert ingress["reach"]["refusal"] == "not-evaluable"
+    assert [(f["ruleId"], f["line"]) for f in outcome.report["findings"]] == [
+        ("ingress-not-evaluable", 39)
+    ]
+
+
+def test_namespace_manifest_wins_over_the_declared_labels() -> None:
+    outcome = run_scenario("namespace-labels")
+    assert _rule_ids(outcome.report) == ["namespace-labels-disagree"]
+    reach = _only(outcome.report)["egress"]["reach"]
+    assert [(e["name"], e["verdict"]) for e in reach["examined"]] == [
+        ("team-other", "does-not-select")
+    ]
+    assert outcome.exit_code == 0
+
+
+def test_staged_calico_policies_are_skipped_with_their_place() -> None:
+    reach = _only(run_scenario("reach-calico-staged").report)["egress"]["reach"]
+    assert reach["refusal"] is None
+    assert [(s["kind"], s["name"], s["line"]) for s in reach["skipped"]] == [
+        ("StagedGlobalNetworkPolicy.projectcalico.org", "trial", 23)
+    ]
 
 
 def test_wide_open_ingress_on_the_agent_port() -> None:

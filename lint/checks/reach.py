@@ -1,0 +1,403 @@
+"""The reach check for one sandbox and path (CLUSTER-POLICIES §1.5, §11):
+can the pod, in a real cluster, get out of its allowance?
+
+Reach judges the union's documents as the union judged them, the Cilium
+objects the union does not read under ``engine: core`` (as under ``cilium``),
+and every new-kind object, through ``lint.decision.reach``. Its report lists
+only the documents beyond the union's. Each culprit beyond the union gets
+its own finding (``egress-reach-widens``, ``egress-reach-not-evaluable``) at
+its file and line; a culprit the union reports is not reported again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from lint.checks.candidates import location_of, unparsed_placeholders
+from lint.checks.context import CheckContext, JudgedEntry, precise_location, rule_finding
+from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
+from lint.decision.model import Allowance, EgressVerdict, Subject, Tri
+from lint.decision.reach import decide_reach, reach_outcome, subject_documents
+from lint.decision.reach.ingress import (
+    decide_ingress_reach,
+    ingress_documents,
+    ingress_pod_condition_documents,
+)
+from lint.decision.reach.model import (
+    ReachData,
+    ReachDecision,
+    ReachDocument,
+    ReachSubject,
+    Skipped,
+    pod_label_view,
+)
+from lint.inventory import KubeObject
+from lint.kinds import NETWORK_POLICY, REACH_POLICY_KINDS
+from lint.report.model import (
+    DecisionReport,
+    ExaminedEntry,
+    Finding,
+    Location,
+    ReachReport,
+    SandboxRef,
+    SkippedEntry,
+)
+
+WIDENS_RULE = "egress-reach-widens"
+NOT_EVALUABLE_RULE = "egress-reach-not-evaluable"
+REACH_REMEDY = (
+    "Narrow the cluster policy's subject so that it does not select the sandbox "
+    "namespace, or change the named rule; for a kind egress-lint cannot judge, remove "
+    "the object or suppress the finding with a reason."
+)
+UNJUDGED_DETAIL = (
+    "egress-lint recognises the {kind} kind as one that can let the pod out, "
+    "but no reader judged this object, so it fails closed"
+)
+_RULE_OF_VERDICT = {
+    EgressVerdict.WIDENS_EGRESS: WIDENS_RULE,
+    EgressVerdict.NOT_EVALUABLE: NOT_EVALUABLE_RULE,
+}
+_OFFENDING = frozenset(_RULE_OF_VERDICT)
+
+
+@dataclass(frozen=True)
+class ReachInput:
+    """One sandbox path as reach sees it: where it was declared, its pod,
+    the template and the union's judged entries."""
+
+    sandbox: SandboxRef
+    declaration: Location
+    subject: Subject
+    template: KubeObject | None
+    allowance: Allowance
+    context: Hashable
+    """The union's judging context (the allowance's key), for the memo."""
+    cilium: bool
+    union: Sequence[JudgedEntry]
+    cilium_under_core: Sequence[JudgedEntry]
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """A new-kind document with the object it came from."""
+
+    document: ReachDocument
+    obj: KubeObject | None
+    location: Location
+
+
+def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list[Finding]]:
+    subject = reach_subject(given)
+    judged, skipped = _new_documents(ctx, given, subject)
+    decision = decide_reach(
+        [j.examined for j in given.union],
+        [j.examined for j in given.cilium_under_core],
+        [j.document for j in judged],
+        given.allowance,
+        skipped=[s for s, _ in skipped],
+    )
+    entries = _entries(decision, given.cilium_under_core, judged)
+    report = ReachReport(
+        DecisionReport(
+            None if decision.refusal is None else str(decision.refusal),
+            decision.summary,
+            tuple(entry for entry, _ in entries),
+        ),
+        tuple(SkippedEntry(s.kind, s.name, s.reason, where) for s, where in skipped),
+    )
+    return report, _findings(entries, given)
+
+
+def is_isolated(union: Sequence[JudgedEntry]) -> tuple[bool, str | None]:
+    """§1.3 ISO over the union's documents, and the isolating policy's name."""
+    for judged in union:
+        document = judged.examined.document
+        if (
+            document.kind == NETWORK_POLICY.name
+            and document.unreadable is None
+            and document.selects is Tri.YES
+            and document.enforces
+        ):
+            return True, document.name
+    return False, None
+
+
+def service_account_name(template: KubeObject | None) -> str:
+    """§2.3: ``serviceAccountName``, else ``serviceAccount``, else ``default``."""
+    pod_spec = _pod_spec(template)
+    for key in ("serviceAccountName", "serviceAccount"):
+        value = pod_spec.get(key) if isinstance(pod_spec, dict) else None
+        if isinstance(value, str) and value:
+            return value
+    return "default"
+
+
+def _pod_template(template: KubeObject | None) -> object:
+    value = template.value if template is not None else None
+    spec = value.get("spec") if isinstance(value, dict) else None
+    return spec.get("podTemplate") if isinstance(spec, dict) else None
+
+
+def _pod_spec(template: KubeObject | None) -> object:
+    pod_template = _pod_template(template)
+    return pod_template.get("spec") if isinstance(pod_template, dict) else None
+
+
+def reach_subject(given: ReachInput) -> ReachSubject:
+    iso, iso_policy = is_isolated(given.union)
+    return ReachSubject(
+        namespace=given.subject.namespace,
+        pod=pod_label_view(given.subject.labels),
+        service_account=service_account_name(given.template),
+        allowance=given.allowance,
+        iso=iso,
+        cilium=given.cilium,
+        iso_policy=iso_policy,
+        pod_template=_pod_template(given.template),
+    )
+
+
+def _data(ctx: CheckContext) -> ReachData:
+    hit = ctx.memo.scopes.get("reach-data")
+    if hit is not None and hit[0] is ctx.inventory:
+        data: ReachData = hit[1]
+        return data
+    data = reach_data(ctx.inventory, ctx.namespace_labels)
+    ctx.memo.scopes["reach-data"] = (ctx.inventory, data)
+    return data
+
+
+def _offered(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
+    key = ("reach-candidates", namespace)
+    hit = ctx.memo.scopes.get(key)
+    if hit is not None and hit[0] is ctx.inventory:
+        found: tuple[Offered, ...] = hit[1]
+        return found
+    found = reach_candidates(ctx.inventory, namespace)
+    ctx.memo.scopes[key] = (ctx.inventory, found)
+    return found
+
+
+_Outcome = tuple[tuple[ReachDocument, ...], tuple[Skipped, ...]]
+
+
+def _judge(offered: Offered, subject: ReachSubject, data: ReachData) -> _Outcome:
+    """The candidate's documents, and what reach skips of it. A policy kind
+    no reader answers for fails closed here, so a kind the readers do not
+    know yet never passes silently."""
+    documents, skipped = reach_outcome(offered.candidate, subject, data)
+    if documents or skipped or offered.obj.kind not in REACH_POLICY_KINDS:
+        return documents, skipped
+    return (_unjudged(offered),), ()
+
+
+def _unjudged(offered: Offered) -> ReachDocument:
+    name = offered.obj.name or f"(unnamed #{offered.candidate.position})"
+    return ReachDocument(
+        kind=offered.obj.kind,
+        name=name,
+        verdict=EgressVerdict.NOT_EVALUABLE,
+        detail=UNJUDGED_DETAIL.format(kind=offered.obj.kind),
+        rule_index=None,
+        rule_path=(),
+        group="other",
+    )
+
+
+def _new_documents(
+    ctx: CheckContext, given: ReachInput, subject: ReachSubject
+) -> tuple[list[_Judged], list[tuple[Skipped, Location | None]]]:
+    data = _data(ctx)
+    judged: list[_Judged] = []
+    skipped: list[tuple[Skipped, Location | None]] = []
+    subject_key = (
+        subject.namespace,
+        tuple(sorted(given.subject.labels.items())),
+        subject.service_account,
+        given.context,
+        subject.iso,
+        subject.iso_policy,
+        subject.cilium,
+        id(given.template),
+    )
+    for offered in _offered(ctx, subject.namespace):
+        raw = offered.candidate.raw
+        key = ("reach", id(raw), offered.candidate.position, subject_key)
+        hit = ctx.memo.reach.get(key)
+        if hit is not None and hit[0] is raw:
+            outcome: _Outcome = hit[1]
+        else:
+            outcome = _judge(offered, subject, data)
+            ctx.memo.reach[key] = (raw, outcome)
+        documents, skips = outcome
+        skipped.extend((skip, location_of(offered.obj)) for skip in skips)
+        judged.extend(_Judged(d, offered.obj, _location(offered.obj, d)) for d in documents)
+    judged.extend(_path_documents(ctx, given, subject, data))
+    for placeholder in unparsed_placeholders(ctx.problems, subject.namespace, REACH_POLICY_KINDS):
+        document = placeholder.document
+        reach_document = ReachDocument(
+            kind=document.kind,
+            name=document.name,
+            verdict=EgressVerdict.NOT_EVALUABLE,
+            detail=document.unreadable,
+            rule_index=None,
+            rule_path=(),
+            group="other",
+        )
+        judged.append(_Judged(reach_document, None, placeholder.location))
+    return judged, skipped
+
+
+def _path_documents(
+    ctx: CheckContext, given: ReachInput, subject: ReachSubject, data: ReachData
+) -> list[_Judged]:
+    """The documents of the path rather than of an object (§7 pod
+    conditions, the §5.11 Tier check): at the object of that kind and name
+    when there is one, else at the template, else at the declaration."""
+    judged = []
+    for document in subject_documents(subject, data):
+        obj = _object_named(ctx, document.kind, document.name) or given.template
+        location = _location(obj, document) if obj is not None else given.declaration
+        judged.append(_Judged(document, obj, location))
+    return judged
+
+
+def _object_named(ctx: CheckContext, key: str, name: str) -> KubeObject | None:
+    found = [obj for obj in ctx.inventory.cluster_objects(key) if obj.name == name]
+    return found[-1] if found else None
+
+
+def _location(obj: KubeObject, document: ReachDocument) -> Location:
+    if document.verdict in _OFFENDING and document.rule_path:
+        return precise_location(obj, document.rule_path)
+    return location_of(obj)
+
+
+def _entries(
+    decision: ReachDecision,
+    cilium_under_core: Sequence[JudgedEntry],
+    judged: Sequence[_Judged],
+) -> list[tuple[ExaminedEntry, KubeObject | None]]:
+    """The report's entries in the decision's order, each with its object."""
+    by_identity: dict[int, tuple[ExaminedEntry, KubeObject | None]] = {}
+    for entry in cilium_under_core:
+        obj = getattr(entry.origin, "obj", None)
+        by_identity[id(entry.examined)] = (entry.entry, obj)
+    for item in judged:
+        document = item.document
+        namespace = item.obj.namespace if item.obj is not None else None
+        report_entry = ExaminedEntry(
+            kind=document.kind,
+            name=document.name,
+            namespace=namespace,
+            verdict=str(document.verdict),
+            detail=document.detail,
+            origin="manifest",
+            location=item.location,
+        )
+        by_identity[id(document)] = (report_entry, item.obj)
+    ordered = [by_identity.get(id(document)) for document in decision.documents]
+    if len(ordered) != len(by_identity) or any(entry is None for entry in ordered):
+        # The decision is expected to hand back exactly what it was given.
+        return list(by_identity.values())
+    return [entry for entry in ordered if entry is not None]
+
+
+def _findings(
+    entries: Sequence[tuple[ExaminedEntry, KubeObject | None]], given: ReachInput
+) -> list[Finding]:
+    """One finding per culprit beyond the union, at its own line."""
+    findings = []
+    for entry, obj in entries:
+        rule_id = _RULE_OF_VERDICT.get(EgressVerdict(entry.verdict))
+        if rule_id is None or entry.location is None:
+            continue
+        findings.append(
+            rule_finding(
+                rule_id,
+                _message(entry, rule_id),
+                entry.location,
+                sandbox=given.sandbox,
+                obj=obj,
+                remedy=REACH_REMEDY,
+                related=[given.declaration],
+            )
+        )
+    return findings
+
+
+def _message(entry: ExaminedEntry, rule_id: str) -> str:
+    where = f"{entry.kind}/{entry.name}"
+    if rule_id == WIDENS_RULE:
+        return (
+            f"{where} can let the pod out beyond its declared egress in a real cluster, "
+            f"though the host accepts the sandbox: {entry.detail}"
+        )
+    return (
+        f"{where} cannot be evaluated, so whether the cluster lets the pod out beyond "
+        f"its declared egress cannot be decided: {entry.detail}"
+    )
+
+
+@dataclass(frozen=True)
+class IngressReachInput:
+    """One sandbox path whose agent port is checked (CLUSTER-POLICIES §8)."""
+
+    sandbox: SandboxRef
+    declaration: Location
+    subject: Subject
+    template: KubeObject | None
+    allowance: Allowance
+
+
+def check_ingress_reach(
+    ctx: CheckContext, given: IngressReachInput
+) -> tuple[DecisionReport, list[Finding]]:
+    """``ingress.reach``: §8's fail-closed rule over the new kinds. The
+    reference's ingress decision is untouched; a culprit here is reported
+    under ``ingress-not-evaluable`` at its own line."""
+    subject = ReachSubject(
+        namespace=given.subject.namespace,
+        pod=pod_label_view(given.subject.labels),
+        service_account=service_account_name(given.template),
+        allowance=given.allowance,
+        iso=False,
+        cilium=False,
+        pod_template=_pod_template(given.template),
+    )
+    data = _data(ctx)
+    judged: list[_Judged] = []
+    for offered in _offered(ctx, subject.namespace):
+        for document in ingress_documents(offered.candidate, subject, data):
+            judged.append(_Judged(document, offered.obj, _location(offered.obj, document)))
+    for document in ingress_pod_condition_documents(subject):
+        obj = given.template
+        location = _location(obj, document) if obj is not None else given.declaration
+        judged.append(_Judged(document, obj, location))
+    decision = decide_ingress_reach([j.document for j in judged])
+    entries = _entries(decision, (), judged)
+    report = DecisionReport(
+        None if decision.refusal is None else str(decision.refusal),
+        decision.summary,
+        tuple(entry for entry, _ in entries),
+    )
+    culprits = [
+        (entry, obj, entry.location)
+        for entry, obj in entries
+        if entry.verdict == EgressVerdict.NOT_EVALUABLE and entry.location is not None
+    ]
+    if decision.refusal is None or not culprits:
+        return report, []
+    entry, obj, location = culprits[0]
+    finding = rule_finding(
+        "ingress-not-evaluable",
+        decision.summary or entry.detail or "",
+        location,
+        sandbox=given.sandbox,
+        obj=obj,
+        remedy=REACH_REMEDY,
+        related=[given.declaration],
+    )
+    return report, [finding]

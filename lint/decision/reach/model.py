@@ -1,0 +1,264 @@
+"""The value types of the reach decision (CLUSTER-POLICIES.md §1.5, §2.3, §2.7, §11).
+
+Reach is the second egress decision: "can the pod, in a real cluster, get
+out of its allowance?". It judges the union's documents as the union does,
+plus every cluster-tier and CNI-specific document. These frozen types are
+what crosses between the readers, the procedure and the thin layers around
+them; they hold plain data only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Final, Literal, TypeAlias
+
+from lint.decision.model import (
+    Allowance,
+    Everything,
+    Examined,
+    Peer,
+    Refusal,
+    Verdict,
+)
+from lint.decision.values import ABSENT, JSON, Absent
+
+
+class _UnknownValue(Enum):
+    UNKNOWN = "unknown"
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Final = _UnknownValue.UNKNOWN
+"""A label lookup whose answer the manifests cannot give (§2.3, §11)."""
+
+UnknownValue: TypeAlias = _UnknownValue
+LabelValue: TypeAlias = str | UnknownValue | Absent
+"""What a label view knows about one key: its value, UNKNOWN, or ABSENT."""
+
+SANDBOX_NAME_HASH_LABEL: Final = "agents.x-k8s.io/sandbox-name-hash"
+"""The controller's pod label whose value the manifests cannot tell (§11)."""
+
+NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"
+"""The label the API server sets to a namespace's own name (§2.3)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LabelView:
+    """What is known about one object's labels (§2.3, §11).
+
+    ``values`` are keys known present with their value; ``unknown_value``
+    keys are known present with a value nobody can tell. With ``complete``
+    every other key is known absent; without it (a *partial* view) every
+    other key is unknown.
+    """
+
+    values: Mapping[str, str] = field(default_factory=dict)
+    unknown_value: frozenset[str] = frozenset()
+    complete: bool = True
+
+    def lookup(self, key: str) -> LabelValue:
+        """The key's value, UNKNOWN, or ABSENT (known absent)."""
+        if key in self.values:
+            return self.values[key]
+        if key in self.unknown_value or not self.complete:
+            return UNKNOWN
+        return ABSENT
+
+    def is_present(self, key: str) -> bool | UnknownValue:
+        """True known present, False known absent, UNKNOWN otherwise."""
+        if key in self.values or key in self.unknown_value:
+            return True
+        return False if self.complete else UNKNOWN
+
+
+def known_labels(
+    labels: Mapping[str, str], unknown_value: frozenset[str] = frozenset()
+) -> LabelView:
+    """A complete view: every key not given is known absent."""
+    return LabelView(dict(labels), unknown_value, complete=True)
+
+
+def partial_labels(labels: Mapping[str, str] | None = None) -> LabelView:
+    """A partial view: only the given keys are known, every other is unknown."""
+    return LabelView(dict(labels or {}), frozenset(), complete=False)
+
+
+def pod_label_view(labels: Mapping[str, str]) -> LabelView:
+    """The pod labels of an acquisition path, plus the controller's
+    ``sandbox-name-hash`` label, known present with an unknown value (§11)."""
+    known = {key: value for key, value in labels.items() if key != SANDBOX_NAME_HASH_LABEL}
+    return LabelView(known, frozenset({SANDBOX_NAME_HASH_LABEL}), complete=True)
+
+
+def namespace_label_view(namespace: str, labels: Mapping[str, str] | None) -> LabelView:
+    """§2.3 namespace labels: ``labels`` from exactly one readable Namespace
+    manifest (or the declaration's ``namespaces:``) gives a complete view;
+    None gives the partial view. Either way ``kubernetes.io/metadata.name``
+    is the namespace's own name, which the API server enforces."""
+    if labels is None:
+        return partial_labels({NAMESPACE_NAME_LABEL: namespace})
+    return known_labels({**labels, NAMESPACE_NAME_LABEL: namespace})
+
+
+# --- What reach is offered ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReachCandidate:
+    """One object offered to reach. ``api_version`` and ``kind`` are exactly
+    as written (§2.1 matches both exactly); ``raw`` may be anything (an
+    unreadable list entry); ``position`` is the index among its kind's
+    name-sorted list, for ``(unnamed #i)``. ``namespace`` is the object's
+    namespace as defaulted by WIRING (DESIGN §2.1); None means "read
+    ``metadata.namespace``", and a namespaced object with none is taken to
+    be in the sandbox namespace (the fail-closed reading)."""
+
+    api_version: str
+    kind: str
+    raw: JSON
+    position: int = 0
+    namespace: str | None = None
+
+    def namespace_or(self, default: str) -> str:
+        """The object's namespace, or ``default`` when it names none."""
+        if self.namespace is not None:
+            return self.namespace
+        metadata = self.raw.get("metadata") if isinstance(self.raw, dict) else None
+        stated = metadata.get("namespace") if isinstance(metadata, dict) else None
+        return stated if isinstance(stated, str) and stated else default
+
+
+@dataclass(frozen=True, slots=True)
+class ReachData:
+    """Data-only kinds, already gathered. ``namespace_labels`` and
+    ``service_accounts`` hold the views WIRING built (§2.3); a missing entry
+    reads as the partial view."""
+
+    namespace_labels: Mapping[str, LabelView] = field(default_factory=dict)
+    service_accounts: Mapping[tuple[str, str], LabelView] = field(default_factory=dict)
+    cidr_groups: tuple[ReachCandidate, ...] = ()
+    calico_tiers: tuple[ReachCandidate, ...] = ()
+    network_sets: tuple[ReachCandidate, ...] = ()
+
+    def namespace_view(self, namespace: str) -> LabelView:
+        """§2.3: the namespace's view, partial when nothing states its labels."""
+        view = self.namespace_labels.get(namespace)
+        return view if view is not None else namespace_label_view(namespace, None)
+
+    def service_account_view(self, namespace: str, name: str) -> LabelView:
+        """§2.3: the service account's view, partial without a manifest."""
+        view = self.service_accounts.get((namespace, name))
+        return view if view is not None else partial_labels()
+
+
+@dataclass(frozen=True, slots=True)
+class ReachSubject:
+    """One declaration and acquisition path, as reach sees it.
+
+    ``iso`` is §1.3 (some readable core NetworkPolicy selects the pod and
+    enforces egress), and ``iso_policy`` names that policy for the baseline
+    excuse's detail (§3.5). ``cilium`` is §1.4. ``pod_template`` is the
+    template's ``spec.podTemplate`` as plain JSON, for the pod conditions of
+    §7; ``pod_annotations`` are extra pod annotations of the path (a
+    claim's ``additionalPodMetadata.annotations``)."""
+
+    namespace: str
+    pod: LabelView
+    service_account: str
+    allowance: Allowance
+    iso: bool
+    cilium: bool
+    iso_policy: str | None = None
+    pod_template: JSON = None
+    pod_annotations: Mapping[str, JSON] = field(default_factory=dict)
+
+
+# --- Wanted peers (§0.2, §2.5) ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NodesPeer:
+    """The ``nodes`` peer: node addresses cannot be known offline (§2.5 step 3a)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DomainPeer:
+    """One domain entry of a ``domainNames`` list (§2.6); ``entry`` is raw."""
+
+    entry: JSON
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadablePeer:
+    """A peer that cannot be read; it is ``unknown`` at its turn (§2.5 step 3)."""
+
+    detail: str
+
+
+WantedPeer: TypeAlias = Peer | NodesPeer | DomainPeer | UnreadablePeer
+WantedPeers: TypeAlias = Everything | tuple[WantedPeer, ...]
+"""``Everything`` when the rule names no destination, else its peers in order."""
+
+
+# --- Results ---------------------------------------------------------------------------
+
+Group: TypeAlias = Literal["admin", "calico", "baseline", "other"]
+GROUP_ORDER: Final[tuple[Group, ...]] = ("admin", "calico", "baseline", "other")
+"""§1.5: D_admin, D_calico, D_base, D_other."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReachDocument:
+    """One judged new-kind document, with what a report needs (§2.7, §2.8).
+
+    ``kind`` is the display kind of §2.8. ``rule_index`` is the deciding
+    rule's index in its egress (or ingress) list, and ``rule_path`` its JSON
+    path inside the object, ``()`` when no rule decided. ``excused`` marks a
+    §2.7 step 4 document. ``verdict`` is an EgressVerdict for ``egress.reach``
+    and an IngressVerdict for the §8 ``ingress.reach`` documents."""
+
+    kind: str
+    name: str
+    verdict: Verdict
+    detail: str | None
+    rule_index: int | None
+    rule_path: tuple[str | int, ...]
+    group: Group
+    excused: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An object reach does not judge: staged, or host endpoints only (§11 Q6)."""
+
+    kind: str
+    name: str
+    reason: str
+
+
+ReachEntry: TypeAlias = Examined | ReachDocument
+"""An entry beyond the union's: a Cilium document read only by reach, or a
+new-kind document."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReachDecision:
+    """The reach decision (§1.5, §11). ``documents`` are the entries beyond
+    the union's, in procedure order: the Cilium documents read only by reach,
+    then the new-kind documents by group. ``culprit`` is the entry the
+    refusal names (None without a refusal, or when the culprit is a union
+    document, which the union reports itself, or for no-enforcing-policy)."""
+
+    refusal: Refusal | None
+    summary: str | None
+    documents: tuple[ReachEntry, ...]
+    skipped: tuple[Skipped, ...] = ()
+    culprit: ReachEntry | None = None
+    culprit_in_union: bool = False

@@ -1,0 +1,182 @@
+"""The reach decision procedure (CLUSTER-POLICIES.md §1.5, with S§11.3 precedence).
+
+The documents are the union's (D_old, in S§5.1 order, then the Cilium
+documents only reach reads), followed by the new-kind documents in the
+group order D_admin, D_calico, D_base, D_other; inside a group kinds come in
+§1.5 order and each kind's documents by name (byte order). Then S§11.3:
+a widening document beats an undecided one, which beats having no enforcing
+document. Only old-kind documents with verdict `within` count as enforcing:
+new kinds never do (§1.6 item 4, §11 Q1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from lint.decision.model import Allowance, EgressRefusal, EgressVerdict, Examined
+from lint.decision.reach.model import (
+    GROUP_ORDER,
+    ReachDecision,
+    ReachDocument,
+    ReachEntry,
+    Skipped,
+)
+
+KIND_ORDER: Final[dict[str, tuple[str, ...]]] = {
+    "admin": ("AdminNetworkPolicy", "ClusterNetworkPolicy"),
+    "calico": (
+        "GlobalNetworkPolicy.projectcalico.org",
+        "NetworkPolicy.projectcalico.org",
+        "Tier.projectcalico.org",
+    ),
+    "baseline": ("BaselineAdminNetworkPolicy", "ClusterNetworkPolicy"),
+    "other": (),
+}
+POD_CONDITION_KIND: Final = "pod condition"
+VERDICT_ORDER: Final = (
+    "widens-egress",
+    "not-evaluable",
+    "within",
+    "not-egress-scoped",
+    "does-not-select",
+)
+
+
+def _kind_rank(document: ReachDocument) -> tuple[int, str]:
+    known = KIND_ORDER.get(document.group, ())
+    if document.kind in known:
+        return known.index(document.kind), ""
+    # Catch-all kinds by kind name, then the pod conditions (§1.5 D_other).
+    last = len(known) + (1 if document.kind == POD_CONDITION_KIND else 0)
+    return last, document.kind
+
+
+def _verdict_rank(document: ReachDocument) -> int:
+    word = str(document.verdict)
+    return VERDICT_ORDER.index(word) if word in VERDICT_ORDER else len(VERDICT_ORDER)
+
+
+def _sort_key(document: ReachDocument) -> tuple[object, ...]:
+    group = GROUP_ORDER.index(document.group) if document.group in GROUP_ORDER else len(GROUP_ORDER)
+    # Ties (two objects of one kind and name: duplicate-object) are broken by
+    # the wider verdict and then the detail, so file order never decides.
+    return (
+        group,
+        _kind_rank(document),
+        document.name.encode("utf-8", "surrogatepass"),
+        _verdict_rank(document),
+        document.detail or "",
+        tuple(str(part) for part in document.rule_path),
+    )
+
+
+def order_documents(documents: Sequence[ReachDocument]) -> tuple[ReachDocument, ...]:
+    """§1.5 order: groups, kinds within a group, names in byte order. The
+    result does not depend on the input order."""
+    return tuple(sorted(documents, key=_sort_key))
+
+
+def _first(entries: Sequence[ReachEntry], verdict: EgressVerdict) -> int | None:
+    return next((i for i, entry in enumerate(entries) if entry.verdict == verdict), None)
+
+
+def decide_reach(
+    union_examined: Sequence[Examined],
+    cilium_under_core: Sequence[Examined],
+    new: Sequence[ReachDocument],
+    allowance: Allowance,
+    *,
+    skipped: Sequence[Skipped] = (),
+) -> ReachDecision:
+    """§1.5 with S§11.3 over ``union_examined`` ++ ``cilium_under_core`` ++
+    the new-kind documents in §1.5 order. ``documents`` holds only the
+    entries beyond the union's."""
+    old: tuple[Examined, ...] = (*union_examined, *cilium_under_core)
+    beyond: tuple[ReachEntry, ...] = (*cilium_under_core, *order_documents(new))
+    entries: tuple[ReachEntry, ...] = (*union_examined, *beyond)
+    ordered_skipped = tuple(sorted(skipped, key=lambda s: (s.kind, s.name.encode(), s.reason)))
+    in_union = len(union_examined)
+    for verdict, refusal, summarize in (
+        (EgressVerdict.WIDENS_EGRESS, EgressRefusal.POLICY_WIDENS_EGRESS, widening_summary),
+        (EgressVerdict.NOT_EVALUABLE, EgressRefusal.NOT_EVALUABLE, undecided_summary),
+    ):
+        found = _first(entries, verdict)
+        if found is not None:
+            culprit = entries[found]
+            return ReachDecision(
+                refusal,
+                summarize(culprit),
+                beyond,
+                ordered_skipped,
+                culprit=culprit,
+                culprit_in_union=found < in_union,
+            )
+    enforcing = any(entry.verdict == EgressVerdict.WITHIN for entry in old)
+    if not enforcing and not allowance.permits_everything:
+        summary = no_enforcing_summary(allowance, bool(new))
+        return ReachDecision(EgressRefusal.NO_ENFORCING_POLICY, summary, beyond, ordered_skipped)
+    return ReachDecision(None, None, beyond, ordered_skipped)
+
+
+# --- summaries, worded like the union's (lint.decision.union) --------------------------------
+
+
+def widening_summary(entry: ReachEntry) -> str:
+    return f"{entry.kind}/{entry.name} selects the pod and widens its egress: {entry.detail}"
+
+
+def undecided_summary(entry: ReachEntry) -> str:
+    return (
+        f"{entry.kind}/{entry.name} cannot be evaluated: {entry.detail}; "
+        "the pod's egress reach cannot be decided from the objects"
+    )
+
+
+def no_enforcing_summary(allowance: Allowance, new_kinds: bool) -> str:
+    summary = (
+        "no policy puts the pod in egress default-deny, so the configured "
+        f"'{allowance.policy_kind}' translation bounds nothing"
+    )
+    if new_kinds:
+        summary += (
+            "; cluster-tier, Calico and other cluster policies never count as enforcing, "
+            "only a NetworkPolicy (or Cilium policy) that selects the pod does"
+        )
+    return summary
+
+
+# --- remedies (§2.8): none of them proposes weakening the check --------------------------------
+
+CATCH_ALL_REMEDY: Final = (
+    "Remove the object, or suppress the finding with a reason: the linter recognises "
+    "this kind only to fail closed."
+)
+REACH_REMEDIES: Final[dict[str, str]] = {
+    EgressRefusal.POLICY_WIDENS_EGRESS: (
+        "Narrow the cluster policy's subject so that it does not select the sandbox "
+        "namespace, or change the named rule so that it stays inside the configured "
+        "translation."
+    ),
+    EgressRefusal.NOT_EVALUABLE: (
+        "Fix the object so that it can be judged, state the sandbox namespace's labels "
+        "(a Namespace manifest or the declaration's `namespaces:`) when the subject "
+        "selects by them, narrow the cluster policy's subject so that it does not select "
+        "the sandbox namespace, or change the named rule."
+    ),
+    EgressRefusal.NO_ENFORCING_POLICY: (
+        "Apply a NetworkPolicy whose selector matches these pod labels and which "
+        "enforces Egress; cluster-tier and Calico policies never count as enforcing."
+    ),
+}
+
+
+def reach_remedy(refusal: str, culprit: ReachEntry | None = None) -> str:
+    """The remedy for one reach refusal (§2.8). A culprit of the §7
+    catch-all (group ``other``) gets the remove-or-suppress remedy. Raises
+    ValueError for a string outside the refusal vocabulary."""
+    if refusal not in REACH_REMEDIES:
+        raise ValueError(f"not an egress reach refusal: {refusal!r}")
+    if isinstance(culprit, ReachDocument) and culprit.group == "other":
+        return CATCH_ALL_REMEDY
+    return REACH_REMEDIES[refusal]
