@@ -326,6 +326,9 @@ CLUSTER_ROLE_BINDING: Final = Kind(
 )
 SERVICE_ACCOUNT: Final = Kind("ServiceAccount", "", ("v1",), _NAMESPACED, "serviceaccounts")
 """Read for its labels (CLUSTER-POLICIES §2.3); ``generate`` writes it too."""
+CONTROLLER_DEPLOYMENT: Final = Kind("Deployment", "apps", ("v1",), _NAMESPACED, "deployments")
+"""Read for the agent-sandbox controller's image tag, its version
+(AGENT-SANDBOX §8, DESIGN §12)."""
 
 KINDS: Final[tuple[Kind, ...]] = (
     NETWORK_POLICY,
@@ -354,6 +357,7 @@ KINDS: Final[tuple[Kind, ...]] = (
     CALICO_GLOBAL_NETWORK_SET,
     CILIUM_CIDR_GROUP,
     SERVICE_ACCOUNT,
+    CONTROLLER_DEPLOYMENT,
     *CATCH_ALL_KINDS,
     CLUSTER_ROLE,
     CLUSTER_ROLE_BINDING,

@@ -15,9 +15,11 @@ from lint.checks.judging import (
     decision_report,
     judged_entries,
     refusal_finding,
+    with_controller,
 )
 from lint.checks.reach import ReachInput, check_reach
 from lint.decision.allowance import build_allowance
+from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import (
     Allowance,
@@ -70,6 +72,7 @@ class EgressInput:
     subject: Subject
     template: KubeObject | None
     declaration: Location
+    facts: ControllerFacts = DEFAULT_FACTS
 
     @property
     def translation(self) -> Translation:
@@ -120,9 +123,8 @@ def _check_named(ctx: CheckContext, given: EgressInput) -> tuple[NamedReport, li
 
 
 def _scope(given: EgressInput, with_cilium: bool) -> Scope:
-    return Scope(
-        given.translation.namespace, given.template, given.sandbox.path == "pooled", with_cilium
-    )
+    controller = with_controller(given.sandbox.path, given.facts)
+    return Scope(given.translation.namespace, given.template, controller, with_cilium, given.facts)
 
 
 def _judging(given: EgressInput, allowance: Allowance) -> Judging:

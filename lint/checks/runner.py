@@ -15,6 +15,14 @@ from pathlib import Path
 
 from lint.checks.candidates import declared_location
 from lint.checks.context import CheckContext, ReadCilium, rule_finding
+from lint.checks.controller import (
+    controller_setting,
+    foreign_templates,
+    newer_columns,
+    omitted_paths,
+    refuse_policy_name_collisions,
+    upgrade_facts,
+)
 from lint.checks.duplicates import duplicate_objects
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
@@ -30,6 +38,7 @@ from lint.checks.reach import IngressReachInput, check_ingress_reach
 from lint.checks.reach_candidates import namespace_label_disagreements
 from lint.checks.shares import check_plans
 from lint.decision.allowance import build_allowance
+from lint.decision.controller_versions import ControllerFacts
 from lint.decision.model import Subject
 from lint.declarations import DeclaredSandbox
 from lint.intake import take_in
@@ -46,7 +55,7 @@ from lint.report.model import (
     SandboxReport,
 )
 from lint.report.ordering import finding_key, sandbox_key
-from lint.sandboxes import acquisition_paths, pod_labels
+from lint.sandboxes import PodVariant, acquisition_paths, pod_labels, pod_variants
 from lint.suppression import suppress
 
 
@@ -62,6 +71,8 @@ class CheckOptions:
     baseline: Path | None = None
     """Baseline file whose findings the run marks suppressed (after the
     annotations); an unreadable one raises BaselineError, a usage error."""
+    controller_version: str | None = None
+    """``--controller-version``: the agent-sandbox controller assumed (DESIGN §12)."""
 
 
 def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
@@ -95,12 +106,16 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     ctx = CheckContext(
         inventory, loaded.problems, options.read_cilium, namespace_labels=declarations.namespaces
     )
+    controller = controller_setting(options.controller_version, declarations, inventory)
+    refuse_policy_name_collisions(declared, inventory, controller.facts)
     sandboxes: list[SandboxReport] = []
     findings = _load_findings(loaded.problems)
+    findings.extend(controller.findings)
+    findings.extend(foreign_templates(inventory))
     checked = check_plans(
         declared,
         lambda sandbox: sandbox.namespace,
-        functools.partial(_check_sandbox, ctx),
+        functools.partial(_check_sandbox, ctx, controller.facts),
         options.jobs,
     )
     for reports, sandbox_findings in checked:
@@ -116,6 +131,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
         declaration_file=intake.declarations.file,
         skipped=dict(sorted(loaded.skipped.items())),
         files=loaded.files,
+        controller=controller.report,
     )
     # Last, so a library caller gets the findings the command line prints.
     report = suppress(report, options.baseline)
@@ -123,35 +139,92 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
 
 
 def _check_sandbox(
-    ctx: CheckContext, declared: DeclaredSandbox
+    ctx: CheckContext, facts: ControllerFacts, declared: DeclaredSandbox
 ) -> tuple[list[SandboxReport], list[Finding]]:
+    """Every path of the sandbox, each pod variant of it (a claim's labels)
+    judged apart; below the newest controller column, each again under the
+    newer columns, for the upgrade hazard."""
+    namespace = ctx.inventory.namespace(declared.namespace)
+    reports, findings = [], omitted_paths(declared, ctx.inventory)
+    for path in acquisition_paths(declared.paths, namespace, declared.template):
+        for variant in pod_variants(path, namespace, declared.template):
+            report, variant_findings = _check_variant(ctx, facts, declared, variant)
+            reports.append(report)
+            findings.extend(variant_findings)
+            findings.extend(_upgrade_hazards(ctx, facts, declared, variant, report))
+    return reports, findings
+
+
+def _check_variant(
+    ctx: CheckContext, facts: ControllerFacts, declared: DeclaredSandbox, variant: PodVariant
+) -> tuple[SandboxReport, list[Finding]]:
     namespace = ctx.inventory.namespace(declared.namespace)
     template = namespace.named(SANDBOX_TEMPLATE.name, declared.template)
     at = declared_location(declared)
-    reports, findings = [], []
-    for path in acquisition_paths(declared.paths, namespace, declared.template):
-        labels = pod_labels(declared, template, path)
-        subject = Subject(declared.namespace, labels)
-        ref = SandboxRef(declared.namespace, declared.template, declared.profile, path)
-        egress, egress_findings = check_egress(
-            ctx, EgressInput(ref, declared, subject, template, at)
+    findings = []
+    labels = pod_labels(declared, template, variant, facts.column)
+    subject = Subject(declared.namespace, labels)
+    ref = SandboxRef(
+        declared.namespace, declared.template, declared.profile, variant.path, variant.claim
+    )
+    egress, egress_findings = check_egress(
+        ctx, EgressInput(ref, declared, subject, template, at, facts)
+    )
+    findings.extend(egress_findings)
+    ingress = None
+    if declared.agent_port is not None:
+        engine = declared.ingress_engine or declared.engine
+        ingress, ingress_findings = check_ingress(
+            ctx, IngressInput(ref, engine, declared.agent_port, subject, template, at, facts)
         )
-        findings.extend(egress_findings)
-        ingress = None
-        if declared.agent_port is not None:
-            engine = declared.ingress_engine or declared.engine
-            ingress, ingress_findings = check_ingress(
-                ctx, IngressInput(ref, engine, declared.agent_port, subject, template, at)
-            )
-            findings.extend(ingress_findings)
-            reach_input = IngressReachInput(
-                ref, at, subject, template, build_allowance(declared.translation)
-            )
-            ingress_reach, reach_findings = check_ingress_reach(ctx, reach_input)
-            ingress = dataclasses.replace(ingress, reach=ingress_reach)
-            findings.extend(reach_findings)
-        reports.append(SandboxReport(ref, labels, egress, ingress, at))
-    return reports, findings
+        findings.extend(ingress_findings)
+        reach_input = IngressReachInput(
+            ref, at, subject, template, build_allowance(declared.translation)
+        )
+        ingress_reach, reach_findings = check_ingress_reach(ctx, reach_input)
+        ingress = dataclasses.replace(ingress, reach=ingress_reach)
+        findings.extend(reach_findings)
+    return SandboxReport(ref, labels, egress, ingress, at), findings
+
+
+def _refusals(report: SandboxReport) -> tuple[str | None, str | None]:
+    union = report.egress.union
+    ingress = report.ingress
+    return (
+        union.refusal if union is not None else None,
+        ingress.decision.refusal if ingress is not None else None,
+    )
+
+
+def _upgrade_hazards(
+    ctx: CheckContext,
+    facts: ControllerFacts,
+    declared: DeclaredSandbox,
+    variant: PodVariant,
+    report: SandboxReport,
+) -> list[Finding]:
+    """``controller-upgrade-widens``: the first newer §8 column under which
+    the path's egress or ingress decision is refused where it is not now."""
+    now = _refusals(report)
+    for column in newer_columns(facts):
+        upgraded = upgrade_facts(column)
+        later, later_findings = _check_variant(ctx, upgraded, declared, variant)
+        then = _refusals(later)
+        worse = [i for i in range(2) if now[i] is None and then[i] is not None]
+        if not worse:
+            continue
+        refused = [f for f in later_findings if f.sandbox == later.ref and f.level == "error"]
+        refused.sort(key=lambda f: (f.location.file, f.location.line, f.rule_id))
+        first = refused[0] if refused else None
+        what = (first.message if first else None) or f"{then[worse[0]]}"
+        message = (
+            f"upgrading the agent-sandbox controller from {facts.version} to "
+            f"{upgraded.version} or later ({column.title}) changes the {variant.path} path of "
+            f"template {declared.template!r}: {what}"
+        )
+        location = first.location if first else declared_location(declared)
+        return [rule_finding("controller-upgrade-widens", message, location, sandbox=report.ref)]
+    return []
 
 
 def _prerequisites(inventory: Inventory, declared: Sequence[DeclaredSandbox]) -> list[Finding]:
@@ -163,6 +236,8 @@ def _prerequisites(inventory: Inventory, declared: Sequence[DeclaredSandbox]) ->
         *controller_conflicts(inventory),
         *unnamed_policies(inventory),
         *duplicate_objects(inventory),
+        # Each copy's controller policy is judged (candidates.controller_templates).
+        *duplicate_objects(inventory, frozenset({SANDBOX_TEMPLATE.key})),
     ]
 
 

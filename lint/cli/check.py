@@ -21,6 +21,7 @@ from lint.checks.runner import CheckOptions, check_run
 from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
     CONFIG,
+    CONTROLLER_VERSION,
     JOBS,
     PATHS,
     READ_CILIUM,
@@ -150,6 +151,7 @@ def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
     show_default=True,
     help="SARIF: the automationDetails category.",
 )
+@CONTROLLER_VERSION
 @JOBS
 @limit_options
 def check_command(
@@ -166,6 +168,7 @@ def check_command(
     show_suppressed: bool,
     helm_chart_root: str | None,
     category: str,
+    controller_version: str | None,
     jobs: int | None,
     limits: LoadLimits,
 ) -> None:
@@ -174,7 +177,16 @@ def check_command(
         raise click.UsageError("--passthrough reads the manifests from standard input: pass '-'")
     paths, stdin = manifest_input(paths, limits)
     workers = jobs or available_processes()
-    options = CheckOptions(paths, config, namespace, read_cilium, limits, workers, baseline)
+    options = CheckOptions(
+        paths,
+        config,
+        namespace,
+        read_cilium,
+        limits,
+        workers,
+        baseline,
+        controller_version=controller_version,
+    )
     rendering = RenderOptions(
         show_suppressed=show_suppressed, helm_chart_root=helm_chart_root, category=category
     )

@@ -16,6 +16,7 @@ from lint.checks.context import ReadCilium
 from lint.cli.exits import USAGE, fail
 from lint.cli.options import (
     CONFIG,
+    CONTROLLER_VERSION,
     PATHS,
     READ_CILIUM,
     format_option,
@@ -42,7 +43,7 @@ from lint.sandboxes import PATHS as ACQUISITION_PATHS
 @click.option(
     "--path",
     "acquisition",
-    type=click.Choice(["direct", "pooled"]),
+    type=click.Choice(list(ACQUISITION_PATHS)),
     help="How the pod is acquired (default: the first path the check uses).",
 )
 @click.option(
@@ -52,6 +53,7 @@ from lint.sandboxes import PATHS as ACQUISITION_PATHS
 @CONFIG
 @format_option(EXPLAIN_REPORTERS)
 @READ_CILIUM
+@CONTROLLER_VERSION
 @limit_options
 def explain_command(
     paths: tuple[str, ...],
@@ -63,6 +65,7 @@ def explain_command(
     config: Path | None,
     fmt: str,
     read_cilium: ReadCilium,
+    controller_version: str | None,
     limits: LoadLimits,
 ) -> None:
     """Show what one sandbox's pods can reach: every policy that selects them,
@@ -71,7 +74,16 @@ def explain_command(
     paths, stdin = manifest_input(paths, limits)
     walked = next((p for p in ACQUISITION_PATHS if p == acquisition), None)
     options = ExplainOptions(
-        template, paths, config, profile, namespace, walked, to, read_cilium, limits
+        template,
+        paths,
+        config,
+        profile,
+        namespace,
+        walked,
+        to,
+        read_cilium,
+        limits,
+        controller_version=controller_version,
     )
     try:
         explained = run_explain(options, stdin)

@@ -16,7 +16,7 @@ from lint.decision.model import Translation
 from lint.decision.values import JSON
 from lint.declarations.fieldpaths import Path, line_of, parse_path
 
-AcquisitionPath = Literal["direct", "pooled"]
+AcquisitionPath = Literal["direct", "pooled", "warm"]
 EngineName = Literal["core", "cilium"]
 
 
@@ -157,6 +157,8 @@ class Declarations:
     lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)
     namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """``namespaces:``: labels of namespaces managed elsewhere (CLUSTER-POLICIES §11 Q3)."""
+    controller_version: str | None = None
+    """``agentSandbox.version``, as written (DESIGN §12)."""
 
     @property
     def object_namespace(self) -> str:

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from pydantic.alias_generators import to_camel
 
-AcquisitionPath = Literal["direct", "pooled"]
+AcquisitionPath = Literal["direct", "pooled", "warm"]
 Engine = Literal["core", "cilium"]
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -130,6 +130,12 @@ class NamespaceModel(_Strict):
     labels: dict[str, str] = Field(default_factory=dict)
 
 
+class AgentSandboxModel(_Strict):
+    """``agentSandbox``: the controller as deployed (DESIGN §12)."""
+
+    version: NonEmpty | None = None
+
+
 class DeclarationFileModel(_Strict):
     """The whole file."""
 
@@ -137,4 +143,5 @@ class DeclarationFileModel(_Strict):
     default_namespace: NonEmpty | None = None
     namespaces: dict[NonEmpty, NamespaceModel] = Field(default_factory=dict)
     defaults: EgressModel | None = None
+    agent_sandbox: AgentSandboxModel | None = None
     sandboxes: Annotated[list[SandboxModel], Field(min_length=1)]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lint.checks.context import ReadCilium
+from lint.checks.controller import controller_setting
 from lint.explain.destination import parse_destination
 from lint.explain.sandbox import Explanation, explain
 from lint.explain.selection import choose
@@ -33,6 +34,8 @@ class ExplainOptions:
     limits: LoadLimits = DEFAULT_LIMITS
     jobs: int = 1
     """Processes to load the manifests on; 1 stays in this one."""
+    controller_version: str | None = None
+    """``--controller-version`` (DESIGN §12)."""
 
 
 def run_explain(
@@ -45,12 +48,14 @@ def run_explain(
     chosen = choose(
         intake.declarations, intake.sandboxes, options.template, options.profile, options.namespace
     )
+    setting = controller_setting(options.controller_version, intake.declarations, intake.inventory)
     explanation = explain(
         chosen,
         intake.inventory,
         intake.loaded.problems,
         path=options.path,
         read_cilium=options.read_cilium,
+        facts=setting.facts,
     )
     verdict = None
     if destination is not None:

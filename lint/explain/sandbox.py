@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from lint.checks.candidates import Placeholder, Sourced
 from lint.checks.context import CheckContext, ReadCilium, precise_location
 from lint.checks.egress import union_context
-from lint.checks.judging import Judging, Scope, judged_entries
+from lint.checks.judging import Judging, Scope, judged_entries, with_controller
 from lint.decision.allowance import build_allowance
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
+from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import Candidate, Decision, PolicyDocument, Subject, Translation, Tri
 from lint.decision.union import examine, summarize_union
@@ -28,7 +29,7 @@ from lint.inventory import Inventory
 from lint.kinds import SANDBOX_TEMPLATE
 from lint.loading import LoadProblem
 from lint.report.model import ExaminedEntry, Location
-from lint.sandboxes import Path, acquisition_paths, pod_labels
+from lint.sandboxes import Path, acquisition_paths, pod_labels, pod_variants
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,17 +88,20 @@ def explain(
     *,
     path: Path | None,
     read_cilium: ReadCilium,
+    facts: ControllerFacts = DEFAULT_FACTS,
 ) -> Explanation:
     """Judge every candidate for the chosen sandbox on one acquisition path
     (the first of its paths unless ``path`` is given)."""
     namespace = inventory.namespace(chosen.namespace)
     template = namespace.named(SANDBOX_TEMPLATE.name, chosen.template)
     walked = path or acquisition_paths(chosen.paths, namespace, chosen.template)[0]
-    labels = pod_labels(chosen, template, walked)
+    labels = pod_labels(
+        chosen, template, pod_variants(walked, namespace, chosen.template)[0], facts.column
+    )
     subject = Subject(chosen.namespace, labels)
     allowance = build_allowance(chosen.translation)
     with_cilium = chosen.engine == "cilium" or read_cilium == "always"
-    scope = Scope(chosen.namespace, template, walked == "pooled", with_cilium)
+    scope = Scope(chosen.namespace, template, with_controller(walked, facts), with_cilium, facts)
 
     def read(candidate: Candidate) -> list[PolicyDocument]:
         return egress_documents(candidate, subject, allowance, chosen.translation)

@@ -12,6 +12,7 @@ from typing import Any
 
 from lint import __version__
 from lint.report.model import (
+    ControllerReport,
     DecisionReport,
     ExaminedEntry,
     Finding,
@@ -57,10 +58,22 @@ _escape = encode_basestring  # what `_encode` writes for a str
 
 
 def _head(report: Report) -> dict[str, Any]:
-    return {
+    head: dict[str, Any] = {
         "schemaVersion": SCHEMA_VERSION,
         "tool": {"name": "egress-lint", "version": __version__},
-        "defaultsApplied": report.defaults_applied,
+    }
+    if report.controller is not None:
+        head["controller"] = _controller(report.controller)
+    head["defaultsApplied"] = report.defaults_applied
+    return head
+
+
+def _controller(controller: ControllerReport) -> dict[str, Any]:
+    return {
+        "version": controller.version,
+        "column": controller.column,
+        "source": controller.source,
+        **_file_line(controller.location),
     }
 
 
@@ -137,12 +150,15 @@ def _string(text: str | None) -> str:
 
 
 def _ref(ref: SandboxRef) -> dict[str, Any]:
-    return {
+    result: dict[str, Any] = {
         "namespace": ref.namespace,
         "template": ref.template,
         "profile": ref.profile,
         "path": ref.path,
     }
+    if ref.claim is not None:
+        result["claim"] = ref.claim
+    return result
 
 
 def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Final
 
 from lint.decision.model import EgressRefusal, EgressVerdict, IngressRefusal
 from lint.report.escaping import escape
-from lint.report.model import DecisionReport, Finding, Report, SandboxReport
+from lint.report.model import ControllerReport, DecisionReport, Finding, Report, SandboxReport
 from lint.rules import level_rank, rule_ids_for
 
 WIDTH = 80
@@ -45,6 +45,8 @@ def _wrap(text: str, indent: str) -> list[str]:
 def render_text(report: Report, *, colour: bool = False, show_suppressed: bool = False) -> str:
     paint = _Painter(colour)
     lines: list[str] = []
+    if report.controller is not None:
+        lines.extend([*_wrap(controller_line(report.controller), ""), ""])
     if report.declaration_file is not None:
         lines.extend([f"declarations: {escape(report.declaration_file)}", ""])
     if report.defaults_applied:
@@ -71,6 +73,22 @@ def render_text(report: Report, *, colour: bool = False, show_suppressed: bool =
     return "\n".join(lines) + "\n"
 
 
+_SOURCES: Final = {
+    "flag": "from --controller-version",
+    "declaration": "from agentSandbox.version",
+    "image-tag": "from the image tag",
+    "default": "assumed: the newest column of §8",
+}
+
+
+def controller_line(controller: ControllerReport) -> str:
+    """``agent-sandbox controller v0.5.0 (from the image tag at FILE:LINE)``."""
+    source = _SOURCES.get(controller.source, controller.source)
+    if controller.location is not None:
+        source += f" at {controller.location.file}:{controller.location.line}"
+    return f"agent-sandbox controller {controller.version} ({source})"
+
+
 def _defaults_note() -> list[str]:
     text = (
         "No .egress-lint.yaml was found, so every SandboxTemplate was checked against "
@@ -88,7 +106,9 @@ def _sandbox_block(
     status = paint("FAIL", "error") if own else paint("ok", "ok")
     profile = f" profile {ref.profile}" if ref.profile else ""
     egress = sandbox.egress
-    lines = [f"{status} {escape(f'{ref.namespace}/{ref.template}{profile} [{ref.path} path]')}"]
+    claim = f", claim {ref.claim}" if ref.claim else ""
+    title = f"{ref.namespace}/{ref.template}{profile} [{ref.path} path{claim}]"
+    lines = [f"{status} {escape(title)}"]
     intent = (
         f"egress {egress.policy_kind} ({egress.engine}), "
         f"expects {egress.expected_kind}/{egress.expected_name}"
