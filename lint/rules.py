@@ -245,7 +245,7 @@ RULES: tuple[Rule, ...] = (
         "State the namespace's labels (a Namespace manifest, or `namespaces:` in the "
         "declaration file), change the named rule, or remove the object or suppress the "
         "finding with a reason.",
-        "reach-catch-all",
+        "reach-antrea-cluster-policy",
     ),
     Rule(
         "duplicate-object",

@@ -17,7 +17,7 @@ from lint.checks.judging import (
     refusal_finding,
     with_controller,
 )
-from lint.checks.reach import ReachInput, check_reach
+from lint.checks.reach import ReachInput, check_reach, reach_data_of
 from lint.decision.allowance import build_allowance
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import egress_documents
@@ -127,11 +127,12 @@ def _scope(given: EgressInput, with_cilium: bool) -> Scope:
     return Scope(given.translation.namespace, given.template, controller, with_cilium, given.facts)
 
 
-def _judging(given: EgressInput, allowance: Allowance) -> Judging:
+def _judging(ctx: CheckContext, given: EgressInput, allowance: Allowance) -> Judging:
     translation = given.translation
+    cidr_groups = reach_data_of(ctx).cidr_groups
 
     def read(candidate: Candidate) -> list[PolicyDocument]:
-        return egress_documents(candidate, given.subject, allowance, translation)
+        return egress_documents(candidate, given.subject, allowance, translation, cidr_groups)
 
     named = (translation.kind, translation.name)
     if translation.namespace != given.subject.namespace:
@@ -154,7 +155,7 @@ def _cilium_under_core(
     if not namespace.of_kind(CNP) and not ctx.inventory.cluster_objects(CCNP):
         return []
     judged = judged_entries(
-        ctx, _scope(given, True), given.subject.labels, _judging(given, allowance)
+        ctx, _scope(given, True), given.subject.labels, _judging(ctx, given, allowance)
     )
     return [
         j
@@ -199,7 +200,7 @@ def _check_union(
     ctx: CheckContext, given: EgressInput, allowance: Allowance
 ) -> tuple[DecisionReport, list[JudgedEntry], list[Finding]]:
     scope = _scope(given, given.declared.engine == "cilium")
-    judged = judged_entries(ctx, scope, given.subject.labels, _judging(given, allowance))
+    judged = judged_entries(ctx, scope, given.subject.labels, _judging(ctx, given, allowance))
     decision = summarize_union([j.examined for j in judged], allowance)
     report = decision_report(decision, judged)
     if decision.refusal is None:

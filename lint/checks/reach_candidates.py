@@ -52,7 +52,8 @@ def offered(obj: KubeObject, position: int) -> Offered:
     api_version = obj.api_version
     if api_version is None:
         api_version = entry.api_version if entry is not None else ""
-    return Offered(ReachCandidate(api_version, obj.kind_name, obj.value, position), obj)
+    candidate = ReachCandidate(api_version, obj.kind_name, obj.value, position, obj.namespace)
+    return Offered(candidate, obj)
 
 
 def _numbered(objects: Iterable[KubeObject]) -> list[Offered]:

@@ -8,7 +8,7 @@ closed in the union (§11.1 step 1) instead of vanishing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
 from lint.decision.egress_rules import cilium_rule_verdict, core_rule_verdict
@@ -27,6 +27,7 @@ from lint.decision.policy_shape import (
     read_core_shape,
     spec_entries,
 )
+from lint.decision.reach.model import ReachCandidate
 from lint.decision.selectors import match_selector
 from lint.decision.values import ABSENT, JSON
 
@@ -35,17 +36,23 @@ NOT_A_POLICY_OBJECT = "a list entry that is not a policy object"
 
 
 def egress_documents(
-    candidate: Candidate, subject: Subject, allowance: Allowance, translation: Translation
+    candidate: Candidate,
+    subject: Subject,
+    allowance: Allowance,
+    translation: Translation,
+    cidr_groups: Sequence[ReachCandidate] = (),
 ) -> list[PolicyDocument]:
     """Read one candidate into its egress documents: §5.3 for a
     NetworkPolicy, §5.4 for a CiliumNetworkPolicy, and §5.4 with the §17.3
-    reading for a CiliumClusterwideNetworkPolicy."""
+    reading for a CiliumClusterwideNetworkPolicy. ``cidr_groups`` are the
+    CiliumCIDRGroup objects a ``toCIDRSet`` group reference resolves
+    against (CLUSTER-POLICIES §6.3)."""
     name = document_name(candidate)
     if not isinstance(candidate.raw, dict):
         return [_unreadable(candidate.kind, name, NOT_A_POLICY_OBJECT)]
     if candidate.kind == CORE_KIND:
         return [_core_document(candidate.raw, name, subject, allowance, translation)]
-    return _cilium_documents(candidate, name, subject, allowance, translation)
+    return _cilium_documents(candidate, name, subject, allowance, translation, cidr_groups)
 
 
 def document_name(candidate: Candidate) -> str:
@@ -126,6 +133,7 @@ def _cilium_documents(
     subject: Subject,
     allowance: Allowance,
     translation: Translation,
+    cidr_groups: Sequence[ReachCandidate],
 ) -> list[PolicyDocument]:
     """§5.4 steps 1-4 over the object's spec documents, in order."""
     kind = candidate.kind
@@ -143,7 +151,9 @@ def _cilium_documents(
     for entry, spec_index in entries:
         # Only *the spec* of the named object is exempt, never a specs entry (§11.2).
         is_the_spec = spec_index is None
-        reader = _CiliumSpecReader(kind, name, spec_index, clusterwide, named and is_the_spec)
+        reader = _CiliumSpecReader(
+            kind, name, spec_index, clusterwide, named and is_the_spec, cidr_groups
+        )
         document = reader.read(entry, subject, allowance)
         if document is not None:
             documents.append(document)
@@ -154,8 +164,15 @@ class _CiliumSpecReader:
     """Reads one Cilium spec document (§5.4 step 4)."""
 
     def __init__(
-        self, kind: str, name: str, spec_index: int | None, clusterwide: bool, named: bool
+        self,
+        kind: str,
+        name: str,
+        spec_index: int | None,
+        clusterwide: bool,
+        named: bool,
+        cidr_groups: Sequence[ReachCandidate] = (),
     ) -> None:
+        self.cidr_groups = cidr_groups
         self.kind = kind
         self.name = name
         self.spec_index = spec_index
@@ -193,7 +210,9 @@ class _CiliumSpecReader:
     def _rules(self, egress: list[JSON], allowance: Allowance) -> tuple[RuleVerdict, ...]:
         # Judged whatever enableDefaultDeny says; egressDeny never is (§5.4 step 4.9).
         return tuple(
-            cilium_rule_verdict(rule, index, allowance, clusterwide=self.clusterwide)
+            cilium_rule_verdict(
+                rule, index, allowance, clusterwide=self.clusterwide, cidr_groups=self.cidr_groups
+            )
             for index, rule in enumerate(egress)
         )
 

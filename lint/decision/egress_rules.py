@@ -7,7 +7,7 @@ The wording of details is ours; each names the facts §10 requires.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from lint.decision.allowance import (
     destination_allowed,
@@ -18,6 +18,8 @@ from lint.decision.allowance import (
 from lint.decision.model import Allowance, DnsNames, PortSet, RuleVerdict, Tri
 from lint.decision.peers import ipblock_peer, read_core_peer, read_endpoint_peer, wide_open
 from lint.decision.ports import CiliumPortsError, describe_ports, read_cilium_ports, read_port_list
+from lint.decision.reach.cidr_groups import judge_cidr_set_entry
+from lint.decision.reach.model import ReachCandidate
 from lint.decision.values import JSON, UNREADABLE, Unreadable, compact_json, read_list
 
 # §10.2 step 4: the order in which destination fields are read.
@@ -118,10 +120,16 @@ def _core_peer_verdict(
 
 
 def cilium_rule_verdict(
-    rule: JSON, index: int, allowance: Allowance, *, clusterwide: bool = False
+    rule: JSON,
+    index: int,
+    allowance: Allowance,
+    *,
+    clusterwide: bool = False,
+    cidr_groups: Sequence[ReachCandidate] = (),
 ) -> RuleVerdict:
     """Judge one Cilium egress rule (§10.2 steps 1-11). ``clusterwide`` reads
-    `toEndpoints` selectors without a namespace as every namespace (§17.3)."""
+    `toEndpoints` selectors without a namespace as every namespace (§17.3);
+    ``cidr_groups`` resolve `toCIDRSet` group references (CLUSTER-POLICIES §6.3)."""
     if allowance.permits_nothing:
         return _no_egress_at_all(allowance, index)
     if not isinstance(rule, dict):
@@ -134,10 +142,13 @@ def cilium_rule_verdict(
         return _undecided(f"`{fields}` is not a list of peers", index)
     if not fields:
         return _port_only_verdict(ports, index, allowance)
-    for judge in (_entities_verdict, _cidrs_verdict, _fqdns_verdict):
-        verdict = judge(fields, ports, index, allowance)
-        if verdict is not None:
-            return verdict
+    verdict = _entities_verdict(fields, ports, index, allowance)
+    if verdict is None:
+        verdict = _cidrs_verdict(fields, ports, index, allowance, cidr_groups)
+    if verdict is None:
+        verdict = _fqdns_verdict(fields, ports, index, allowance)
+    if verdict is not None:
+        return verdict
     verdict = _endpoints_verdict(rule, fields, ports, index, allowance, clusterwide=clusterwide)
     if verdict is not None:
         return verdict
@@ -190,16 +201,29 @@ def _entities_verdict(
 
 
 def _cidrs_verdict(
-    fields: Mapping[str, list[JSON]], ports: PortSet, index: int, allowance: Allowance
+    fields: Mapping[str, list[JSON]],
+    ports: PortSet,
+    index: int,
+    allowance: Allowance,
+    cidr_groups: Sequence[ReachCandidate] = (),
 ) -> RuleVerdict | None:
-    """§10.2 step 7: each `toCIDR`, then each `toCIDRSet` entry as an ipBlock."""
+    """§10.2 step 7: each `toCIDR`, then each `toCIDRSet` entry as an ipBlock.
+    An entry that references a CiliumCIDRGroup is resolved by
+    CLUSTER-POLICIES §6.3 (``judge_cidr_set_entry``); one that does not is
+    read exactly as the reference reads it."""
     blocks: list[tuple[str, JSON, dict[str, JSON] | None]] = [
         ("toCIDR", entry, {"cidr": entry}) for entry in fields.get("toCIDR", [])
     ]
     blocks += [
-        ("toCIDRSet", entry, _cidr_set_block(entry)) for entry in fields.get("toCIDRSet", [])
+        ("toCIDRSet", entry, None if _references_group(entry) else _cidr_set_block(entry))
+        for entry in fields.get("toCIDRSet", [])
     ]
     for name, entry, block in blocks:
+        if name == "toCIDRSet" and _references_group(entry):
+            verdict = judge_cidr_set_entry(entry, cidr_groups, ports, allowance, index=index)
+            if verdict is not None:
+                return verdict
+            continue
         peer = None if block is None else ipblock_peer(block)
         if peer is None:
             return _undecided(
@@ -212,6 +236,12 @@ def _cidrs_verdict(
                 index,
             )
     return None
+
+
+def _references_group(entry: JSON) -> bool:
+    return isinstance(entry, dict) and any(
+        entry.get(key) is not None for key in ("cidrGroupRef", "cidrGroupSelector")
+    )
 
 
 def _cidr_set_block(entry: JSON) -> dict[str, JSON] | None:

@@ -148,11 +148,12 @@ def test_admin_network_policy_moves_from_the_union_to_reach() -> None:
     [
         # Each silent pass of issue 12, now a reach refusal at the culprit's line.
         ("reach-cluster-network-policy", ("egress-reach-widens", "manifests.yaml", 40)),
-        ("reach-calico-global-policy", ("egress-reach-widens", "manifests.yaml", 29)),
+        ("reach-calico-global-policy", ("egress-reach-widens", "manifests.yaml", 30)),
         ("reach-cilium-under-core", ("egress-reach-widens", "manifests.yaml", 30)),
         ("reach-antrea-cluster-policy", ("egress-reach-not-evaluable", "manifests.yaml", 23)),
         ("reach-egress-firewall", ("egress-reach-not-evaluable", "manifests.yaml", 23)),
         ("reach-secondary-network", ("egress-reach-not-evaluable", "manifests.yaml", 8)),
+        ("reach-cidr-group", ("egress-reach-widens", "manifests.yaml", 36)),
     ],
 )
 def test_each_silent_pass_is_a_reach_refusal_at_its_culprit(
@@ -193,7 +194,7 @@ def test_two_policies_of_one_name_are_both_judged_whatever_the_file_order() -> N
     duplicate = [f for f in outcome.report["findings"] if f["ruleId"] == "duplicate-object"]
     assert len(duplicate) == 1
     assert "a-wide.yaml:1" in duplicate[0]["message"]
-    assert "b-policies.yaml:23" in duplicate[0]["message"]
+    assert "manifests.yaml:23" in duplicate[0]["message"]
     assert outcome.exit_code == 1
 
 
@@ -278,3 +279,10 @@ def test_unparseable_policy_document_fails_closed() -> None:
     assert outcome.report["parseErrors"][0]["file"] == "manifests.yaml"
     assert _only(outcome.report)["egress"]["union"]["refusal"] == "not-evaluable"
     assert outcome.exit_code == 1
+
+
+def test_a_cidr_group_reference_resolves_to_the_groups_cidrs() -> None:
+    outcome = run_scenario("reach-cidr-group", "--read-cilium", "always")
+    union = _only(outcome.report)["egress"]["union"]
+    assert union["refusal"] == "policy-widens-egress"
+    assert 'of CiliumCIDRGroup "partners"' in union["summary"]
