@@ -83,17 +83,21 @@ def pod_labels(
 ) -> dict[str, str]:
     """The pod's labels on one path (§17.4, AGENT-SANDBOX §6): the
     template's labels (minus the reserved keys, where the version strips
-    them), the template label, the profile label, the entry's
-    ``podLabels``, a claim's labels; ``sandbox-name-hash`` of unknown value
+    them); except on a warm pod, the template label, the profile label and
+    the entry's ``podLabels``, which the host's Sandbox or claim adds; a
+    claim's labels; ``sandbox-name-hash`` of unknown value
     on every path; the template-ref-hash on pooled and warm pods where the
     version puts it there, and the warm pool's own labels on a warm pod."""
     variant = path if isinstance(path, PodVariant) else PodVariant(path)
     strip = strip_reserved_labels if column.strips_reserved else dict
     labels = strip(template_pod_labels(template))
-    labels[TEMPLATE_LABEL] = declared.template
-    if declared.profile is not None:
-        labels[profile_key(declared.egress)] = declared.profile
-    labels.update(declared.pod_labels)
+    if variant.path != "warm":
+        # The host adds these to the Sandbox or the claim it creates; an
+        # unclaimed pool pod has neither (§6.2 (b)).
+        labels[TEMPLATE_LABEL] = declared.template
+        if declared.profile is not None:
+            labels[profile_key(declared.egress)] = declared.profile
+        labels.update(declared.pod_labels)
     for key, value in strip(variant.claim_labels).items():
         labels.setdefault(key, value)
     labels[SANDBOX_NAME_HASH_LABEL] = UNKNOWN_LABEL_VALUE

@@ -58,14 +58,11 @@ _escape = encode_basestring  # what `_encode` writes for a str
 
 
 def _head(report: Report) -> dict[str, Any]:
-    head: dict[str, Any] = {
+    return {
         "schemaVersion": SCHEMA_VERSION,
         "tool": {"name": "egress-lint", "version": __version__},
+        "defaultsApplied": report.defaults_applied,
     }
-    if report.controller is not None:
-        head["controller"] = _controller(report.controller)
-    head["defaultsApplied"] = report.defaults_applied
-    return head
 
 
 def _controller(controller: ControllerReport) -> dict[str, Any]:
@@ -86,6 +83,9 @@ def _tail(report: Report) -> dict[str, Any]:
     }
     if report.stale_baseline:
         tail["staleBaseline"] = list(report.stale_baseline)
+    if report.controller is not None:
+        # Added last, so every earlier field keeps its place (REPORT.md).
+        tail["controller"] = _controller(report.controller)
     return tail
 
 
@@ -111,9 +111,10 @@ class _Fragments:
             ingress_text = self._decision(
                 ingress.decision, {"agentPort": ingress.agent_port}, f',"reach":{ingress_reach}'
             )
+        claim = "" if sandbox.ref.claim is None else f',"claim":{_escape(sandbox.ref.claim)}'
         return (
             f'{_encode(document)[:-1]},"egress":{_encode(egress)[:-1]},"union":{union_text}'
-            f',"reach":{reach_text}}},"ingress":{ingress_text}}}'
+            f',"reach":{reach_text}}},"ingress":{ingress_text}{claim}}}'
         )
 
     def _decision(self, decision: DecisionReport, head: dict[str, Any], tail: str = "") -> str:
@@ -164,6 +165,8 @@ def _ref(ref: SandboxRef) -> dict[str, Any]:
 def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]:
     egress = sandbox.egress
     result = _ref(sandbox.ref)
+    # A pooled pod's claims go last, after every field a sandbox had before.
+    claim = result.pop("claim", None)
     result["podLabels"] = dict(sorted(sandbox.pod_labels.items()))
     result["egress"] = {
         "policyKind": egress.policy_kind,
@@ -184,6 +187,8 @@ def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]
             "reach": None if ingress.reach is None else _decision(ingress.reach, examined=examined),
         }
     )
+    if claim is not None and examined:
+        result["claim"] = claim
     return result
 
 

@@ -113,7 +113,7 @@ def test_cilium_policies_are_read_under_core_only_when_asked() -> None:
 
 def test_controller_default_policy_widens_only_the_pooled_path() -> None:
     report = run_scenario("pooled-controller").report
-    assert [s["path"] for s in report["sandboxes"]] == ["direct", "pooled"]
+    assert [s["path"] for s in report["sandboxes"]] == ["direct", "pooled", "warm"]
     assert _only(report, "direct")["egress"]["union"]["refusal"] is None
     pooled = _only(report, "pooled")
     assert pooled["podLabels"]["agents.x-k8s.io/sandbox-template-ref-hash"] == "f448886c"
@@ -254,9 +254,12 @@ def test_missing_fence_binding() -> None:
 
 def test_undeclared_claim_profile_is_a_warning() -> None:
     outcome = run_scenario("claim-profile")
-    assert _rule_ids(outcome.report) == ["claim-profile-undeclared"]
-    assert outcome.exit_code == 0
-    assert run_scenario("claim-profile", "--fail-on", "warning").exit_code == 1
+    findings = outcome.report["findings"]
+    general = [(f["ruleId"], f["level"]) for f in findings if f["sandbox"] is None]
+    assert general == [("claim-profile-undeclared", "warning")]
+    # Issue 14: the pool's idle pods carry no label the host's claim adds,
+    # so nothing enforces their egress; that error is the warm path's own.
+    assert [f["sandbox"]["path"] for f in findings if f["sandbox"] is not None] == ["warm"]
 
 
 def test_template_not_found_unless_external() -> None:
