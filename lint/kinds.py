@@ -328,7 +328,10 @@ SERVICE_ACCOUNT: Final = Kind("ServiceAccount", "", ("v1",), _NAMESPACED, "servi
 """Read for its labels (CLUSTER-POLICIES §2.3); ``generate`` writes it too."""
 CONTROLLER_DEPLOYMENT: Final = Kind("Deployment", "apps", ("v1",), _NAMESPACED, "deployments")
 """Read for the agent-sandbox controller's image tag, its version
-(AGENT-SANDBOX §8, DESIGN §12)."""
+(AGENT-SANDBOX §8, DESIGN §12): only a Deployment whose text names
+``CONTROLLER_IMAGE_NAME``; one that cannot be parsed is skipped unreported."""
+CONTROLLER_IMAGE_NAME: Final = "agent-sandbox-controller"
+"""The last path segment of the controller's container image."""
 
 KINDS: Final[tuple[Kind, ...]] = (
     NETWORK_POLICY,

@@ -23,6 +23,7 @@ from lint.kinds import (
     CLUSTER_KINDS,
     CONFIG_MAP,
     CONFIG_MAP_NAME,
+    CONTROLLER_DEPLOYMENT,
     JUDGED_POLICY_KINDS,
     KINDS,
     POLICY_GROUPS,
@@ -173,6 +174,12 @@ def test_the_versions_written_are_the_ones_the_decision_wrote_before() -> None:
     }
 
 
+# Only a Deployment running the agent-sandbox controller is read.
+_CONTROLLER_SPEC = (
+    "spec: {template: {spec: {containers: [{image: agent-sandbox-controller:v1}]}}}\n"
+)
+
+
 def _name_of(kind: Kind) -> str:
     return CONFIG_MAP_NAME if kind is CONFIG_MAP else "some-object"
 
@@ -180,6 +187,7 @@ def _name_of(kind: Kind) -> str:
 def _one_of_each_kind(tmp_path: Path) -> Path:
     documents = [
         f"apiVersion: {kind.api_version}\nkind: {kind.name}\nmetadata:\n  name: {_name_of(kind)}\n"
+        + (_CONTROLLER_SPEC if kind is CONTROLLER_DEPLOYMENT else "")
         for kind in KINDS
     ]
     documents.append("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: n\n")

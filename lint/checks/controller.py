@@ -26,12 +26,11 @@ from lint.decision.controller_versions import (
 from lint.declarations import Declarations, DeclaredSandbox
 from lint.declarations.errors import DeclarationError
 from lint.inventory import Inventory, KubeObject
-from lint.kinds import CONTROLLER_DEPLOYMENT, SANDBOX_TEMPLATE
+from lint.kinds import CONTROLLER_DEPLOYMENT, CONTROLLER_IMAGE_NAME, SANDBOX_TEMPLATE
 from lint.report.model import ControllerReport, Finding, Location
 from lint.sandboxes import Path, implied_paths
 
-CONTROLLER_IMAGE = "agent-sandbox-controller"
-"""The last path segment of the controller's image (AGENT-SANDBOX §10)."""
+CONTROLLER_IMAGE = CONTROLLER_IMAGE_NAME
 
 
 @dataclass(frozen=True)
@@ -58,6 +57,8 @@ def controller_setting(
             Location(declarations.file, line),
         )
     tags = image_tags(inventory)
+    if len({tag for tag, _ in tags}) > 1:
+        return _several_tags(tags)
     if tags:
         tag, location = tags[0]
         return _setting(tag, "image-tag", location)
@@ -75,6 +76,19 @@ def _setting(version: str, source: str, location: Location | None) -> Controller
     where = location or Location("--controller-version", 1)
     finding = rule_finding("controller-version-unknown", message, where)
     report = ControllerReport(version, NEWEST.title, source, location)
+    return ControllerSetting(DEFAULT_FACTS, report, (finding,))
+
+
+def _several_tags(tags: Sequence[tuple[str, Location]]) -> ControllerSetting:
+    """Controller images of different tags: which one runs cannot be told,
+    so no older column may excuse anything; the newest is assumed."""
+    listed = ", ".join(f"{tag} at {where.file}:{where.line}" for tag, where in tags)
+    message = (
+        f"the manifests hold agent-sandbox controller images of different versions ({listed}); "
+        f"which one runs cannot be told, so the newest column ({NEWEST.title}) is assumed"
+    )
+    finding = rule_finding("controller-version-unknown", message, tags[0][1])
+    report = _report(DEFAULT_FACTS, "default", None)
     return ControllerSetting(DEFAULT_FACTS, report, (finding,))
 
 

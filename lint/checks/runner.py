@@ -121,7 +121,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     for reports, sandbox_findings in checked:
         sandboxes.extend(reports)
         findings.extend(sandbox_findings)
-    findings.extend(_prerequisites(inventory, declared))
+    findings.extend(_prerequisites(inventory, declared, controller.facts))
     findings.extend(namespace_label_disagreements(inventory, declarations))
     report = Report(
         defaults_applied=intake.declarations.defaults_applied,
@@ -227,13 +227,17 @@ def _upgrade_hazards(
     return []
 
 
-def _prerequisites(inventory: Inventory, declared: Sequence[DeclaredSandbox]) -> list[Finding]:
+def _prerequisites(
+    inventory: Inventory, declared: Sequence[DeclaredSandbox], facts: ControllerFacts
+) -> list[Finding]:
+    # Before v0.5.0 the controller has no allowed-label-domains (§8).
+    domains = label_domains(inventory, declared) if facts.column.allowed_label_domains else []
     return [
         *missing_templates(inventory, declared),
-        *label_domains(inventory, declared),
+        *domains,
         *admission_fences(inventory, declared),
         *undeclared_claim_profiles(inventory, declared),
-        *controller_conflicts(inventory),
+        *controller_conflicts(inventory, facts),
         *unnamed_policies(inventory),
         *duplicate_objects(inventory),
         # Each copy's controller policy is judged (candidates.controller_templates).

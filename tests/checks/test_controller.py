@@ -362,3 +362,55 @@ def test_another_groups_sandbox_template_is_counted_and_skipped() -> None:
     assert [(f["level"], f["line"]) for f in notes] == [("note", 23)]
     assert "sandbox.example.com" in notes[0]["message"]
     assert [f["ruleId"] for f in outcome.report["findings"]] == ["foreign-sandbox-template"]
+
+
+def test_a_selector_on_the_name_hash_value_fails_closed(tmp_path: Path) -> None:
+    shutil.copytree(SCENARIOS / "name-hash-exists", tmp_path / "tree")
+    manifests = tmp_path / "tree" / "manifests.yaml"
+    manifests.write_text(
+        manifests.read_text(encoding="utf-8").replace(
+            "matchExpressions:\n      - {key: agents.x-k8s.io/sandbox-name-hash, operator: Exists}",
+            "matchLabels: {agents.x-k8s.io/sandbox-name-hash: 1a2b3c4d}",
+        ),
+        encoding="utf-8",
+    )
+    report = run_cli(["check", ".", "--format", "json"], tmp_path / "tree").report
+    union = _path(report, "direct")["egress"]["union"]
+    assert union["refusal"] == "not-evaluable"
+    verdicts = {e["name"]: e["verdict"] for e in union["examined"]}
+    assert verdicts["every-sandbox-out"] == "not-evaluable"
+
+
+def test_allowed_label_domains_exist_only_from_v0_5_0() -> None:
+    new = run_scenario("label-domains").report
+    assert "label-domain-not-allowed" in [f["ruleId"] for f in new["findings"]]
+    old = run_scenario("label-domains", "--controller-version", "v0.4.6").report
+    assert "label-domain-not-allowed" not in [f["ruleId"] for f in old["findings"]]
+
+
+def test_controller_images_of_different_tags_assume_the_newest(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(SCENARIOS / "controller-v0.5.0", tree)
+    text = (tree / "manifests.yaml").read_text(encoding="utf-8")
+    deployment = text.split("---\n", 1)[0].replace(":v0.5.0", ":v0.4.6")
+    (tree / "other.yaml").write_text(deployment, encoding="utf-8")
+    report = run_cli(["check", ".", "--format", "json"], tree).report
+    assert report["controller"]["source"] == "default"
+    unknown = [f for f in report["findings"] if f["ruleId"] == "controller-version-unknown"]
+    assert len(unknown) == 1 and "v0.5.0 at manifests.yaml:11" in unknown[0]["message"]
+    assert "v0.4.6 at other.yaml:11" in unknown[0]["message"]
+
+
+def test_other_and_unreadable_deployments_are_skipped_unreported(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(SCENARIOS / "pooled-controller", tree)
+    (tree / "apps.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+        "spec: {template: {spec: {containers: [{name: w, image: nginx:1}]}}}\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: agent-sandbox-controller}\n"
+        "spec: {{ .Values.spec }}\n",
+        encoding="utf-8",
+    )
+    report = run_cli(["check", ".", "--format", "json"], tree).report
+    assert report["parseErrors"] == []
+    assert report["controller"]["source"] == "default"
