@@ -182,7 +182,8 @@ def pod_variants(path: Path, namespace: Namespace, template_name: str) -> list[P
     """The pod shapes of one path. ``pooled``: one for the host's own claims
     (no added labels) unless every claim of the template is in the manifests
     and no pool exists, then one per distinct label set of the manifests'
-    claims, naming them. ``warm``: one per pool (the pool's name is in a
+    claims, naming them (a claim adding no label joins the host's entry when
+    a pool exists). ``warm``: one per pool (the pool's name is in a
     label); ``direct``: one."""
     if path == "direct":
         return [PodVariant("direct")]
@@ -195,6 +196,8 @@ def pod_variants(path: Path, namespace: Namespace, template_name: str) -> list[P
         by_labels[()] = []
     for claim in claims:
         labels = tuple(sorted(claim_labels(claim).items()))
+        if pools and not labels:
+            continue  # the host's own claims' pod: the unnamed entry
         by_labels.setdefault(labels, []).append(claim.display_name)
     variants = [
         PodVariant("pooled", tuple(names), dict(labels)) for labels, names in by_labels.items()
