@@ -16,7 +16,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from lint.decision.values import JSON
-from lint.kinds import RELEVANT_KINDS, WORKLOAD_KINDS, Kind, Scope, identify, is_listed
+from lint.kinds import (
+    RELEVANT_KINDS,
+    SANDBOX_TEMPLATE,
+    WORKLOAD_KINDS,
+    Kind,
+    Scope,
+    identify,
+    is_listed,
+)
 from lint.loading import LoadedDocument
 
 
@@ -80,6 +88,9 @@ class Inventory:
     cluster: dict[str, list[KubeObject]] = field(default_factory=lambda: defaultdict(list))
     unlisted: list[KubeObject] = field(default_factory=list)
     """Objects of policy-like kinds the table does not name (§7), in load order."""
+    foreign: list[KubeObject] = field(default_factory=list)
+    """Agent-sandbox kinds of another API group (another vendor's
+    ``SandboxTemplate``), in load order: counted and skipped (issue 14)."""
 
     def namespace(self, name: str) -> Namespace:
         if name not in self.namespaces:
@@ -158,7 +169,21 @@ def build_inventory(documents: Iterable[LoadedDocument], default_namespace: str)
             inventory.cluster[kind.key].append(KubeObject(kind.key, name, None, document, kind))
             continue
         namespace = _metadata_string(document.value, "namespace") or default_namespace
+        if _foreign(kind, document.value):
+            inventory.foreign.append(KubeObject(kind.key, name, namespace, document, kind))
+            continue
         inventory.namespace(namespace).objects[kind.key].append(
             KubeObject(kind.key, name, namespace, document, kind)
         )
     return inventory
+
+
+def _foreign(kind: Kind, value: JSON) -> bool:
+    """A SandboxTemplate whose apiVersion names another group than
+    ``extensions.agents.x-k8s.io`` (AGENT-SANDBOX §2): not agent-sandbox's."""
+    if kind.name != SANDBOX_TEMPLATE.name:
+        return False
+    api_version = value.get("apiVersion") if isinstance(value, dict) else None
+    if not isinstance(api_version, str):
+        return False
+    return api_version.rpartition("/")[0] != SANDBOX_TEMPLATE.group

@@ -223,6 +223,49 @@ RULES: tuple[Rule, ...] = (
         "Make the `namespaces:` entry agree with the manifest, or remove it.",
         "namespace-labels",
     ),
+    Rule(
+        "controller-upgrade-widens",
+        "warning",
+        "A newer agent-sandbox controller would let the sandbox pod out where the assumed "
+        "version does not.",
+        "What the controller writes and which pods carry the label its policy selects on "
+        "change with its version (AGENT-SANDBOX §8). Below the newest known version each "
+        "path is judged again as the newer versions would run it; this warning names the "
+        "first upgrade that turns a passing decision into a refusal, and what opens.",
+        "Fix the policy or template the message names before upgrading the controller, for "
+        "example give the template a `networkPolicy` block or set "
+        "`networkPolicyManagement: Unmanaged`.",
+        "controller-v0.5.0",
+    ),
+    Rule(
+        "controller-version-unknown",
+        "warning",
+        "The agent-sandbox controller version given matches no known version column.",
+        "egress-lint knows the controller's behaviour by version (AGENT-SANDBOX §8); a tag "
+        "outside those columns is judged as the newest known column.",
+        "Give `--controller-version` or `agentSandbox.version` as a known tag (vX.Y.Z), or "
+        "check that the newest column still describes the deployed controller.",
+        "controller-version-unknown",
+    ),
+    Rule(
+        "path-not-declared",
+        "warning",
+        "A declaration's `paths` leaves out an acquisition path the manifests imply.",
+        "A SandboxWarmPool or SandboxClaim naming the template makes pooled pods, and a "
+        "pool keeps unclaimed warm pods; their labels differ, so each path is judged on "
+        "its own. A path left out of `paths` is not checked at all.",
+        "Add the path to `paths`, or remove `paths` to check every path the manifests imply.",
+        "path-not-declared",
+    ),
+    Rule(
+        "foreign-sandbox-template",
+        "note",
+        "A SandboxTemplate of another API group was skipped.",
+        "Only `extensions.agents.x-k8s.io` SandboxTemplates are agent-sandbox templates; "
+        "another vendor's kind of the same name has other fields and is not checked.",
+        "Nothing to do when the object is meant for another controller.",
+        "foreign-template",
+    ),
 )
 
 """The rules, in the order SARIF indexes them: a new rule goes last, so the

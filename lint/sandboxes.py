@@ -1,24 +1,39 @@
 """Which pods a declaration describes: acquisition paths and pod labels
-(DESIGN §2.3, SEMANTICS §14 and §17.4, AGENT-SANDBOX §6).
+(DESIGN §2.3, SEMANTICS §14 and §17.4, AGENT-SANDBOX §6 and §8).
+
+Three paths: ``direct`` (§6.2 (a)), ``pooled`` (a claim's pod, (c) and
+(d)) and ``warm`` (an unclaimed pool pod, (b)). The labels each pod carries
+follow the controller version's §8 column.
 
 A declaration's target is a SandboxTemplate, or a workload (issue 17),
 whose pods carry its pod template's labels and arrive by the ``direct``
-path only. Under ``host: none`` no namzu label is added."""
+path only. Under ``host: none`` no namzu label is added.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
-from lint.decision.constants import DEFAULT_PROFILE_LABEL, TEMPLATE_LABEL
-from lint.decision.controller import TEMPLATE_HASH_LABEL, name_hash, strip_reserved_labels
+from lint.decision.constants import DEFAULT_PROFILE_LABEL, TEMPLATE_LABEL, UNKNOWN_LABEL_VALUE
+from lint.decision.controller import (
+    CLAIM_UID_LABEL,
+    CREATED_BY_LABEL,
+    SANDBOX_NAME_HASH_LABEL,
+    TEMPLATE_HASH_LABEL,
+    WARM_POOL_LABEL,
+    name_hash,
+    strip_reserved_labels,
+)
+from lint.decision.controller_versions import NEWEST, ControllerColumn
 from lint.decision.values import JSON
 from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import KubeObject, Namespace
-from lint.kinds import SANDBOX_TEMPLATE, SANDBOX_WARM_POOL, WORKLOAD_POD_TEMPLATE
+from lint.kinds import SANDBOX_CLAIM, SANDBOX_TEMPLATE, SANDBOX_WARM_POOL, WORKLOAD_POD_TEMPLATE
 
-Path = Literal["direct", "pooled"]
-PATHS: tuple[Path, ...] = ("direct", "pooled")
+Path = Literal["direct", "pooled", "warm"]
+PATHS: tuple[Path, ...] = ("direct", "pooled", "warm")
 
 
 def template_pod_labels(template: KubeObject | None) -> dict[str, str]:
@@ -26,7 +41,10 @@ def template_pod_labels(template: KubeObject | None) -> dict[str, str]:
     values only (a non-string label value never reaches a pod)."""
     if template is None:
         return {}
-    labels = _dig(template.value, ("spec", "podTemplate", "metadata", "labels"))
+    return _string_labels(_dig(template.value, ("spec", "podTemplate", "metadata", "labels")))
+
+
+def _string_labels(labels: JSON) -> dict[str, str]:
     if not isinstance(labels, dict):
         return {}
     return {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
@@ -45,6 +63,22 @@ def profile_key(egress: Mapping[str, JSON]) -> str:
     return key if isinstance(key, str) else DEFAULT_PROFILE_LABEL
 
 
+@dataclass(frozen=True)
+class PodVariant:
+    """One pod shape on one path: ``claims`` names the SandboxClaims whose
+    ``additionalPodMetadata.labels`` it carries (empty: none), ``pool`` the
+    SandboxWarmPool of a warm pod."""
+
+    path: Path
+    claims: tuple[str, ...] = ()
+    claim_labels: dict[str, str] = field(default_factory=dict)
+    pool: str | None = None
+
+    @property
+    def claim(self) -> str | None:
+        return ", ".join(self.claims) if self.claims else None
+
+
 def workload_pod_labels(workload: KubeObject | None, kind: str) -> dict[str, str]:
     """The labels of the pods a workload makes: its pod template's
     ``metadata.labels`` (a CronJob's under ``spec.jobTemplate.spec``, a Pod's
@@ -52,9 +86,7 @@ def workload_pod_labels(workload: KubeObject | None, kind: str) -> dict[str, str
     if workload is None:
         return {}
     labels = _dig(workload.value, (*WORKLOAD_POD_TEMPLATE[kind], "metadata", "labels"))
-    if not isinstance(labels, dict):
-        return {}
-    return {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
+    return _string_labels(labels)
 
 
 def target_object(declared: DeclaredSandbox, namespace: Namespace) -> KubeObject | None:
@@ -69,24 +101,49 @@ def sandbox_template(declared: DeclaredSandbox, namespace: Namespace) -> KubeObj
     return namespace.named(SANDBOX_TEMPLATE.name, declared.template)
 
 
-def pod_labels(declared: DeclaredSandbox, target: KubeObject | None, path: Path) -> dict[str, str]:
-    """The pod's labels on one path (§17.4): the template's labels minus the
-    reserved keys the controller strips, the template label (namzu host
-    only), the profile label, the entry's ``podLabels``; pooled pods also
-    carry the template-ref-hash label. A workload's pods carry its pod
-    template's labels and the entry's ``podLabels``."""
+def pod_labels(
+    declared: DeclaredSandbox,
+    target: KubeObject | None,
+    path: Path | PodVariant,
+    column: ControllerColumn = NEWEST,
+) -> dict[str, str]:
+    """The pod's labels on one path (§17.4, AGENT-SANDBOX §6): the
+    template's labels (minus the reserved keys, where the version strips
+    them); except on a warm pod, the template label (namzu host only), the
+    profile label and the entry's ``podLabels``, which the host's Sandbox or
+    claim adds; a claim's labels; ``sandbox-name-hash`` of unknown value
+    on every path; the template-ref-hash on pooled and warm pods where the
+    version puts it there, and the warm pool's own labels on a warm pod.
+    A workload's pods (issue 17), which the controller never makes, carry
+    its pod template's labels and the entry's ``podLabels``."""
     if declared.workload is not None:
         labels = workload_pod_labels(target, declared.workload.kind)
         labels.update(declared.pod_labels)
         return labels
-    labels = strip_reserved_labels(template_pod_labels(target))
-    if declared.host == "namzu":
-        labels[TEMPLATE_LABEL] = declared.template
-    if declared.profile is not None:
-        labels[profile_key(declared.egress)] = declared.profile
-    labels.update(declared.pod_labels)
-    if path == "pooled":
+    variant = path if isinstance(path, PodVariant) else PodVariant(path)
+    strip = strip_reserved_labels if column.strips_reserved else dict
+    labels = strip(template_pod_labels(target))
+    if variant.path != "warm":
+        # The host adds these to the Sandbox or the claim it creates; an
+        # unclaimed pool pod has neither (§6.2 (b)).
+        if declared.host == "namzu":
+            labels[TEMPLATE_LABEL] = declared.template
+        if declared.profile is not None:
+            labels[profile_key(declared.egress)] = declared.profile
+        labels.update(declared.pod_labels)
+    for key, value in strip(variant.claim_labels).items():
+        labels.setdefault(key, value)
+    labels[SANDBOX_NAME_HASH_LABEL] = UNKNOWN_LABEL_VALUE
+    if variant.path == "direct":
+        return labels
+    if column.hash_on_pods == "pooled":
         labels[TEMPLATE_HASH_LABEL] = name_hash(declared.template)
+        if variant.path == "warm":
+            pool = variant.pool
+            labels[WARM_POOL_LABEL] = name_hash(pool) if pool else UNKNOWN_LABEL_VALUE
+            labels[CREATED_BY_LABEL] = "controller"
+    elif column.hash_on_pods == "never-written" and variant.path == "pooled":
+        labels[CLAIM_UID_LABEL] = UNKNOWN_LABEL_VALUE
     return labels
 
 
@@ -99,16 +156,59 @@ def pools_naming(namespace: Namespace, template_name: str) -> list[KubeObject]:
     ]
 
 
+def claim_template(namespace: Namespace, claim: KubeObject) -> str | None:
+    """The template a SandboxClaim's pod comes from (AGENT-SANDBOX §3.3):
+    v1alpha1's ``sandboxTemplateRef.name``, or the template of the pool
+    v1beta1's ``warmPoolRef.name`` names, in the claim's namespace."""
+    direct = _dig(claim.value, ("spec", "sandboxTemplateRef", "name"))
+    if isinstance(direct, str):
+        return direct
+    pool_name = _dig(claim.value, ("spec", "warmPoolRef", "name"))
+    if not isinstance(pool_name, str):
+        return None
+    pool = namespace.named(SANDBOX_WARM_POOL.name, pool_name)
+    name = _dig(pool.value, ("spec", "sandboxTemplateRef", "name")) if pool else None
+    return name if isinstance(name, str) else None
+
+
+def claims_naming(namespace: Namespace, template_name: str) -> list[KubeObject]:
+    """SandboxClaims in the namespace whose pods come from the template, by name."""
+    claims = [
+        claim
+        for claim in namespace.of_kind(SANDBOX_CLAIM.name)
+        if claim.name is not None and claim_template(namespace, claim) == template_name
+    ]
+    return sorted(claims, key=lambda claim: claim.name or "")
+
+
+def claim_labels(claim: KubeObject) -> dict[str, str]:
+    """``spec.additionalPodMetadata.labels`` of a claim, string values only."""
+    return _string_labels(_dig(claim.value, ("spec", "additionalPodMetadata", "labels")))
+
+
+def implied_paths(namespace: Namespace, template_name: str) -> dict[Path, str]:
+    """The paths the manifests imply for the template, each with why it exists."""
+    paths: dict[Path, str] = {"direct": "the host creates Sandboxes of the template directly"}
+    pools = [p.display_name for p in pools_naming(namespace, template_name)]
+    claims = [c.display_name for c in claims_naming(namespace, template_name)]
+    if pools or claims:
+        named = [f"SandboxWarmPool {n!r}" for n in pools] + [f"SandboxClaim {n!r}" for n in claims]
+        paths["pooled"] = f"{', '.join(named)} name{'s' if len(named) == 1 else ''} the template"
+    if pools:
+        listed = ", ".join(repr(n) for n in pools)
+        paths["warm"] = f"SandboxWarmPool {listed} keeps unclaimed pods of the template"
+    return paths
+
+
 def acquisition_paths(
     declared: tuple[str, ...] | None, namespace: Namespace, template_name: str
 ) -> tuple[Path, ...]:
-    """The paths to check (DESIGN §2.3): the declared ones, or direct plus
-    pooled when a SandboxWarmPool names the template."""
+    """The paths to check (DESIGN §2.3): the declared ones, or those the
+    manifests imply (``implied_paths``)."""
     if declared:
         return tuple(p for p in PATHS if p in declared)
-    if pools_naming(namespace, template_name):
-        return PATHS
-    return ("direct",)
+    implied = implied_paths(namespace, template_name)
+    return tuple(p for p in PATHS if p in implied)
 
 
 def declared_paths(declared: DeclaredSandbox, namespace: Namespace) -> tuple[Path, ...]:
@@ -117,3 +217,30 @@ def declared_paths(declared: DeclaredSandbox, namespace: Namespace) -> tuple[Pat
     if declared.workload is not None:
         return ("direct",)
     return acquisition_paths(declared.paths, namespace, declared.template)
+
+
+def pod_variants(path: Path, namespace: Namespace, template_name: str) -> list[PodVariant]:
+    """The pod shapes of one path. ``pooled``: one for the host's own claims
+    (no added labels) unless every claim of the template is in the manifests
+    and no pool exists, then one per distinct label set of the manifests'
+    claims, naming them (a claim adding no label joins the host's entry when
+    a pool exists). ``warm``: one per pool (the pool's name is in a
+    label); ``direct``: one."""
+    if path == "direct":
+        return [PodVariant("direct")]
+    pools = sorted(p.display_name for p in pools_naming(namespace, template_name))
+    if path == "warm":
+        return [PodVariant("warm", pool=pool) for pool in pools] or [PodVariant("warm")]
+    by_labels: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    claims = claims_naming(namespace, template_name)
+    if pools or not claims:
+        by_labels[()] = []
+    for claim in claims:
+        labels = tuple(sorted(claim_labels(claim).items()))
+        if pools and not labels:
+            continue  # the host's own claims' pod: the unnamed entry
+        by_labels.setdefault(labels, []).append(claim.display_name)
+    variants = [
+        PodVariant("pooled", tuple(names), dict(labels)) for labels, names in by_labels.items()
+    ]
+    return sorted(variants, key=lambda variant: variant.claims)

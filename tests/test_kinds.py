@@ -23,6 +23,7 @@ from lint.kinds import (
     CLUSTER_KINDS,
     CONFIG_MAP,
     CONFIG_MAP_NAME,
+    CONTROLLER_DEPLOYMENT,
     JUDGED_POLICY_KINDS,
     KINDS,
     POLICY_GROUPS,
@@ -180,6 +181,12 @@ def test_the_versions_written_are_the_ones_the_decision_wrote_before() -> None:
     }
 
 
+# Only a Deployment running the agent-sandbox controller is read.
+_CONTROLLER_SPEC = (
+    "spec: {template: {spec: {containers: [{image: agent-sandbox-controller:v1}]}}}\n"
+)
+
+
 def _name_of(kind: Kind) -> str:
     return CONFIG_MAP_NAME if kind is CONFIG_MAP else "some-object"
 
@@ -187,6 +194,7 @@ def _name_of(kind: Kind) -> str:
 def _one_of_each_kind(tmp_path: Path) -> Path:
     documents = [
         f"apiVersion: {kind.api_version}\nkind: {kind.name}\nmetadata:\n  name: {_name_of(kind)}\n"
+        + (_CONTROLLER_SPEC if kind is CONTROLLER_DEPLOYMENT else "")
         for kind in KINDS
     ]
     documents.append("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: n\n")
@@ -197,18 +205,18 @@ def _one_of_each_kind(tmp_path: Path) -> Path:
 
 def test_the_loader_keeps_exactly_the_kinds_the_table_reads(tmp_path: Path) -> None:
     result = load([str(_one_of_each_kind(tmp_path))])
-    assert [document.kind for document in result.documents] == [k.name for k in READ_KINDS]
-    not_kept = {kind.name: 1 for kind in KINDS if not kind.read or kind.workload}
-    assert [identify(d.value["apiVersion"], d.kind or "") for d in result.documents] == list(
-        READ_KINDS
-    )
-    assert dict(result.skipped) == {**not_kept, "Deployment": 2}
+    # The Deployment running the controller image is read undeclared.
+    always_read = [k for k in KINDS if k in READ_KINDS or k is CONTROLLER_DEPLOYMENT]
+    assert [document.kind for document in result.documents] == [k.name for k in always_read]
+    not_kept = {kind.name: 1 for kind in KINDS if kind not in always_read}
+    assert [identify(d.value["apiVersion"], d.kind or "") for d in result.documents] == always_read
+    assert dict(result.skipped) == {**not_kept, "Deployment": 1}  # the one not the controller
 
 
 def test_workload_kinds_are_kept_only_when_declared(tmp_path: Path) -> None:
     result = load([str(_one_of_each_kind(tmp_path))], relevant_kinds=relevant_kinds(iter(["Job"])))
     kept = [document.kind for document in result.documents]
-    assert kept == [*(k.name for k in READ_KINDS), "Job"]
+    assert kept == [*(k.name for k in READ_KINDS), "Deployment", "Job"]
     assert relevant_kinds(iter(["Pod", "CronJob"])) == RELEVANT_KINDS | {"Pod", "CronJob"}
     assert relevant_kinds() == RELEVANT_KINDS
     assert {kind.name for kind in WORKLOAD_KINDS} == {
@@ -220,6 +228,13 @@ def test_workload_kinds_are_kept_only_when_declared(tmp_path: Path) -> None:
         "CronJob",
         "Pod",
     }
+
+
+def test_a_declared_deployment_is_read_whatever_its_image(tmp_path: Path) -> None:
+    declared = relevant_kinds(iter(["Deployment"]))
+    result = load([str(_one_of_each_kind(tmp_path))], relevant_kinds=declared)
+    kept = [document.kind for document in result.documents]
+    assert kept == [*(k.name for k in READ_KINDS), "Deployment", "Deployment"]
 
 
 def test_the_inventory_files_each_kind_by_its_scope(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from lint.decision.controller import controller_policy
+from lint.decision.controller import claim_policy, controller_policy
+from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.model import Candidate, PolicyDocument, Tri
 from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import Inventory, KubeObject, Namespace
@@ -17,10 +18,12 @@ from lint.kinds import (
     CILIUM_CLUSTERWIDE_NETWORK_POLICY,
     CILIUM_NETWORK_POLICY,
     NETWORK_POLICY,
+    SANDBOX_TEMPLATE,
     UNION_POLICY_KINDS,
 )
 from lint.loading import LoadProblem
 from lint.report.model import Location, Origin
+from lint.sandboxes import claims_naming
 
 NP: Final = NETWORK_POLICY.name
 CNP: Final = CILIUM_NETWORK_POLICY.name
@@ -76,31 +79,62 @@ def _content_key(obj: KubeObject) -> str:
     return json.dumps(obj.value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _synthesized(template: KubeObject, namespace: str) -> Sourced | None:
-    """The policy the controller will write for the template, placed at the
-    template's document (AGENT-SANDBOX §4); its rules live under
-    ``spec.networkPolicy`` there."""
-    manifest = controller_policy(template.value, namespace)
-    if manifest is None:
-        return None
-    obj = KubeObject(NP, manifest["metadata"]["name"], namespace, template.document)
-    return Sourced(Candidate(NP, manifest, 0), "synthesized", obj, ("spec", "networkPolicy"))
+def _synthesized(
+    template: KubeObject, namespace: Namespace, facts: ControllerFacts
+) -> list[Sourced]:
+    """The policies the controller will write for the template, placed at
+    the template's document (AGENT-SANDBOX §4, §8): one per template, or,
+    for the claim-era controller, one per claim of the template. Their
+    rules live under ``spec.networkPolicy`` there."""
+    column = facts.column
+    if column.policy_writer == "claim":
+        claims = [claim.display_name for claim in claims_naming(namespace, template.name or "")]
+        manifests = [claim_policy(template.value, claim, namespace.name) for claim in claims]
+    else:
+        manifests = [controller_policy(template.value, namespace.name, column)]
+    return [
+        Sourced(
+            Candidate(NP, manifest, 0),
+            "synthesized",
+            KubeObject(NP, manifest["metadata"]["name"], namespace.name, template.document),
+            ("spec", "networkPolicy"),
+        )
+        for manifest in manifests
+        if manifest is not None
+    ]
+
+
+def controller_templates(namespace: Namespace, template: KubeObject | None) -> list[KubeObject]:
+    """Every SandboxTemplate of the template's name in its namespace: two
+    copies are both judged, so which one is applied last never decides
+    (``duplicate-object`` reports them)."""
+    if template is None or template.name is None:
+        return [template] if template is not None else []
+    return namespace.named_all(SANDBOX_TEMPLATE.name, template.name) or [template]
 
 
 def core_candidates(
-    namespace: Namespace, template: KubeObject | None, pooled: bool
+    namespace: Namespace,
+    template: KubeObject | None,
+    pooled: bool,
+    facts: ControllerFacts = DEFAULT_FACTS,
 ) -> list[Sourced]:
-    """The namespace's NetworkPolicies by name, with the controller's policy
-    for the template on the pooled path (AGENT-SANDBOX §4)."""
+    """The namespace's NetworkPolicies by name, with the controller's
+    policies for the template when ``pooled`` (the path's pods can carry the
+    label they select on, AGENT-SANDBOX §4, §8)."""
     objects = by_name(namespace.of_kind(NP))
-    synthesized = _synthesized(template, namespace.name) if pooled and template else None
-    if synthesized is None:
+    synthesized = [
+        item
+        for copy in (controller_templates(namespace, template) if pooled else [])
+        for item in _synthesized(copy, namespace, facts)
+    ]
+    if not synthesized:
         return [
             Sourced(Candidate(NP, obj.value, position), "manifest", obj, ("spec",))
             for position, obj in enumerate(objects)
         ]
     sourced = [Sourced(Candidate(NP, obj.value, 0), "manifest", obj, ("spec",)) for obj in objects]
-    sourced = sorted([*sourced, synthesized], key=lambda item: _name_key(item.obj))
+    sourced = sorted([*sourced, *synthesized], key=lambda item: _name_key(item.obj))
     return [
         dataclasses.replace(item, candidate=dataclasses.replace(item.candidate, position=position))
         for position, item in enumerate(sourced)

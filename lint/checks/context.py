@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from lint.checks.candidates import Placeholder, Sourced, location_of
 from lint.decision.allowance import build_allowance
+from lint.decision.constants import UNKNOWN_LABEL_VALUE
 from lint.decision.model import (
     Allowance,
     Candidate,
@@ -83,7 +84,10 @@ class JudgmentMemo:
         required = self._required_labels(candidate, direction)
         if required is not None:
             labels = subject.labels
-            return any(labels.get(key) != value for key, value in required)
+            # A label of unknown value neither matches nor rules out (§11).
+            return any(
+                labels.get(key) not in (value, UNKNOWN_LABEL_VALUE) for key, value in required
+            )
         raw = candidate.raw
         key = (id(raw), candidate.position, subject.namespace, direction, read_labels)
         hit = self.quiet.get(key)

@@ -23,8 +23,10 @@ from lint.checks.judging import (
     decision_report,
     judged_entries,
     refusal_finding,
+    with_controller,
 )
 from lint.checks.reach import ReachInput, check_reach, reach_data_of
+from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import (
     Allowance,
@@ -78,6 +80,7 @@ class EgressInput:
     subject: Subject
     template: KubeObject | None
     declaration: Location
+    facts: ControllerFacts = DEFAULT_FACTS
 
     @property
     def translation(self) -> Translation:
@@ -157,9 +160,9 @@ def _check_named(ctx: CheckContext, given: EgressInput) -> tuple[NamedReport, li
 
 
 def _scope(given: EgressInput, with_cilium: bool) -> Scope:
-    return Scope(
-        given.translation.namespace, given.template, given.sandbox.path == "pooled", with_cilium
-    )
+    controller = with_controller(given.sandbox.path, given.facts)
+    namespace = given.translation.namespace
+    return Scope(namespace, given.template, controller, with_cilium, facts=given.facts)
 
 
 def _judging(ctx: CheckContext, given: EgressInput, allowance: Allowance) -> Judging:

@@ -13,7 +13,9 @@ from lint.checks.judging import (
     decision_report,
     judged_entries,
     refusal_finding,
+    with_controller,
 )
+from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.ingress import (
     examine_ingress,
     ingress_documents,
@@ -47,14 +49,16 @@ class IngressInput:
     subject: Subject
     template: KubeObject | None
     declaration: Location
+    facts: ControllerFacts = DEFAULT_FACTS
 
 
 def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport, list[Finding]]:
     scope = Scope(
         given.subject.namespace,
         given.template,
-        given.sandbox.path == "pooled",
+        with_controller(given.sandbox.path, given.facts),
         given.engine == "cilium",
+        facts=given.facts,
     )
 
     def read(candidate: Candidate) -> list[PolicyDocument]:

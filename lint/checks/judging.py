@@ -29,6 +29,7 @@ from lint.checks.context import (
     examined_entries,
     rule_finding,
 )
+from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import document_name
 from lint.decision.model import Candidate, Decision, Examined, PolicyDocument, Subject
 from lint.decision.policy_shape import Direction
@@ -48,16 +49,26 @@ class Scope:
     namespace: str
     template: KubeObject | None
     pooled: bool
+    """Whether the controller's policies for the template are candidates
+    (``with_controller``)."""
     with_cilium: bool
     only_cilium: bool = False
     """Only the Cilium candidates: reach's reading of them under engine core."""
+    facts: ControllerFacts = DEFAULT_FACTS
+
+
+def with_controller(path: str, facts: ControllerFacts) -> bool:
+    """Whether the path's pods can carry the label the controller's policy
+    selects on (AGENT-SANDBOX §6, §8): pooled and warm pods; direct ones only
+    where the version copies the label from the pod template as written."""
+    return path != "direct" or facts.column.hash_on_pods == "as-written"
 
 
 def _sourced(ctx: CheckContext, scope: Scope) -> list[Sourced]:
     namespace = ctx.inventory.namespace(scope.namespace)
     if scope.only_cilium:
         return cilium_candidates(namespace, ctx.inventory)
-    sourced = core_candidates(namespace, scope.template, scope.pooled)
+    sourced = core_candidates(namespace, scope.template, scope.pooled, scope.facts)
     if scope.with_cilium or ctx.read_cilium == "always":
         sourced += cilium_candidates(namespace, ctx.inventory)
     return sourced
@@ -109,7 +120,7 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
     with_cilium = scope.with_cilium or ctx.read_cilium == "always"
     # The template matters only on the pooled path, through its controller policy.
     template = scope.template if scope.pooled else None
-    key = (scope.namespace, id(template), scope.pooled, with_cilium, scope.only_cilium)
+    key = (scope.namespace, id(template), scope.pooled, with_cilium, scope.only_cilium, scope.facts)
     cached = ctx.memo.scopes.get(key)
     if cached is not None and cached[0] is template:
         prepared: PreparedScope = cached[1]

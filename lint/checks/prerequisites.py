@@ -10,6 +10,7 @@ from lint.checks.candidates import declared_location, location_of
 from lint.checks.context import precise_location, rule_finding
 from lint.decision.constants import DEFAULT_PER_SANDBOX_LABEL
 from lint.decision.controller import controller_policy
+from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.values import JSON
 from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import Inventory, KubeObject
@@ -183,22 +184,33 @@ def _claim_labels(claim: KubeObject) -> dict[str, str]:
     return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-def controller_conflicts(inventory: Inventory) -> list[Finding]:
+def controller_conflicts(
+    inventory: Inventory, facts: ControllerFacts = DEFAULT_FACTS
+) -> list[Finding]:
     """A rendered NetworkPolicy named like the controller's policy of a
-    managed template in the same namespace (AGENT-SANDBOX §4.1, derived)."""
+    managed template in the same namespace (AGENT-SANDBOX §4.1, derived;
+    what the controller then does depends on its version, §8)."""
     findings = []
     for namespace in inventory.namespaces.values():
         for template in namespace.of_kind(SANDBOX_TEMPLATE.name):
-            if template.name is None or controller_policy(template.value, namespace.name) is None:
+            if (
+                template.name is None
+                or controller_policy(template.value, namespace.name, facts.column) is None
+            ):
                 continue
             name = f"{template.name}-network-policy"
             clash = namespace.named(NETWORK_POLICY.name, name)
             if clash is None:
                 continue
+            outcome = (
+                "the controller refuses to update a policy it does not own, so the template's "
+                "reconcile fails"
+                if facts.refuses_overwrite
+                else f"controller {facts.version} overwrites it with its own on every reconcile"
+            )
             message = (
                 f"NetworkPolicy {name!r} has the name the agent-sandbox controller writes for "
-                f"managed template {template.name!r}; the controller refuses to update a policy "
-                "it does not own, so the template's reconcile fails"
+                f"managed template {template.name!r}; {outcome}"
             )
             findings.append(
                 rule_finding("controller-policy-conflict", message, location_of(clash), obj=clash)

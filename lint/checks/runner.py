@@ -15,6 +15,14 @@ from pathlib import Path
 
 from lint.checks.candidates import declared_location
 from lint.checks.context import CheckContext, ReadCilium, allowance_of, rule_finding
+from lint.checks.controller import (
+    controller_setting,
+    foreign_templates,
+    newer_columns,
+    omitted_paths,
+    refuse_policy_name_collisions,
+    upgrade_facts,
+)
 from lint.checks.duplicates import duplicate_objects
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
@@ -29,10 +37,12 @@ from lint.checks.prerequisites import (
 from lint.checks.reach import IngressReachInput, check_ingress_reach
 from lint.checks.reach_candidates import namespace_label_disagreements
 from lint.checks.shares import check_plans
+from lint.decision.controller_versions import ControllerFacts
 from lint.decision.model import Subject
 from lint.declarations import DeclaredSandbox
 from lint.intake import take_in
 from lint.inventory import Inventory
+from lint.kinds import SANDBOX_TEMPLATE
 from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem
 from lint.parallel.lifetime import collector_paused
 from lint.report.model import (
@@ -44,7 +54,14 @@ from lint.report.model import (
     SandboxReport,
 )
 from lint.report.ordering import finding_key, sandbox_key
-from lint.sandboxes import declared_paths, pod_labels, sandbox_template, target_object
+from lint.sandboxes import (
+    PodVariant,
+    declared_paths,
+    pod_labels,
+    pod_variants,
+    sandbox_template,
+    target_object,
+)
 from lint.suppression import suppress
 
 
@@ -60,6 +77,8 @@ class CheckOptions:
     baseline: Path | None = None
     """Baseline file whose findings the run marks suppressed (after the
     annotations); an unreadable one raises BaselineError, a usage error."""
+    controller_version: str | None = None
+    """``--controller-version``: the agent-sandbox controller assumed (DESIGN §12)."""
 
 
 def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
@@ -93,18 +112,22 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     ctx = CheckContext(
         inventory, loaded.problems, options.read_cilium, namespace_labels=declarations.namespaces
     )
+    controller = controller_setting(options.controller_version, declarations, inventory)
+    refuse_policy_name_collisions(declared, inventory, controller.facts)
     sandboxes: list[SandboxReport] = []
     findings = _load_findings(loaded.problems)
+    findings.extend(controller.findings)
+    findings.extend(foreign_templates(inventory))
     checked = check_plans(
         declared,
         lambda sandbox: sandbox.namespace,
-        functools.partial(_check_sandbox, ctx),
+        functools.partial(_check_sandbox, ctx, controller.facts),
         options.jobs,
     )
     for reports, sandbox_findings in checked:
         sandboxes.extend(reports)
         findings.extend(sandbox_findings)
-    findings.extend(_prerequisites(inventory, declared))
+    findings.extend(_prerequisites(inventory, declared, controller.facts))
     findings.extend(namespace_label_disagreements(inventory, declarations))
     report = Report(
         defaults_applied=intake.declarations.defaults_applied,
@@ -114,6 +137,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
         declaration_file=intake.declarations.file,
         skipped=dict(sorted(loaded.skipped.items())),
         files=loaded.files,
+        controller=controller.report,
     )
     # Last, so a library caller gets the findings the command line prints.
     report = suppress(report, options.baseline)
@@ -121,48 +145,112 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
 
 
 def _check_sandbox(
-    ctx: CheckContext, declared: DeclaredSandbox
+    ctx: CheckContext, facts: ControllerFacts, declared: DeclaredSandbox
 ) -> tuple[list[SandboxReport], list[Finding]]:
+    """Every path of the sandbox, each pod variant of it (a claim's labels)
+    judged apart; below the newest controller column, each again under the
+    newer columns, for the upgrade hazard."""
+    namespace = ctx.inventory.namespace(declared.namespace)
+    reports, findings = [], omitted_paths(declared, ctx.inventory)
+    for path in declared_paths(declared, namespace):
+        for variant in pod_variants(path, namespace, declared.template):
+            report, variant_findings = _check_variant(ctx, facts, declared, variant)
+            reports.append(report)
+            findings.extend(variant_findings)
+            findings.extend(_upgrade_hazards(ctx, facts, declared, variant, report))
+    return reports, findings
+
+
+def _check_variant(
+    ctx: CheckContext, facts: ControllerFacts, declared: DeclaredSandbox, variant: PodVariant
+) -> tuple[SandboxReport, list[Finding]]:
     namespace = ctx.inventory.namespace(declared.namespace)
     template = sandbox_template(declared, namespace)
     target = target_object(declared, namespace)
     at = declared_location(declared)
-    reports, findings = [], []
-    for path in declared_paths(declared, namespace):
-        labels = pod_labels(declared, target, path)
-        subject = Subject(declared.namespace, labels)
-        ref = SandboxRef(declared.namespace, declared.template, declared.profile, path)
-        egress, egress_findings = check_egress(
-            ctx, EgressInput(ref, declared, subject, template, at)
+    findings = []
+    labels = pod_labels(declared, target, variant, facts.column)
+    subject = Subject(declared.namespace, labels)
+    ref = SandboxRef(
+        declared.namespace, declared.template, declared.profile, variant.path, variant.claim
+    )
+    egress, egress_findings = check_egress(
+        ctx, EgressInput(ref, declared, subject, template, at, facts)
+    )
+    findings.extend(egress_findings)
+    ingress = None
+    if declared.agent_port is not None:
+        engine = declared.ingress_engine or declared.engine
+        ingress, ingress_findings = check_ingress(
+            ctx, IngressInput(ref, engine, declared.agent_port, subject, template, at, facts)
         )
-        findings.extend(egress_findings)
-        ingress = None
-        if declared.agent_port is not None:
-            engine = declared.ingress_engine or declared.engine
-            ingress, ingress_findings = check_ingress(
-                ctx, IngressInput(ref, engine, declared.agent_port, subject, template, at)
-            )
-            findings.extend(ingress_findings)
-            reach_input = IngressReachInput(
-                ref, at, subject, template, allowance_of(ctx, declared.translation)
-            )
-            ingress_reach, reach_findings = check_ingress_reach(ctx, reach_input)
-            ingress = dataclasses.replace(ingress, reach=ingress_reach)
-            findings.extend(reach_findings)
-        workload = declared.workload.kind if declared.workload is not None else None
-        reports.append(SandboxReport(ref, labels, egress, ingress, at, declared.host, workload))
-    return reports, findings
+        findings.extend(ingress_findings)
+        reach_input = IngressReachInput(
+            ref, at, subject, template, allowance_of(ctx, declared.translation)
+        )
+        ingress_reach, reach_findings = check_ingress_reach(ctx, reach_input)
+        ingress = dataclasses.replace(ingress, reach=ingress_reach)
+        findings.extend(reach_findings)
+    workload = declared.workload.kind if declared.workload is not None else None
+    report = SandboxReport(ref, labels, egress, ingress, at, declared.host, workload)
+    return report, findings
 
 
-def _prerequisites(inventory: Inventory, declared: Sequence[DeclaredSandbox]) -> list[Finding]:
+def _refusals(report: SandboxReport) -> tuple[str | None, str | None]:
+    union = report.egress.union
+    ingress = report.ingress
+    return (
+        union.refusal if union is not None else None,
+        ingress.decision.refusal if ingress is not None else None,
+    )
+
+
+def _upgrade_hazards(
+    ctx: CheckContext,
+    facts: ControllerFacts,
+    declared: DeclaredSandbox,
+    variant: PodVariant,
+    report: SandboxReport,
+) -> list[Finding]:
+    """``controller-upgrade-widens``: the first newer §8 column under which
+    the path's egress or ingress decision is refused where it is not now."""
+    now = _refusals(report)
+    for column in newer_columns(facts):
+        upgraded = upgrade_facts(column)
+        later, later_findings = _check_variant(ctx, upgraded, declared, variant)
+        then = _refusals(later)
+        worse = [i for i in range(2) if now[i] is None and then[i] is not None]
+        if not worse:
+            continue
+        refused = [f for f in later_findings if f.sandbox == later.ref and f.level == "error"]
+        refused.sort(key=lambda f: (f.location.file, f.location.line, f.rule_id))
+        first = refused[0] if refused else None
+        what = (first.message if first else None) or f"{then[worse[0]]}"
+        message = (
+            f"upgrading the agent-sandbox controller from {facts.version} to "
+            f"{upgraded.version} or later ({column.title}) changes the {variant.path} path of "
+            f"template {declared.template!r}: {what}"
+        )
+        location = first.location if first else declared_location(declared)
+        return [rule_finding("controller-upgrade-widens", message, location, sandbox=report.ref)]
+    return []
+
+
+def _prerequisites(
+    inventory: Inventory, declared: Sequence[DeclaredSandbox], facts: ControllerFacts
+) -> list[Finding]:
+    # Before v0.5.0 the controller has no allowed-label-domains (§8).
+    domains = label_domains(inventory, declared) if facts.column.allowed_label_domains else []
     return [
         *missing_templates(inventory, declared),
-        *label_domains(inventory, declared),
+        *domains,
         *admission_fences(inventory, declared),
         *undeclared_claim_profiles(inventory, declared),
-        *controller_conflicts(inventory),
+        *controller_conflicts(inventory, facts),
         *unnamed_policies(inventory),
         *duplicate_objects(inventory),
+        # Each copy's controller policy is judged (candidates.controller_templates).
+        *duplicate_objects(inventory, frozenset({SANDBOX_TEMPLATE.key})),
     ]
 
 

@@ -22,6 +22,7 @@ from lint.checks.runner import CheckOptions, CheckRun, check_run
 from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
     CONFIG,
+    CONTROLLER_VERSION,
     JOBS,
     PATHS,
     READ_CILIUM,
@@ -205,6 +206,7 @@ def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
     show_default=True,
     help="SARIF: the automationDetails category.",
 )
+@CONTROLLER_VERSION
 @JOBS
 @render_options
 @limit_options
@@ -223,6 +225,7 @@ def check_command(
     helm_chart_root: str | None,
     category: str,
     renders_only: bool,
+    controller_version: str | None,
     jobs: int | None,
     limits: LoadLimits,
     render: RenderSpec | None,
@@ -256,10 +259,28 @@ def check_command(
             )
         if declared is not None:
             file, renders = declared
-            options = CheckOptions(("-",), file, namespace, read_cilium, limits, workers, baseline)
+            options = CheckOptions(
+                ("-",),
+                file,
+                namespace,
+                read_cilium,
+                limits,
+                workers,
+                baseline,
+                controller_version=controller_version,
+            )
             sys.exit(execute_environments(options, out, renders))
     paths, stdin = manifest_input(paths, limits, render)
-    options = CheckOptions(paths, config, namespace, read_cilium, limits, workers, baseline)
+    options = CheckOptions(
+        paths,
+        config,
+        namespace,
+        read_cilium,
+        limits,
+        workers,
+        baseline,
+        controller_version=controller_version,
+    )
     sys.exit(execute(options, out, stdin))
 
 

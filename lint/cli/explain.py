@@ -16,6 +16,7 @@ from lint.checks.context import ReadCilium
 from lint.cli.exits import USAGE, fail
 from lint.cli.options import (
     CONFIG,
+    CONTROLLER_VERSION,
     PATHS,
     READ_CILIUM,
     declaration_start,
@@ -45,7 +46,7 @@ from lint.sandboxes import PATHS as ACQUISITION_PATHS
 @click.option(
     "--path",
     "acquisition",
-    type=click.Choice(["direct", "pooled"]),
+    type=click.Choice(list(ACQUISITION_PATHS)),
     help="How the pod is acquired (default: the first path the check uses).",
 )
 @click.option(
@@ -55,6 +56,7 @@ from lint.sandboxes import PATHS as ACQUISITION_PATHS
 @CONFIG
 @format_option(EXPLAIN_REPORTERS)
 @READ_CILIUM
+@CONTROLLER_VERSION
 @render_options
 @limit_options
 def explain_command(
@@ -67,6 +69,7 @@ def explain_command(
     config: Path | None,
     fmt: str,
     read_cilium: ReadCilium,
+    controller_version: str | None,
     limits: LoadLimits,
     render: RenderSpec | None,
 ) -> None:
@@ -77,7 +80,16 @@ def explain_command(
     paths, stdin = manifest_input(paths, limits, render)
     walked = next((p for p in ACQUISITION_PATHS if p == acquisition), None)
     options = ExplainOptions(
-        template, paths, config, profile, namespace, walked, to, read_cilium, limits
+        template,
+        paths,
+        config,
+        profile,
+        namespace,
+        walked,
+        to,
+        read_cilium,
+        limits,
+        controller_version=controller_version,
     )
     try:
         explained = run_explain(options, stdin)

@@ -45,6 +45,14 @@ READ_CILIUM: Final = click.option(
     help="'always' reads Cilium policies under engine: core too.",
 )
 
+CONTROLLER_VERSION: Final = click.option(
+    "--controller-version",
+    metavar="VERSION",
+    help="The agent-sandbox controller version to assume, such as v0.5.0 (default: the "
+    "declaration's agentSandbox.version, else the controller Deployment's image tag, "
+    "else the newest known).",
+)
+
 JOBS: Final = click.option(
     "--jobs",
     type=click.IntRange(min=1),

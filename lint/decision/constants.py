@@ -96,3 +96,10 @@ def dns_visibility_rule() -> dict[str, JSON]:
             }
         ],
     }
+
+
+UNKNOWN_LABEL_VALUE: Final = "(unknown)"
+"""The value of a pod label known present whose value the manifests cannot
+tell, such as ``agents.x-k8s.io/sandbox-name-hash`` (CLUSTER-POLICIES §11,
+last paragraph). It is no valid label value, and selector matching never
+compares it: ``Exists`` matches, a requirement on its value is unknown."""

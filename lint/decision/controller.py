@@ -1,9 +1,11 @@
 """What the agent-sandbox controller does that no rendered manifest shows
-(AGENT-SANDBOX.md §4, §5, §6.1; SEMANTICS.md §17.3).
+(AGENT-SANDBOX.md §4, §5, §6.1, §8; SEMANTICS.md §17.3).
 
-The controller writes one NetworkPolicy per SandboxTemplate and labels pooled
-pods with a hash of the template name. The linter synthesizes that policy as
-a core NetworkPolicy candidate and derives pod labels the same way.
+The controller writes one NetworkPolicy per SandboxTemplate (per claim, up
+to v0.2.0) and labels pooled pods with a hash of the template name. The
+linter synthesizes that policy as a core NetworkPolicy candidate and derives
+pod labels the same way, each as the assumed version's §8 column says
+(``controller_versions``; the newest column when none is given).
 """
 
 from __future__ import annotations
@@ -12,11 +14,22 @@ import copy
 from collections.abc import Mapping
 from typing import Final
 
-from lint.decision.constants import CORE_API_VERSION, CORE_KIND
+from lint.decision.constants import CORE_API_VERSION, CORE_KIND, UNKNOWN_LABEL_VALUE
+from lint.decision.controller_versions import NEWEST, ControllerColumn
 from lint.decision.values import ABSENT, JSON
 
 TEMPLATE_HASH_LABEL: Final = "agents.x-k8s.io/sandbox-template-ref-hash"
 """The pod label the controller's policy selects on (AGENT-SANDBOX §4.1)."""
+
+SANDBOX_NAME_HASH_LABEL: Final = "agents.x-k8s.io/sandbox-name-hash"
+"""Set on every pod from the Sandbox's name (AGENT-SANDBOX §6.1 rule 3);
+its value cannot be known offline."""
+WARM_POOL_LABEL: Final = "agents.x-k8s.io/warm-pool-sandbox"
+CREATED_BY_LABEL: Final = "agents.x-k8s.io/created-by"
+CLAIM_UID_LABEL: Final = "agents.x-k8s.io/claim-uid"
+"""What the claim-era controller's per-claim policy selects (§8, up to v0.2.0)."""
+
+__all__ = ["UNKNOWN_LABEL_VALUE"]
 
 RESERVED_LABEL_PREFIXES: Final = ("agents.x-k8s.io/", "extensions.agents.x-k8s.io/")
 """Pod-template label keys with these prefixes never reach a pod (§6.1)."""
@@ -61,27 +74,60 @@ def controller_policy_name(template_name: str) -> str:
     return template_name + CONTROLLER_POLICY_SUFFIX
 
 
-def controller_policy(template: Mapping[str, JSON], namespace: str) -> dict[str, JSON] | None:
+def is_unmanaged(template: Mapping[str, JSON], column: ControllerColumn = NEWEST) -> bool:
+    """``networkPolicyManagement: Unmanaged``, where the version has the field."""
+    spec = template.get("spec")
+    return (
+        column.management_field
+        and isinstance(spec, dict)
+        and spec.get("networkPolicyManagement") == UNMANAGED
+    )
+
+
+def controller_policy(
+    template: Mapping[str, JSON], namespace: str, column: ControllerColumn = NEWEST
+) -> dict[str, JSON] | None:
     """The NetworkPolicy the controller writes for a SandboxTemplate object
-    (AGENT-SANDBOX §4.1-§4.3, SEMANTICS §17.3), or None when it writes none.
+    (AGENT-SANDBOX §4.1-§4.3, §8, SEMANTICS §17.3), or None when it writes none.
 
     ``Unmanaged`` gives none. Absent, null, ``""`` and ``Managed`` are
     Managed: a ``networkPolicy`` block gives the custom policy (§4.2), an
-    absent or null block the default policy (§4.3). ``namespace`` is the
-    template's (defaulted) namespace. A template with no usable name gives
-    none, because the controller cannot hash it (the loader reports it).
+    absent or null block the default policy (§4.3), where the column has one.
+    ``namespace`` is the template's (defaulted) namespace. A template with no
+    usable name gives none, because the controller cannot hash it (the
+    loader reports it). The claim-era column writes per-claim policies
+    instead (``claim_policy``).
     """
     name = _template_name(template)
-    if name is None:
+    if name is None or column.policy_writer != "template" or is_unmanaged(template, column):
         return None
     spec = template.get("spec")
     spec = spec if isinstance(spec, dict) else {}
-    if spec.get("networkPolicyManagement") == UNMANAGED:
-        return None
     block = spec.get("networkPolicy")
+    selector = _hash_selector(name)
     if block is None:
-        return _skeleton(name, namespace, _default_spec(name))
-    return _skeleton(name, namespace, _custom_spec(name, block))
+        if not column.default_policy:
+            return None
+        return _skeleton(controller_policy_name(name), namespace, _default_spec(selector, column))
+    return _skeleton(controller_policy_name(name), namespace, _custom_spec(selector, block))
+
+
+def claim_policy(
+    template: Mapping[str, JSON], claim_name: str, namespace: str
+) -> dict[str, JSON] | None:
+    """The claim-era policy (§8, up to v0.2.0): ``<claim>-network-policy``,
+    selecting the claim's ``claim-uid``, written only when the template has
+    a ``networkPolicy`` block. The uid is unknown offline, so a pod's
+    ``claim-uid`` is present with an unknown value and the selector's outcome
+    is unknown (it fails closed)."""
+    spec = template.get("spec")
+    block = spec.get("networkPolicy") if isinstance(spec, dict) else None
+    if block is None or _template_name(template) is None:
+        return None
+    selector = {"matchLabels": {CLAIM_UID_LABEL: f"(uid of claim {claim_name})"}}
+    return _skeleton(
+        claim_name + CONTROLLER_POLICY_SUFFIX, namespace, _custom_spec(selector, block)
+    )
 
 
 def _template_name(template: Mapping[str, JSON]) -> str | None:
@@ -92,30 +138,31 @@ def _template_name(template: Mapping[str, JSON]) -> str | None:
     return name if isinstance(name, str) and name != "" else None
 
 
-def _skeleton(name: str, namespace: str, spec: JSON) -> dict[str, JSON]:
+def _skeleton(policy_name: str, namespace: str, spec: JSON) -> dict[str, JSON]:
     return {
         "apiVersion": CORE_API_VERSION,
         "kind": CORE_KIND,
-        "metadata": {"name": controller_policy_name(name), "namespace": namespace},
+        "metadata": {"name": policy_name, "namespace": namespace},
         "spec": spec,
     }
 
 
-def _selector_and_types(name: str) -> dict[str, JSON]:
-    return {
-        "podSelector": {"matchLabels": {TEMPLATE_HASH_LABEL: name_hash(name)}},
-        "policyTypes": ["Ingress", "Egress"],
-    }
+def _hash_selector(name: str) -> dict[str, JSON]:
+    return {"matchLabels": {TEMPLATE_HASH_LABEL: name_hash(name)}}
 
 
-def _custom_spec(name: str, block: JSON) -> JSON:
+def _selector_and_types(selector: dict[str, JSON]) -> dict[str, JSON]:
+    return {"podSelector": selector, "policyTypes": ["Ingress", "Egress"]}
+
+
+def _custom_spec(selector: dict[str, JSON], block: JSON) -> JSON:
     """§4.2: the block's lists copied verbatim; policyTypes always both."""
     if not isinstance(block, dict):
         # Outside the CRD schema (the API server would refuse the template).
         # No faithful policy exists, so hand the readers a spec they cannot
         # read: every decision on this namespace then fails closed.
         return copy.deepcopy(block)
-    spec = _selector_and_types(name)
+    spec = _selector_and_types(selector)
     for key in ("ingress", "egress"):
         value = block.get(key, ABSENT)
         # omitempty: an absent, null or empty list is never written.
@@ -125,27 +172,25 @@ def _custom_spec(name: str, block: JSON) -> JSON:
     return spec
 
 
-def _default_spec(name: str) -> dict[str, JSON]:
-    """§4.3: router ingress (namespace AND pod selector in one peer) and one
-    egress rule to everything outside the private ranges, on every port."""
-    spec = _selector_and_types(name)
-    spec["ingress"] = [
-        {
-            "from": [
-                {
-                    "namespaceSelector": {
-                        "matchLabels": {"kubernetes.io/metadata.name": ROUTER_NAMESPACE}
-                    },
-                    "podSelector": {"matchLabels": {"app": "sandbox-router"}},
-                }
-            ]
+def _default_spec(selector: dict[str, JSON], column: ControllerColumn) -> dict[str, JSON]:
+    """§4.3: router ingress (from v0.5.0 namespace AND pod selector in one
+    peer; before, the pod selector alone, same namespace) and one egress
+    rule to everything outside the private ranges, on every port (§8)."""
+    spec = _selector_and_types(selector)
+    router: dict[str, JSON] = {"podSelector": {"matchLabels": {"app": "sandbox-router"}}}
+    if column.router_namespace is not None:
+        router = {
+            "namespaceSelector": {
+                "matchLabels": {"kubernetes.io/metadata.name": column.router_namespace}
+            },
+            **router,
         }
-    ]
+    spec["ingress"] = [{"from": [router]}]
     spec["egress"] = [
         {
             "to": [
                 {"ipBlock": {"cidr": "0.0.0.0/0", "except": list(DEFAULT_IPV4_EXCEPT)}},
-                {"ipBlock": {"cidr": "::/0", "except": list(DEFAULT_IPV6_EXCEPT)}},
+                {"ipBlock": {"cidr": "::/0", "except": list(column.ipv6_except)}},
             ]
         }
     ]

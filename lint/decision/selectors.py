@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Final
 
+from lint.decision.constants import UNKNOWN_LABEL_VALUE
 from lint.decision.model import Tri
 from lint.decision.values import (
     ABSENT,
@@ -60,6 +61,10 @@ def match_selector(selector: JSON | Absent, labels: Mapping[str, str], *, cilium
     The first decisive outcome wins. ``matchLabels`` is walked in JavaScript
     key order (quirk Q10), so an integer-like key is judged first and can
     decide ``no`` before a later key would have given ``unknown``.
+
+    A label present with an unknown value (``UNKNOWN_LABEL_VALUE``) decides
+    nothing: a requirement on its value is unknown unless another
+    requirement gives ``no`` (CLUSTER-POLICIES §11, last paragraph).
     """
     if selector is ABSENT:
         return Tri.YES
@@ -72,21 +77,28 @@ def match_selector(selector: JSON | Absent, labels: Mapping[str, str], *, cilium
     if not match_labels and not expressions:
         return Tri.YES
     mapper: KeyMapper = map_cilium_key if cilium else _identity_key
+    value_unknown = False
     for key, wanted in js_items(match_labels or {}):
         mapped = mapper(key)
         if mapped is None:
             return Tri.UNKNOWN
-        if labels.get(mapped) != wanted:
+        value = labels.get(mapped)
+        if value == UNKNOWN_LABEL_VALUE:
+            value_unknown = True
+        elif value != wanted:
             return Tri.NO
     for expression in expressions or []:
         outcome = _match_expression(expression, labels, mapper)
-        if outcome is not Tri.YES:
+        if outcome is None:
+            value_unknown = True
+        elif outcome is not Tri.YES:
             return outcome
-    return Tri.YES
+    return Tri.UNKNOWN if value_unknown else Tri.YES
 
 
-def _match_expression(expression: JSON, labels: Mapping[str, str], mapper: KeyMapper) -> Tri:
-    """§6.2 step 4 for one expression: YES when it is satisfied."""
+def _match_expression(expression: JSON, labels: Mapping[str, str], mapper: KeyMapper) -> Tri | None:
+    """§6.2 step 4 for one expression: YES when it is satisfied; None when
+    it reads the value of a label whose value is unknown."""
     if not is_object(expression):
         return Tri.UNKNOWN
     key = expression.get("key")
@@ -106,6 +118,8 @@ def _match_expression(expression: JSON, labels: Mapping[str, str], mapper: KeyMa
     values = read_list(expression, "values")
     if values is None or values is UNREADABLE:
         return Tri.UNKNOWN
+    if present and labels[mapped] == UNKNOWN_LABEL_VALUE:
+        return None
     listed = present and any(isinstance(v, str) and v == labels[mapped] for v in values)
     if operator == "In":
         return Tri.YES if listed else Tri.NO

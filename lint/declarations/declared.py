@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
+from lint.decision.constants import UNKNOWN_LABEL_VALUE
 from lint.decision.translation import translate, with_selector
 from lint.decision.values import JSON
 from lint.declarations.entries import Declarations, DeclaredSandbox, IngressCheck
@@ -47,7 +48,10 @@ def _selecting_own_pods(entry: DeclaredSandbox, inventory: Inventory) -> Declare
         return entry
     namespace = inventory.namespace(entry.namespace)
     labels = pod_labels(entry, target_object(entry, namespace), "direct")
-    return replace(entry, translation=with_selector(entry.translation, labels))
+    # A label whose value the controller picks per pod (sandbox-name-hash,
+    # issue 14) cannot be selected on: it is left out of the selector.
+    known = {key: value for key, value in labels.items() if value != UNKNOWN_LABEL_VALUE}
+    return replace(entry, translation=with_selector(entry.translation, known))
 
 
 def _defaulted(template: KubeObject) -> DeclaredSandbox:

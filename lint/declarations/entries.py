@@ -19,7 +19,7 @@ from lint.declarations.fieldpaths import Path, line_of, parse_path
 if TYPE_CHECKING:
     from lint.declarations.renders import DeclaredRender
 
-AcquisitionPath = Literal["direct", "pooled"]
+AcquisitionPath = Literal["direct", "pooled", "warm"]
 EngineName = Literal["core", "cilium"]
 
 
@@ -194,6 +194,8 @@ class Declarations:
     """The file's ``renders:`` environments (``renders.py``)."""
     namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """``namespaces:``: labels of namespaces managed elsewhere (CLUSTER-POLICIES §11 Q3)."""
+    controller_version: str | None = None
+    """``agentSandbox.version``, as written (DESIGN §12)."""
 
     @property
     def object_namespace(self) -> str:

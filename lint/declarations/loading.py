@@ -64,6 +64,7 @@ def load_declarations(path: FilePath, *, namespace_override: str | None) -> Decl
         lines=tree.lines,
         renders=renders,
         namespaces={name: dict(entry.labels) for name, entry in model.namespaces.items()},
+        controller_version=model.agent_sandbox.version if model.agent_sandbox else None,
     )
 
 

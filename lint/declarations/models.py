@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from pydantic.alias_generators import to_camel
 
-AcquisitionPath = Literal["direct", "pooled"]
+AcquisitionPath = Literal["direct", "pooled", "warm"]
 Engine = Literal["core", "cilium"]
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -179,6 +179,12 @@ class NamespaceModel(_Strict):
     labels: dict[str, str] = Field(default_factory=dict)
 
 
+class AgentSandboxModel(_Strict):
+    """``agentSandbox``: the controller as deployed (DESIGN §12)."""
+
+    version: NonEmpty | None = None
+
+
 class DeclarationFileModel(_Strict):
     """The whole file."""
 
@@ -187,4 +193,5 @@ class DeclarationFileModel(_Strict):
     namespaces: dict[NonEmpty, NamespaceModel] = Field(default_factory=dict)
     defaults: DefaultsModel | None = None
     renders: list[RenderModel] | None = None
+    agent_sandbox: AgentSandboxModel | None = None
     sandboxes: Annotated[list[SandboxModel], Field(min_length=1)]

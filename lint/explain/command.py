@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lint.checks.context import ReadCilium
+from lint.checks.controller import controller_setting
 from lint.explain.destination import parse_destination
 from lint.explain.reach_to import admin_admits
 from lint.explain.sandbox import Explanation, explain
@@ -35,6 +36,8 @@ class ExplainOptions:
     limits: LoadLimits = DEFAULT_LIMITS
     jobs: int = 1
     """Processes to load the manifests on; 1 stays in this one."""
+    controller_version: str | None = None
+    """``--controller-version`` (DESIGN §12)."""
 
 
 def run_explain(
@@ -47,6 +50,7 @@ def run_explain(
     chosen = choose(
         intake.declarations, intake.sandboxes, options.template, options.profile, options.namespace
     )
+    setting = controller_setting(options.controller_version, intake.declarations, intake.inventory)
     explanation = explain(
         chosen,
         intake.inventory,
@@ -54,6 +58,7 @@ def run_explain(
         path=options.path,
         read_cilium=options.read_cilium,
         namespace_labels=intake.declarations.namespaces,
+        facts=setting.facts,
     )
     verdict = None
     if destination is not None:

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from lint.checks.candidates import Placeholder, Sourced, declared_location
 from lint.checks.context import CheckContext, ReadCilium, precise_location
 from lint.checks.egress import EgressInput, egress_reach, union_context
-from lint.checks.judging import Judging, Scope, judged_entries
+from lint.checks.judging import Judging, Scope, judged_entries, with_controller
 from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
 from lint.decision.allowance import build_allowance
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
+from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import Candidate, Decision, PolicyDocument, Subject, Translation, Tri
 from lint.decision.union import examine, summarize_union
@@ -29,7 +30,14 @@ from lint.explain.reach_to import AdminAdmit
 from lint.inventory import Inventory
 from lint.loading import LoadProblem
 from lint.report.model import ExaminedEntry, Location, ReachReport, SandboxRef
-from lint.sandboxes import Path, declared_paths, pod_labels, sandbox_template, target_object
+from lint.sandboxes import (
+    Path,
+    declared_paths,
+    pod_labels,
+    pod_variants,
+    sandbox_template,
+    target_object,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,17 +102,20 @@ def explain(
     path: Path | None,
     read_cilium: ReadCilium,
     namespace_labels: Mapping[str, Mapping[str, str]] | None = None,
+    facts: ControllerFacts = DEFAULT_FACTS,
 ) -> Explanation:
     """Judge every candidate for the chosen sandbox on one acquisition path
     (the first of its paths unless ``path`` is given)."""
     namespace = inventory.namespace(chosen.namespace)
     template = sandbox_template(chosen, namespace)
     walked = path or declared_paths(chosen, namespace)[0]
-    labels = pod_labels(chosen, target_object(chosen, namespace), walked)
+    variant = pod_variants(walked, namespace, chosen.template)[0]
+    labels = pod_labels(chosen, target_object(chosen, namespace), variant, facts.column)
     subject = Subject(chosen.namespace, labels)
     allowance = build_allowance(chosen.translation)
     with_cilium = chosen.engine == "cilium" or read_cilium == "always"
-    scope = Scope(chosen.namespace, template, walked == "pooled", with_cilium)
+    controller = with_controller(walked, facts)
+    scope = Scope(chosen.namespace, template, controller, with_cilium, facts=facts)
 
     cidr_groups = reach_data(inventory, namespace_labels or {}).cidr_groups
 
@@ -118,8 +129,8 @@ def explain(
     ctx = CheckContext(inventory, problems, read_cilium, namespace_labels=namespace_labels or {})
     judged = judged_entries(ctx, scope, labels, judging)
     decision = summarize_union([j.examined for j in judged], allowance)
-    ref = SandboxRef(chosen.namespace, chosen.template, chosen.profile, walked)
-    egress = EgressInput(ref, chosen, subject, template, declared_location(chosen))
+    ref = SandboxRef(chosen.namespace, chosen.template, chosen.profile, walked, variant.claim)
+    egress = EgressInput(ref, chosen, subject, template, declared_location(chosen), facts)
     reach = None
     if chosen.union_verified:
         reach, _ = egress_reach(ctx, egress, allowance, judged)

@@ -17,7 +17,14 @@ from typing import Any, Final
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from lint.kinds import CATCH_ALL_GROUPS, CONFIG_MAP, CONFIG_MAP_NAMES, TYPED_POLICY_LISTS
+from lint.kinds import (
+    CATCH_ALL_GROUPS,
+    CONFIG_MAP,
+    CONFIG_MAP_NAMES,
+    CONTROLLER_DEPLOYMENT,
+    CONTROLLER_IMAGE_NAME,
+    TYPED_POLICY_LISTS,
+)
 from lint.loading.documents import LoadedDocument, LoadProblem
 from lint.loading.identity import kind_of, kindless_policy, unreadable_namespace
 from lint.loading.kinds import (
@@ -45,12 +52,32 @@ def keeps(value: dict[str, Any], kind: str, relevant: frozenset[str]) -> bool:
     ``cilium-config`` (CLUSTER-POLICIES §7) are. Every
     object of a group whose kinds may all be policies is read, to fail
     closed (CLUSTER-POLICIES §2.1, §7)."""
+    if kind == CONTROLLER_DEPLOYMENT.name and kind not in relevant:
+        # Not declared as a workload: read only when it runs the controller.
+        return runs_controller_image(value)
     if kind not in relevant:
         return in_catch_all_group(value.get("apiVersion"))
     if kind != CONFIG_MAP.name:
         return True
     metadata = value.get("metadata")
     return isinstance(metadata, dict) and metadata.get("name") in CONFIG_MAP_NAMES
+
+
+def runs_controller_image(value: dict[str, Any]) -> bool:
+    """A Deployment with a container image naming the agent-sandbox
+    controller: the only Deployment kept unless a ``workload:`` declaration
+    names the kind (``lint.kinds.CONTROLLER_DEPLOYMENT``)."""
+    containers: Any = value
+    for key in ("spec", "template", "spec", "containers"):
+        containers = containers.get(key) if isinstance(containers, dict) else None
+    if not isinstance(containers, list):
+        return False
+    return any(
+        isinstance(c, dict)
+        and isinstance(c.get("image"), str)
+        and CONTROLLER_IMAGE_NAME in c["image"]
+        for c in containers
+    )
 
 
 def in_catch_all_group(api_version: object) -> bool:

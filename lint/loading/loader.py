@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from yaml.nodes import Node
 
-from lint.kinds import CATCH_ALL_GROUPS, CONFIG_MAP, RELEVANT_KINDS
+from lint.kinds import CATCH_ALL_GROUPS, CONFIG_MAP, CONTROLLER_DEPLOYMENT, RELEVANT_KINDS
 from lint.loading.decode import DecodeFailure, decode, decode_leniently
 from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
 from lint.loading.files import SourceFile, read_inputs
@@ -32,6 +32,7 @@ from lint.loading.sniff import (
     UNUSUAL_BREAKS,
     certain_kind,
     has_unusual_breaks,
+    may_be_controller_deployment,
     may_name_config_map,
     suspect_policy,
 )
@@ -220,7 +221,10 @@ def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> b
     kind = certain_kind(text, chunk)
     if kind is None or is_list_kind(kind):
         return False
-    if kind in relevant and (kind != CONFIG_MAP.name or may_name_config_map(text, chunk)):
+    if kind == CONTROLLER_DEPLOYMENT.name and kind not in relevant:
+        if may_be_controller_deployment(text, chunk):
+            return False
+    elif kind in relevant and (kind != CONFIG_MAP.name or may_name_config_map(text, chunk)):
         return False
     if any(text.find(group, chunk.start, chunk.end) >= 0 for group in CATCH_ALL_GROUPS):
         return False  # any kind of these groups may be a policy: parse it
@@ -252,6 +256,11 @@ def _parse_chunk(stream: _Stream, chunk: Chunk, piece: str, reading: _Reading) -
     try:
         parsed = parse_yaml(piece, limits=reading.limits)
     except ParseFailure as failure:
+        kind = certain_kind(stream.layout, chunk)
+        if kind == CONTROLLER_DEPLOYMENT.name and kind not in reading.relevant:
+            # Read only for a version; an unreadable one was never a policy.
+            into.skipped[kind] += 1
+            return
         into.problems.append(_parse_problem(stream.name, chunk.line + failure.line, piece, failure))
         return
     into.problems += [

@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from lint.kinds import CONFIG_MAP_NAMES, NETWORK_POLICY, POLICY_KIND_NAMES, policy_key_of_name
+from lint.kinds import (
+    CONFIG_MAP_NAMES,
+    CONTROLLER_IMAGE_NAME,
+    NETWORK_POLICY,
+    POLICY_KIND_NAMES,
+    policy_key_of_name,
+)
 from lint.loading.split import Chunk
 from lint.yaml.scalars import resolve_plain
 
@@ -81,6 +87,15 @@ def may_name_config_map(text: str, chunk: Chunk) -> bool:
     must appear literally unless an escape sequence spells it."""
     return (
         any(text.find(name, chunk.body, chunk.stop) >= 0 for name in CONFIG_MAP_NAMES)
+        or text.find("\\", chunk.body, chunk.stop) >= 0
+    )
+
+
+def may_be_controller_deployment(text: str, chunk: Chunk) -> bool:
+    """Whether a Deployment's text can run the agent-sandbox controller, the
+    only Deployment the check reads (for its image tag, AGENT-SANDBOX §8)."""
+    return (
+        text.find(CONTROLLER_IMAGE_NAME, chunk.body, chunk.stop) >= 0
         or text.find("\\", chunk.body, chunk.stop) >= 0
     )
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from lint import __version__
 from lint.report.model import (
+    ControllerReport,
     DecisionReport,
     ExaminedEntry,
     Finding,
@@ -64,6 +65,15 @@ def _head(report: Report) -> dict[str, Any]:
     }
 
 
+def _controller(controller: ControllerReport) -> dict[str, Any]:
+    return {
+        "version": controller.version,
+        "column": controller.column,
+        "source": controller.source,
+        **_file_line(controller.location),
+    }
+
+
 def _tail(report: Report) -> dict[str, Any]:
     tail: dict[str, Any] = {
         "findings": [_finding(f) for f in report.findings],
@@ -73,6 +83,9 @@ def _tail(report: Report) -> dict[str, Any]:
     }
     if report.stale_baseline:
         tail["staleBaseline"] = list(report.stale_baseline)
+    if report.controller is not None:
+        # Added last, so every earlier field keeps its place (REPORT.md).
+        tail["controller"] = _controller(report.controller)
     return tail
 
 
@@ -101,9 +114,10 @@ class _Fragments:
             ingress_text = self._decision(
                 ingress.decision, {"agentPort": ingress.agent_port}, f',"reach":{ingress_reach}'
             )
+        claim = "" if sandbox.ref.claim is None else f',"claim":{_escape(sandbox.ref.claim)}'
         return (
             f'{_encode(document)[:-1]},"egress":{_encode(egress)[:-1]},"union":{union_text}'
-            f',"reach":{reach_text}}},"ingress":{ingress_text}{trailer}}}'
+            f',"reach":{reach_text}}},"ingress":{ingress_text}{trailer}{claim}}}'
         )
 
     def _decision(self, decision: DecisionReport, head: dict[str, Any], tail: str = "") -> str:
@@ -140,17 +154,22 @@ def _string(text: str | None) -> str:
 
 
 def _ref(ref: SandboxRef) -> dict[str, Any]:
-    return {
+    result: dict[str, Any] = {
         "namespace": ref.namespace,
         "template": ref.template,
         "profile": ref.profile,
         "path": ref.path,
     }
+    if ref.claim is not None:
+        result["claim"] = ref.claim
+    return result
 
 
 def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]:
     egress = sandbox.egress
     result = _ref(sandbox.ref)
+    # A pooled pod's claims go last, after every field a sandbox had before.
+    claim = result.pop("claim", None)
     if sandbox.environment is not None:
         result["environment"] = sandbox.environment
     result["podLabels"] = dict(sorted(sandbox.pod_labels.items()))
@@ -182,6 +201,8 @@ def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]
         result["host"] = sandbox.host
     if sandbox.workload_kind is not None:
         result["workload"] = {"kind": sandbox.workload_kind, "name": sandbox.ref.template}
+    if claim is not None and examined:
+        result["claim"] = claim
     return result
 
 

@@ -33,6 +33,8 @@ class SandboxRef:
     template: str
     profile: str | None
     path: str
+    claim: str | None = None
+    """The SandboxClaims whose labels a pooled pod carries (issue 14)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,19 @@ class ParseErrorReport:
     message: str
 
 
+@dataclass(frozen=True, slots=True)
+class ControllerReport:
+    """The agent-sandbox controller version the run assumed (DESIGN §12):
+    ``version`` as written, the AGENT-SANDBOX §8 ``column`` it falls in,
+    ``source`` (``flag``, ``declaration``, ``image-tag`` or ``default``) and,
+    for a declaration or an image tag, where it was read."""
+
+    version: str
+    column: str
+    source: str
+    location: Location | None = None
+
+
 @dataclass(frozen=True)
 class Report:
     defaults_applied: bool
@@ -161,3 +176,4 @@ class Report:
     skipped: dict[str, int] = field(default_factory=dict)
     files: int = 0
     stale_baseline: tuple[str, ...] = ()
+    controller: ControllerReport | None = None

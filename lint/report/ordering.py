@@ -10,16 +10,23 @@ from typing import Final
 
 from lint.report.model import Finding, SandboxRef, SandboxReport
 
-_PATH_ORDER: Final = {"direct": 0, "pooled": 1}
-_NO_SANDBOX: Final = ("", "", "", -1)
+_PATH_ORDER: Final = {"direct": 0, "pooled": 1, "warm": 2}
+_NO_SANDBOX: Final = ("", "", "", -1, "")
 
 
-def _sandbox_order(ref: SandboxRef) -> tuple[str, str, str, int]:
-    """Namespace, template, profile, then the direct path before the pooled one."""
-    return (ref.namespace, ref.template, ref.profile or "", _PATH_ORDER.get(ref.path, 2))
+def _sandbox_order(ref: SandboxRef) -> tuple[str, str, str, int, str]:
+    """Namespace, template, profile, then the direct path before the pooled
+    one before the warm one, then the claims a pooled pod's labels come from."""
+    return (
+        ref.namespace,
+        ref.template,
+        ref.profile or "",
+        _PATH_ORDER.get(ref.path, 3),
+        ref.claim or "",
+    )
 
 
-def sandbox_key(report: SandboxReport) -> tuple[str, str, str, int]:
+def sandbox_key(report: SandboxReport) -> tuple[str, str, str, int, str]:
     """The order of sandbox reports."""
     return _sandbox_order(report.ref)
 

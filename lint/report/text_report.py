@@ -14,7 +14,7 @@ from typing import Final
 
 from lint.decision.model import EgressRefusal, EgressVerdict, IngressRefusal
 from lint.report.escaping import escape
-from lint.report.model import DecisionReport, Finding, Report, SandboxReport
+from lint.report.model import ControllerReport, DecisionReport, Finding, Report, SandboxReport
 from lint.rules import level_rank, rule_ids_for
 
 WIDTH = 80
@@ -45,6 +45,8 @@ def _wrap(text: str, indent: str) -> list[str]:
 def render_text(report: Report, *, colour: bool = False, show_suppressed: bool = False) -> str:
     paint = _Painter(colour)
     lines: list[str] = []
+    if report.controller is not None:
+        lines.extend([*_wrap(controller_line(report.controller), ""), ""])
     if report.declaration_file is not None:
         lines.extend([f"declarations: {escape(report.declaration_file)}", ""])
     if report.defaults_applied:
@@ -69,6 +71,22 @@ def render_text(report: Report, *, colour: bool = False, show_suppressed: bool =
         )
     lines.append(_summary(report, paint))
     return "\n".join(lines) + "\n"
+
+
+_SOURCES: Final = {
+    "flag": "from --controller-version",
+    "declaration": "from agentSandbox.version",
+    "image-tag": "from the image tag",
+    "default": "assumed: the newest column of §8",
+}
+
+
+def controller_line(controller: ControllerReport) -> str:
+    """``agent-sandbox controller v0.5.0 (from the image tag at FILE:LINE)``."""
+    source = _SOURCES.get(controller.source, controller.source)
+    if controller.location is not None:
+        source += f" at {controller.location.file}:{controller.location.line}"
+    return f"agent-sandbox controller {controller.version} ({source})"
 
 
 def _defaults_note() -> list[str]:
@@ -98,7 +116,8 @@ def _sandbox_block(
     if sandbox.workload_kind is not None:
         target = f"{sandbox.workload_kind}/{ref.template}"
     environment = f" in {sandbox.environment}" if sandbox.environment is not None else ""
-    heading = f"{ref.namespace}/{target}{profile} [{ref.path} path]{environment}"
+    claim = f", claim {ref.claim}" if ref.claim else ""
+    heading = f"{ref.namespace}/{target}{profile} [{ref.path} path{claim}]{environment}"
     lines = [f"{status} {escape(heading)}"]
     expects = (
         "no named object (host: none)"

@@ -21,7 +21,12 @@ def test_demo_reports_the_widening_policy_and_exits_1(snapshot: SnapshotAssertio
 def test_demo_json_names_every_sandbox_path() -> None:
     report = run_cli(["check", "fixtures/demo", "--format", "json"], REPO).report
     paths = [(s["template"], s["path"]) for s in report["sandboxes"]]
-    assert paths == [("namzu-build", "direct"), ("namzu-build", "pooled"), ("namzu-task", "direct")]
+    assert paths == [
+        ("namzu-build", "direct"),
+        ("namzu-build", "pooled"),
+        ("namzu-build", "warm"),
+        ("namzu-task", "direct"),
+    ]
     assert {f["ruleId"] for f in report["findings"]} == {"egress-policy-widens"}
     assert all(s["egress"]["named"]["result"] == "match" for s in report["sandboxes"])
     assert all(s["ingress"]["refusal"] is None for s in report["sandboxes"])

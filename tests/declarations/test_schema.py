@@ -62,10 +62,10 @@ CASES: list[tuple[str, str, int, tuple[str, ...]]] = [
         ("must be a mapping",),
     ),
     (
-        "version: 1\nsandboxes:\n  - template: t\n    paths:\n      - direct\n      - warm\n",
+        "version: 1\nsandboxes:\n  - template: t\n    paths:\n      - direct\n      - cold\n",
         "sandboxes[0].paths[1]",
         6,
-        ("must be 'direct' or 'pooled'", 'found "warm"'),
+        ("must be 'direct', 'pooled' or 'warm'", 'found "cold"'),
     ),
     (
         "version: 1\nsandboxes:\n  - template: t\n    paths: []\n",

@@ -12,6 +12,7 @@ import pytest
 
 from tests.bench_tree import generate_tree
 from tests.golden.cases import BENCH_SHAPE, CORPUS, DIGESTS, Case, run_case
+from tests.golden.changed_outputs import in_issue_14_scenario, issue_14_changed
 
 RECORDED: dict[str, dict[str, Any]] = json.loads(DIGESTS.read_text(encoding="utf-8"))
 
@@ -103,6 +104,10 @@ ISSUE_12_TEXT = {
 def _issue_12_changed(key: str) -> bool:
     if any(f"scenarios/{name} $" in key for name in ISSUE_12_SCENARIOS):
         return False
+    if in_issue_14_scenario(key):
+        # Recorded on the controller branch with the older reach wiring,
+        # which already reported check's reach; explain's JSON gains it here.
+        return " $ explain " in key and "--format json" in key
     if key in ISSUE_12_TEXT:
         return True
     if key.startswith("corpus:. $ explain") and key.endswith("--format text"):
@@ -113,13 +118,24 @@ def _issue_12_changed(key: str) -> bool:
 def test_every_output_changed_on_purpose_says_why() -> None:
     """The digests were taken before issue 11's layout; an entry changed
     since then carries its reason: one in issue 11 (generate on the corpus),
-    those of issue 16 (listed), and issue 12's: every JSON and SARIF output
-    (reach, the rule catalog) and the text of trees with the kinds it moves
-    or adds."""
+    those of issue 16 (listed), issue 12's (every JSON and SARIF output:
+    reach, the rule catalog; the text of trees with the kinds it moves or
+    adds) and issue 14's (``changed_outputs``: the controller object and
+    header line, the ``sandbox-name-hash`` label; every output but
+    ``generate`` and its own new scenarios)."""
     changed = sorted(key for key, entry in RECORDED.items() if "why" in entry)
     expected = set(_CHANGED_IN_ISSUE_16)
     expected |= {key for key in RECORDED if _issue_12_changed(key)}
+    expected |= {key for key in RECORDED if issue_14_changed(key)}
     assert changed == sorted(expected)
+    for key in expected:
+        why = RECORDED[key]["why"]
+        for issue, says in (
+            ("issue 16", key in _CHANGED_IN_ISSUE_16),
+            ("issue 12", _issue_12_changed(key)),
+            ("issue 14", issue_14_changed(key)),
+        ):
+            assert not says or issue in why.lower(), (key, issue)
     assert all(len(RECORDED[key]["why"]) > 40 for key in changed)
 
 

@@ -50,10 +50,23 @@ def test_relevant_documents_are_kept_and_others_counted(tree: Path) -> None:
     assert (result.files, result.bytes) == (1, len(text.encode()))
 
 
-@pytest.mark.parametrize("kind", sorted(RELEVANT_KINDS - {"ConfigMap"}))
+@pytest.mark.parametrize("kind", sorted(RELEVANT_KINDS - {"ConfigMap", "Deployment"}))
 def test_every_relevant_kind_is_kept(tree: Path, kind: str) -> None:
     result = load_text(tree, f"apiVersion: x/v1\nkind: {kind}\nmetadata:\n  name: n\n")
     assert [d.kind for d in result.documents] == [kind]
+
+
+def test_only_the_controller_deployment_is_kept(tree: Path) -> None:
+    text = (
+        "kind: Deployment\nmetadata:\n  name: c\nspec:\n  template:\n    spec:\n"
+        "      containers: [{name: m, image: reg.io/agent-sandbox-controller:v0.5.0}]\n"
+        "---\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+        "      containers: [{name: w, image: nginx:1}]\n"
+        "---\nkind: Deployment\nmetadata:\n  name: agent-sandbox-controller\n"
+    )
+    result = load_text(tree, text)
+    assert names(result.documents) == ["c"]
+    assert dict(result.skipped) == {"Deployment": 2}
 
 
 def test_only_the_controller_config_map_is_kept(tree: Path) -> None:

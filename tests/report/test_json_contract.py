@@ -30,11 +30,12 @@ def _check_examined(entries: list[dict[str, Any]]) -> None:
 
 def _check(report: dict[str, Any]) -> None:
     _starts_with(report, TOP)
+    assert list(report["controller"]) == ["version", "column", "source", "file", "line"]
     assert report["schemaVersion"] == 1
     assert report["tool"]["name"] == "egress-lint"
     for sandbox in report["sandboxes"]:
         _starts_with(sandbox, SANDBOX)
-        assert sandbox["path"] in ("direct", "pooled")
+        assert sandbox["path"] in ("direct", "pooled", "warm")
         egress = sandbox["egress"]
         _starts_with(egress, EGRESS)
         # Under `host: none` without `expect` there is no named object (issue 17).
@@ -44,7 +45,9 @@ def _check(report: dict[str, Any]) -> None:
             assert list(egress["expected"]) == ["kind", "name"]
             _starts_with(egress["named"], NAMED)
             assert egress["named"]["result"] in ("match", "missing", "mismatch")
-        assert set(sandbox) - {*SANDBOX, "host", "workload"} == set()
+        assert set(sandbox) - {*SANDBOX, "host", "workload", "claim"} == set()
+        if "claim" in sandbox:  # issue 14: after every other field
+            assert list(sandbox)[-1] == "claim"
         if "workload" in sandbox:
             assert list(sandbox["workload"]) == ["kind", "name"]
         if egress["union"] is not None:
@@ -58,7 +61,8 @@ def _check(report: dict[str, Any]) -> None:
         assert finding["level"] in ("error", "warning", "note")
         assert finding["line"] >= 1 and "\\" not in finding["file"]
         if finding["sandbox"] is not None:
-            assert list(finding["sandbox"]) == SANDBOX_REF
+            # A pooled pod judged with SandboxClaims' labels names them last.
+            assert list(finding["sandbox"]) in (SANDBOX_REF, [*SANDBOX_REF, "claim"])
     for error in report["parseErrors"]:
         assert list(error) == ["file", "line", "message"]
 
