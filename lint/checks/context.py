@@ -3,9 +3,9 @@ the way from a judged document back to a file and line."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from lint.checks.candidates import Placeholder, Sourced, location_of
 from lint.decision.allowance import build_allowance
@@ -29,6 +29,8 @@ from lint.inventory import Inventory, KubeObject
 from lint.loading import LoadProblem, locate
 from lint.report.model import ExaminedEntry, Finding, Location, ObjectRef, SandboxRef
 from lint.rules import rule as rule_of
+
+T = TypeVar("T")
 
 ReadCilium = Literal["auto", "always"]
 Origin = Sourced | Placeholder
@@ -118,17 +120,24 @@ class CheckContext:
     """Namespace labels the declaration file states (CLUSTER-POLICIES §11 Q3)."""
 
 
-def allowance_of(ctx: CheckContext, translation: Translation) -> Allowance:
-    """The translation's allowance (SEMANTICS §4), built once per translation:
-    the union, reach and ingress.reach all read it."""
-    key = ("allowance", id(translation))
+def per_translation(
+    ctx: CheckContext, name: str, translation: Translation, build: Callable[[Translation], T]
+) -> T:
+    """``build(translation)``, made once per translation and run: the
+    union, reach and ingress.reach each ask for the same values."""
+    key = (name, id(translation))
     hit = ctx.memo.scopes.get(key)
     if hit is not None and hit[0] is translation:
-        known: Allowance = hit[1]
+        known: T = hit[1]
         return known
-    allowance = build_allowance(translation)
-    ctx.memo.scopes[key] = (translation, allowance)
-    return allowance
+    value = build(translation)
+    ctx.memo.scopes[key] = (translation, value)
+    return value
+
+
+def allowance_of(ctx: CheckContext, translation: Translation) -> Allowance:
+    """The translation's allowance (SEMANTICS §4), built once per translation."""
+    return per_translation(ctx, "allowance", translation, build_allowance)
 
 
 def precise_location(obj: KubeObject, path: Sequence[str | int]) -> Location:

@@ -12,6 +12,7 @@ from lint.checks.context import (
     CheckContext,
     JudgedEntry,
     allowance_of,
+    per_translation,
     precise_location,
     rule_finding,
 )
@@ -182,14 +183,7 @@ def _judging(ctx: CheckContext, given: EgressInput, allowance: Allowance) -> Jud
 def _context(ctx: CheckContext, translation: Translation) -> Hashable:
     """``union_context``, once per translation: the union and reach both
     judge with it, and it writes the translation's egress out as JSON."""
-    key = ("union-context", id(translation))
-    hit = ctx.memo.scopes.get(key)
-    if hit is not None and hit[0] is translation:
-        known: Hashable = hit[1]
-        return known
-    context = union_context(translation)
-    ctx.memo.scopes[key] = (translation, context)
-    return context
+    return per_translation(ctx, "union-context", translation, union_context)
 
 
 def _reads_cilium(ctx: CheckContext, given: EgressInput) -> bool:

@@ -249,6 +249,19 @@ def check_command(
             "--renders checks the renders: environments: give no PATH, "
             "--helm, --kustomize or --passthrough with it"
         )
+
+    def options_for(read: tuple[str, ...], declaration: Path | None) -> CheckOptions:
+        return CheckOptions(
+            read,
+            declaration,
+            namespace,
+            read_cilium,
+            limits,
+            workers,
+            baseline,
+            controller_version=controller_version,
+        )
+
     if not paths and render is None and not passthrough:
         declared = _declared_renders(config, namespace)
         if declared is None and renders_only:
@@ -259,29 +272,9 @@ def check_command(
             )
         if declared is not None:
             file, renders = declared
-            options = CheckOptions(
-                ("-",),
-                file,
-                namespace,
-                read_cilium,
-                limits,
-                workers,
-                baseline,
-                controller_version=controller_version,
-            )
-            sys.exit(execute_environments(options, out, renders))
+            sys.exit(execute_environments(options_for(("-",), file), out, renders))
     paths, stdin = manifest_input(paths, limits, render)
-    options = CheckOptions(
-        paths,
-        config,
-        namespace,
-        read_cilium,
-        limits,
-        workers,
-        baseline,
-        controller_version=controller_version,
-    )
-    sys.exit(execute(options, out, stdin))
+    sys.exit(execute(options_for(paths, config), out, stdin))
 
 
 def _declared_renders(

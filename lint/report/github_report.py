@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from lint.report.messages import placed_message
 from lint.report.model import Finding, Report
 
 _COMMAND: Final = {"error": "error", "warning": "warning", "note": "notice"}
@@ -49,13 +50,7 @@ def annotated_place(finding: Finding) -> tuple[str | None, int]:
 
 
 def _message(finding: Finding) -> str:
-    text = finding.message
-    if finding.sandbox is not None:
-        ref = finding.sandbox
-        profile = f", profile {ref.profile}" if ref.profile else ""
-        text += f" (sandbox {ref.namespace}/{ref.template}{profile}, {ref.path} path)"
-    if finding.environment is not None:
-        text += f" [environment {finding.environment}]"
+    text = placed_message(finding)
     location = finding.location
     if location.source is not None or location.file.startswith("<"):
         text += f"\nRead at {location.file}:{location.line}."

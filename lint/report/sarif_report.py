@@ -17,6 +17,7 @@ from typing import Any
 from lint import __version__
 from lint.loading.rendered import chart_file
 from lint.report.fingerprints import fingerprint
+from lint.report.messages import placed_message
 from lint.report.model import Finding, Location, Report
 from lint.rules import RULES, Rule
 
@@ -140,13 +141,7 @@ def _alert_hash(finding: Finding) -> str:
 
 
 def _message(finding: Finding) -> str:
-    text = finding.message
-    if finding.sandbox is not None:
-        ref = finding.sandbox
-        profile = f", profile {ref.profile}" if ref.profile else ""
-        text += f" (sandbox {ref.namespace}/{ref.template}{profile}, {ref.path} path)"
-    if finding.environment is not None:
-        text += f" [environment {finding.environment}]"
+    text = placed_message(finding)
     if finding.remedy:
         text += f" Fix: {finding.remedy}"
     return text
