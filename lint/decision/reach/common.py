@@ -40,6 +40,7 @@ from lint.decision.reach.model import (
 )
 from lint.decision.selectors import is_empty_for_matching
 from lint.decision.values import ABSENT, JSON, compact_json
+from lint.kinds import display_kind as kind_display_name
 
 # --- §2.2 the strict label-selector reader ------------------------------------------
 
@@ -458,9 +459,6 @@ def _first_rule(rules: Sequence[JudgedRule], outcome: Tri) -> JudgedRule | None:
 
 # --- §2.8 names -----------------------------------------------------------------------
 
-PLAIN_GROUPS: Final = frozenset({"", "networking.k8s.io", "cilium.io", "policy.networking.k8s.io"})
-GROUP_ALIASES: Final = {"crd.projectcalico.org": "projectcalico.org"}
-
 
 def api_group(api_version: str) -> str:
     """The group of an ``apiVersion`` (``""`` for the core ``v1``)."""
@@ -468,12 +466,9 @@ def api_group(api_version: str) -> str:
 
 
 def display_kind(api_version: str, kind: str) -> str:
-    """§2.8: ``<Kind>`` for the core, networking, Cilium and network-policy
-    API groups; ``<Kind>.<group>`` for every other group, with
-    ``crd.projectcalico.org`` written ``projectcalico.org``."""
-    group = api_group(api_version)
-    group = GROUP_ALIASES.get(group, group)
-    return kind if group in PLAIN_GROUPS else f"{kind}.{group}"
+    """§2.8, from an ``apiVersion``: the kind table's own naming
+    (``lint.kinds.display_kind``)."""
+    return kind_display_name(api_group(api_version), kind)
 
 
 def object_name(raw: JSON, position: int) -> str:
