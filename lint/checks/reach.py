@@ -19,14 +19,12 @@ from lint.checks.context import CheckContext, JudgedEntry, precise_location, rul
 from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
 from lint.decision.model import Allowance, EgressVerdict, IngressVerdict, Subject, Tri, Verdict
 from lint.decision.reach import decide_reach, reach_outcome, subject_documents
-from lint.decision.reach.calico import calico_ingress_documents, is_calico
 from lint.decision.reach.ingress import (
     decide_ingress_reach,
     ingress_documents,
     ingress_pod_condition_documents,
 )
 from lint.decision.reach.model import (
-    ReachCandidate,
     ReachData,
     ReachDecision,
     ReachDocument,
@@ -352,17 +350,6 @@ def _message(entry: ExaminedEntry, rule_id: str) -> str:
     )
 
 
-def _ingress_documents(
-    candidate: ReachCandidate, subject: ReachSubject, data: ReachData
-) -> tuple[ReachDocument, ...]:
-    """§8 for one candidate: Calico's reader for Calico policies (the
-    package's ``ingress_documents`` does not dispatch to it yet), else the
-    package's."""
-    if is_calico(candidate.api_version):
-        return calico_ingress_documents(candidate, subject, data)
-    return ingress_documents(candidate, subject, data)
-
-
 @dataclass(frozen=True)
 class IngressReachInput:
     """One sandbox path whose agent port is checked (CLUSTER-POLICIES §8)."""
@@ -392,7 +379,7 @@ def check_ingress_reach(
     data = reach_data_of(ctx)
     judged: list[_Judged] = []
     for offered in _offered(ctx, subject.namespace):
-        for document in _ingress_documents(offered.candidate, subject, data):
+        for document in ingress_documents(offered.candidate, subject, data):
             judged.append(_Judged(document, offered.obj, _location(offered.obj, document)))
     for document in ingress_pod_condition_documents(subject):
         obj = given.template

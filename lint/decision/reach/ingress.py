@@ -19,6 +19,7 @@ from typing import Final
 from lint.decision.model import IngressRefusal, IngressVerdict, Tri
 from lint.decision.reach import admin, cluster_network_policy
 from lint.decision.reach.admin import read_shape, subject_selects
+from lint.decision.reach.calico import calico_ingress_documents, is_calico
 from lint.decision.reach.catch_all import catch_all_documents, pod_condition_documents
 from lint.decision.reach.common import display_kind, object_name
 from lint.decision.reach.model import (
@@ -62,8 +63,11 @@ def _group_of(candidate: ReachCandidate) -> tuple[Group, str | None] | None:
 def ingress_documents(
     candidate: ReachCandidate, subject: ReachSubject, data: ReachData
 ) -> tuple[ReachDocument, ...]:
-    """§8 for one candidate: its ingress document (ANP, BANP, CNP), or the
-    §7 document re-read for ingress; () for any other kind."""
+    """§8 for one candidate: its ingress document (ANP, BANP, CNP, and
+    Calico's through its own reader), or the §7 document re-read for
+    ingress; () for any other kind."""
+    if is_calico(candidate.api_version):
+        return calico_ingress_documents(candidate, subject, data)
     known = _group_of(candidate)
     if known is None:
         return tuple(_as_ingress(document) for document in catch_all_documents(candidate, subject))

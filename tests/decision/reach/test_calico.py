@@ -47,6 +47,7 @@ from lint.decision.reach.calico import (
     translate_scope,
 )
 from lint.decision.reach.calico_selector import KeyState, evaluate, parse_selector
+from lint.decision.reach.ingress import ingress_documents
 from lint.decision.reach.model import (
     LabelView,
     ReachCandidate,
@@ -1409,6 +1410,8 @@ def test_calico_ingress(maker: Any, spec: dict[str, Any], expected: str, index: 
     assert (document.verdict.value, document.rule_index) == (expected, index)
     assert document.group == "calico"
     assert document.rule_path == (() if index is None else ("spec", "ingress", index))
+    # The package's ingress reader hands Calico policies to the same reader.
+    assert ingress_documents(maker(spec), subject("D"), data()) == (document,)
 
 
 @pytest.mark.parametrize(
