@@ -175,7 +175,7 @@ def _check_variant(
         declared.namespace, declared.template, declared.profile, variant.path, variant.claim
     )
     egress, egress_findings = check_egress(
-        ctx, EgressInput(ref, declared, subject, template, at, facts)
+        ctx, EgressInput(ref, declared, subject, template, at, facts, variant.claim_annotations)
     )
     findings.extend(egress_findings)
     ingress = None
@@ -185,8 +185,9 @@ def _check_variant(
             ctx, IngressInput(ref, engine, declared.agent_port, subject, template, at, facts)
         )
         findings.extend(ingress_findings)
+        allowance = allowance_of(ctx, declared.translation)
         reach_input = IngressReachInput(
-            ref, at, subject, template, allowance_of(ctx, declared.translation)
+            ref, at, subject, template, allowance, variant.claim_annotations
         )
         ingress_reach, reach_findings = check_ingress_reach(ctx, reach_input)
         ingress = dataclasses.replace(ingress, reach=ingress_reach)
