@@ -15,6 +15,7 @@ from lint.checks.judging import (
     refusal_finding,
     with_controller,
 )
+from lint.checks.reach import reach_data_of
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.ingress import (
     examine_ingress,
@@ -61,8 +62,10 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
         facts=given.facts,
     )
 
+    groups = reach_data_of(ctx).cidr_groups
+
     def read(candidate: Candidate) -> list[PolicyDocument]:
-        return ingress_documents(candidate, given.subject, given.agent_port)
+        return ingress_documents(candidate, given.subject, given.agent_port, groups)
 
     judging = Judging(
         read, examine_ingress, ("ingress", given.agent_port), "ingress", given.subject
