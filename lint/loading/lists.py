@@ -1,12 +1,13 @@
 """Turning one parsed document into the documents the check reads.
 
 A ``kind: List`` or ``<Kind>List`` wrapper, or any object with an ``items``
-key (kubectl opens those as lists whatever their kind: ``is_list_object``), is
-opened and each item becomes a document of its own (INTEGRATIONS.md §4.3). Items keep their own line. An
-``items`` value that is not a list is a problem, never "no policies" (quirk
-Q20). A non-object item of a NetworkPolicyList or CiliumNetworkPolicyList is
-kept so the check reads it as an unreadable policy (SEMANTICS §5.1). An
-object whose kind or namespace cannot be read is a problem (``identity``).
+key (kubectl opens those as lists whatever their kind: ``is_list_object``),
+is opened and each item becomes a document of its own (INTEGRATIONS.md
+§4.3). Items keep their own line. An ``items`` value that is not a list is
+a problem, never "no policies" (quirk Q20). A non-object item of a
+NetworkPolicyList or CiliumNetworkPolicyList is kept so the check reads it
+as an unreadable policy (SEMANTICS §5.1). An object whose kind or namespace
+cannot be read is a problem (``identity``).
 """
 
 from __future__ import annotations
