@@ -25,8 +25,11 @@ from typing import Any, Final
 
 QUOTE_LIMIT: Final = 200
 """Characters of one quoted value a text, SARIF, GitHub or Markdown message keeps."""
-MESSAGE_LIMIT: Final = 2000
-"""Characters of one whole message those formats keep."""
+MESSAGE_LIMIT: Final = 16_000
+"""Characters of one whole message those formats keep: room for a long
+list of places (a duplicate-object finding names every copy; the longest in
+the shared corpus has 5,190 characters), not for a peer expanded by aliases
+into many short quoted strings."""
 ELLIPSIS: Final = "…"
 
 DEFAULT_MAX_REPORT_BYTES: Final = 64 * 2**20
