@@ -76,9 +76,10 @@ def ingress_advisories(judged: Sequence[JudgedEntry], agent_port: int) -> list[F
 def _core_rule(
     origin: Sourced, title: str, rule: dict[str, JSON], path: tuple[str | int, ...], port: int
 ) -> list[Finding]:
-    if core_port_reach(rule, port)[0] is not Tri.YES:
-        return []
+    # The peers first: most rules have no ipBlock, and the port costs more.
     cidrs = core_peer_cidrs(rule.get("from"))
+    if not whole_family_peers(cidrs) or core_port_reach(rule, port)[0] is not Tri.YES:
+        return []
     return _whole_family(origin, title, cidrs, (*path, "from"), port, path[-1])
 
 
@@ -90,11 +91,13 @@ def _cilium_rule(
     port: int,
     clusterwide: bool,
 ) -> list[Finding]:
-    if cilium_port_reach(rule, port)[0] is not Tri.YES:
+    cidrs = cilium_source_cidrs(rule)
+    empty = empty_endpoint_selectors(rule) if clusterwide else []
+    if not (whole_family_peers(cidrs) or empty) or cilium_port_reach(rule, port)[0] is not Tri.YES:
         return []
-    findings = _whole_family(origin, title, cilium_source_cidrs(rule), path, port, path[-1])
-    if clusterwide:
-        for index in empty_endpoint_selectors(rule)[:1]:
+    findings = _whole_family(origin, title, cidrs, path, port, path[-1])
+    if empty:
+        for index in empty[:1]:
             message = (
                 f"{title}: ingress rule {path[-1]} admits `fromEndpoints: [{{}}]` on TCP "
                 f"{port}; in a clusterwide policy an empty endpoint selector is every pod of "

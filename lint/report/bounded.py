@@ -74,7 +74,7 @@ def fit_json(text: str, limit: int) -> tuple[str, dict[str, Any] | None]:
     not enough, each top-level list keeps the entries that fit, findings
     first. The ``truncated`` member added says so. A report whose skeleton
     alone is past the limit is written as that skeleton."""
-    size = len(text.encode("utf-8", "surrogatepass"))
+    size = _size(text)
     if size <= limit:
         return text, None
     document = json.loads(text)
@@ -143,4 +143,5 @@ def _prefix(items: list[Any], budget: int) -> int:
 
 
 def _size(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
+    """UTF-8 bytes of ``text``; ASCII (most reports) without encoding it."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
