@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from lint.checks.advisories import ingress_advisories
 from lint.checks.context import CheckContext
 from lint.checks.judging import (
     Judging,
@@ -73,8 +74,10 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
     judged = judged_entries(ctx, scope, given.subject.labels, judging)
     decision = summarize_ingress([j.examined for j in judged], given.agent_port)
     report = decision_report(decision, judged)
+    # Warnings of their own, which change no verdict (issue 15, item 7).
+    advisories = ingress_advisories(judged, given.agent_port)
     if decision.refusal is None:
-        return IngressReport(given.agent_port, report), []
+        return IngressReport(given.agent_port, report), advisories
     refusal = RefusalContext(
         sandbox=given.sandbox,
         declaration=given.declaration,
@@ -82,4 +85,5 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
         remedy=ingress_remedy(decision.refusal),
         offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
     )
-    return IngressReport(given.agent_port, report), [refusal_finding(judged, decision, refusal)]
+    finding = refusal_finding(judged, decision, refusal)
+    return IngressReport(given.agent_port, report), [finding, *advisories]

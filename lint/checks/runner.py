@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lint.checks.advisories import nat64_advisory
 from lint.checks.candidates import declared_location
 from lint.checks.context import CheckContext, ReadCilium, allowance_of, rule_finding
 from lint.checks.controller import (
@@ -152,6 +153,7 @@ def _check_sandbox(
     newer columns, for the upgrade hazard."""
     namespace = ctx.inventory.namespace(declared.namespace)
     reports, findings = [], omitted_paths(declared, ctx.inventory)
+    findings.extend(nat64_advisory(declared, allowance_of(ctx, declared.translation)))
     for path in declared_paths(declared, namespace):
         for variant in pod_variants(path, namespace, declared.template):
             report, variant_findings = _check_variant(ctx, facts, declared, variant)

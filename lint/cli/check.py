@@ -24,6 +24,7 @@ from lint.cli.options import (
     CONFIG,
     CONTROLLER_VERSION,
     JOBS,
+    MAX_REPORT_BYTES,
     PATHS,
     READ_CILIUM,
     declaration_start,
@@ -41,6 +42,7 @@ from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
 from lint.render import HelmRender, RenderSpec
 from lint.render.lines import template_lines
+from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, fit_json, truncation_note
 from lint.report.environments import in_environment, joined
 from lint.report.model import Report
 from lint.report.reporters import CHECK_REPORTERS, RenderOptions
@@ -71,6 +73,8 @@ class OutputOptions:
     write_baseline: Path | None
     rendering: RenderOptions
     """For the reporter; ``colour`` is decided when the report is written."""
+    max_report_bytes: int = DEFAULT_MAX_REPORT_BYTES
+    """``--max-report-bytes``: the bound on a JSON report (``fit_json``)."""
 
 
 def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
@@ -125,6 +129,12 @@ def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None)
     colour = out.output is None and not out.passthrough and sys.stdout.isatty()
     rendering = dataclasses.replace(out.rendering, colour=colour)
     text = CHECK_REPORTERS[out.fmt].render(report, rendering)
+    if out.fmt == "json":
+        text, truncated = fit_json(text, out.max_report_bytes)
+        if truncated is not None and not out.passthrough:
+            # Under --passthrough the report itself is on standard error,
+            # and its `truncated` member says it.
+            click.echo(truncation_note(truncated), err=True)
     if out.passthrough and stdin is not None:
         sys.stdout.buffer.write(stdin)
         if not isinstance(stdin, RenderedInput):
@@ -206,6 +216,7 @@ def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
     show_default=True,
     help="SARIF: the automationDetails category.",
 )
+@MAX_REPORT_BYTES
 @CONTROLLER_VERSION
 @JOBS
 @render_options
@@ -225,6 +236,7 @@ def check_command(
     helm_chart_root: str | None,
     category: str,
     renders_only: bool,
+    max_report_bytes: int,
     controller_version: str | None,
     jobs: int | None,
     limits: LoadLimits,
@@ -243,7 +255,9 @@ def check_command(
     rendering = RenderOptions(
         show_suppressed=show_suppressed, helm_chart_root=helm_chart_root, category=category
     )
-    out = OutputOptions(fmt, output, fail_on, passthrough, write_baseline, rendering)
+    out = OutputOptions(
+        fmt, output, fail_on, passthrough, write_baseline, rendering, max_report_bytes
+    )
     if renders_only and (paths or render is not None or passthrough):
         raise click.UsageError(
             "--renders checks the renders: environments: give no PATH, "

@@ -12,7 +12,11 @@ import pytest
 
 from tests.bench_tree import generate_tree
 from tests.golden.cases import BENCH_SHAPE, CORPUS, DIGESTS, Case, run_case
-from tests.golden.changed_outputs import in_issue_14_scenario, issue_14_changed
+from tests.golden.changed_outputs import (
+    in_issue_14_scenario,
+    in_recorded_new_scenario,
+    issue_14_changed,
+)
 
 RECORDED: dict[str, dict[str, Any]] = json.loads(DIGESTS.read_text(encoding="utf-8"))
 
@@ -115,6 +119,27 @@ def _issue_12_changed(key: str) -> bool:
     return "--format json" in key or "--format sarif" in key
 
 
+ISSUE_15_SCENARIOS = ("host-accepts-network-may-not",)
+"""The scenario issue 15 added (its advisories): recorded new."""
+
+
+def in_issue_15_scenario(key: str) -> bool:
+    return any(f"scenarios/{name} $" in key for name in ISSUE_15_SCENARIOS)
+
+
+def _issue_15_changed(key: str) -> bool:
+    """Issue 15 (item 7) adds three warning rules, so the rule catalog of
+    every SARIF report and the ``rules`` listing change; no other output
+    does (the advisories fire on no earlier tree, and the caps on quoted
+    values leave every recorded text whole)."""
+    if in_issue_15_scenario(key):
+        return False
+    command = key.split(" $ ", 1)[1]
+    return command.startswith("rules") or (
+        command.startswith("check ") and "--format sarif" in command
+    )
+
+
 def test_every_output_changed_on_purpose_says_why() -> None:
     """The digests were taken before issue 11's layout; an entry changed
     since then carries its reason: one in issue 11 (generate on the corpus),
@@ -122,11 +147,17 @@ def test_every_output_changed_on_purpose_says_why() -> None:
     reach, the rule catalog; the text of trees with the kinds it moves or
     adds) and issue 14's (``changed_outputs``: the controller object and
     header line, the ``sandbox-name-hash`` label; every output but
-    ``generate`` and its own new scenarios)."""
+    ``generate`` and its own new scenarios) and issue 15's (the rule catalog
+    of every SARIF report and the ``rules`` listing)."""
     changed = sorted(key for key, entry in RECORDED.items() if "why" in entry)
+    assert not any(in_recorded_new_scenario(key) for key in changed)
     expected = set(_CHANGED_IN_ISSUE_16)
     expected |= {key for key in RECORDED if _issue_12_changed(key)}
     expected |= {key for key in RECORDED if issue_14_changed(key)}
+    # A scenario added later was recorded new: no earlier issue changed it.
+    expected = {key for key in expected if not in_issue_15_scenario(key)}
+    expected |= {key for key in RECORDED if _issue_15_changed(key)}
+    expected = {key for key in expected if not in_recorded_new_scenario(key)}
     assert changed == sorted(expected)
     for key in expected:
         why = RECORDED[key]["why"]
@@ -134,6 +165,7 @@ def test_every_output_changed_on_purpose_says_why() -> None:
             ("issue 16", key in _CHANGED_IN_ISSUE_16),
             ("issue 12", _issue_12_changed(key)),
             ("issue 14", issue_14_changed(key)),
+            ("issue 15", _issue_15_changed(key)),
         ):
             assert not says or issue in why.lower(), (key, issue)
     assert all(len(RECORDED[key]["why"]) > 40 for key in changed)
