@@ -157,7 +157,9 @@ def test_calico_allow_rules_are_answered_with_nets_not_nets_and_ports(
 
 
 def test_a_calico_rule_on_nets_alone_admits_nothing_else(tmp_path: Path) -> None:
-    only_nets = CALICO.split("    - action: Allow\n      destination:\n        selector")[0]
+    only_nets = CALICO.split(
+        "    - action: Allow\n      destination:\n        selector", maxsplit=1
+    )[0]
     exit_code, answer = _explain(_tree(tmp_path, only_nets), "203.0.113.200:443")
     assert answer["reachAdmittedBy"] == []
     assert exit_code == 0
