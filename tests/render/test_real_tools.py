@@ -158,8 +158,10 @@ def test_explain_and_generate_render_too(helm: Tools) -> None:
         "1.1.1.1:443",
         path=[helm.directory],
     )
-    assert explained.returncode == 0, explained.err
+    # dev's debug policy lets 1.1.1.1:443 out beyond the allowance (issue 13).
+    assert explained.returncode == 1, explained.err
     assert "namzu-task-debug-egress" in explained.out
+    assert "allowance: OUTSIDE the allowance" in explained.out
     generated = egress_lint(
         "generate", "--stdout", "--helm", CHART, *_helm_flags("prod"), path=[helm.directory]
     )
