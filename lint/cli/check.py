@@ -37,11 +37,11 @@ from lint.cli.options import (
 )
 from lint.declarations import DeclarationError, declaration_file_for, load_declarations
 from lint.declarations.renders import DeclaredRender
-from lint.loading import LoadLimits, RenderedInput
+from lint.loading import STDIN_NAME, LoadLimits, RenderedInput
 from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
 from lint.render import HelmRender, RenderSpec
-from lint.render.lines import template_lines
+from lint.render.lines import stream_reader, template_lines
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, fit_json, truncation_note
 from lint.report.environments import in_environment, joined
 from lint.report.model import Report
@@ -87,20 +87,26 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
 
 
 def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
-    run = _checked(options, stdin)
+    run = _checked(options, stdin, out.rendering.helm_chart_root)
     return _write(run.report, run, out, stdin)
 
 
-def _checked(options: CheckOptions, stdin: bytes | None) -> CheckRun:
+def _checked(options: CheckOptions, stdin: bytes | None, chart_root: str | None) -> CheckRun:
+    """The run, its Helm findings placed on their template lines
+    (``lint.render.lines``): ``chart_root`` maps the ``# Source:`` paths of
+    a piped render; a render of ours has mapped them already."""
     try:
         run = check_run(options, stdin=stdin)
     except DeclarationError as error:
         fail(error.report(), USAGE)
     except BaselineError as error:
         fail(str(error), USAGE)
+    if not any(f.location.source is not None for f in run.report.findings):
+        return run
     if isinstance(stdin, RenderedInput):
-        return dataclasses.replace(run, report=template_lines(run.report, stdin))
-    return run
+        chart_root = None
+    placed = template_lines(run.report, stream_reader(stdin, STDIN_NAME), chart_root)
+    return dataclasses.replace(run, report=placed)
 
 
 def execute_environments(
@@ -117,7 +123,11 @@ def execute_environments(
             command = "helm template" if isinstance(spec, HelmRender) else "kustomize build"
             stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
             namespace = options.namespace or environment.namespace
-            run = _checked(dataclasses.replace(options, paths=("-",), namespace=namespace), stdin)
+            run = _checked(
+                dataclasses.replace(options, paths=("-",), namespace=namespace),
+                stdin,
+                out.rendering.helm_chart_root,
+            )
             reports.append(in_environment(run.report, environment.name))
             runs.append(run)
         return _write(joined(reports), tuple(runs), out, None)
