@@ -281,6 +281,8 @@ def ingress_documents(
     judged against TCP ``agent_port``. Node-scoped Cilium specs give none;
     ``groups`` resolve `fromCIDRSet` group references (CLUSTER-POLICIES §6.3)."""
     name = document_name(candidate)
+    if candidate.unreadable is not None:
+        return [_unreadable(candidate.kind, name, candidate.unreadable)]
     if not isinstance(candidate.raw, dict):
         return [_unreadable(candidate.kind, name, NOT_A_POLICY_OBJECT)]
     if candidate.kind == CORE_KIND:

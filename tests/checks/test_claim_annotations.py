@@ -59,3 +59,21 @@ def test_a_claim_adding_no_label_still_adds_its_annotation_beside_a_pool(
 def test_without_the_annotation_nothing_fails(tmp_path: Path) -> None:
     text = MANIFESTS.replace("      k8s.v1.cni.cncf.io/networks: macvlan-conf", "      a: b")
     assert set(_reach_refusals(_check(tmp_path, text)).values()) == {None}
+
+
+def test_an_unreadable_network_policy_management_fails_the_pooled_path_closed(
+    tmp_path: Path,
+) -> None:
+    # The API server refuses any other value; whether the controller writes
+    # its policy is unknown, so the pooled path cannot pass on it.
+    text = MANIFESTS.replace(
+        "networkPolicyManagement: Unmanaged", "networkPolicyManagement: [Unmanaged]"
+    ).replace("      k8s.v1.cni.cncf.io/networks: macvlan-conf", "      a: b")
+    report = _check(tmp_path, text)
+    unions = {s.ref.path: s.egress.union for s in report.sandboxes}
+    assert unions["direct"] is not None and unions["direct"].refusal is None
+    pooled = unions["pooled"]
+    assert pooled is not None and pooled.refusal == "not-evaluable"
+    assert any("networkPolicyManagement" in (e.detail or "") for e in pooled.examined)
+    ingress = {s.ref.path: s.ingress for s in report.sandboxes}["pooled"]
+    assert ingress is not None and ingress.decision.refusal == "not-evaluable"
