@@ -23,6 +23,7 @@ from lint.checks.controller import (
     refuse_policy_name_collisions,
     upgrade_facts,
 )
+from lint.checks.culprits import merge_culprits
 from lint.checks.duplicates import duplicate_objects
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
@@ -132,7 +133,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     report = Report(
         defaults_applied=intake.declarations.defaults_applied,
         sandboxes=tuple(sorted(sandboxes, key=sandbox_key)),
-        findings=tuple(sorted(set(findings), key=finding_key)),
+        findings=tuple(sorted(merge_culprits(set(findings)), key=finding_key)),
         parse_errors=_parse_errors(loaded.problems),
         declaration_file=intake.declarations.file,
         skipped=dict(sorted(loaded.skipped.items())),

@@ -4,7 +4,7 @@ environment after the rule's own message."""
 
 from __future__ import annotations
 
-from lint.report.model import Finding
+from lint.report.model import Culprit, Finding
 
 
 def placed_message(finding: Finding) -> str:
@@ -17,3 +17,23 @@ def placed_message(finding: Finding) -> str:
     if finding.environment is not None:
         text += f" [environment {finding.environment}]"
     return text
+
+
+def culprit_message(culprit: Culprit, paths: int) -> str:
+    """``NetworkPolicy/x widens egress of 3 sandbox paths: spec.egress[0]:
+    ...``; for the controller's policy, who writes it and for which pods.
+    Every message built from a culprit's raw values is built here."""
+    noun = "sandbox path" if paths == 1 else "sandbox paths"
+    lets_out = "; ".join(culprit.lets_out)
+    what = f"{culprit.kind}/{culprit.name}"
+    if culprit.origin == "synthesized" and culprit.template is not None:
+        return (
+            f"the agent-sandbox controller will write {what} for SandboxTemplate/"
+            f"{culprit.template}, selecting its pooled pods; it {culprit.verb} {paths} "
+            f"{noun}: {lets_out}{_beyond(culprit)}"
+        )
+    return f"{what} {culprit.verb} {paths} {noun}: {lets_out}{_beyond(culprit)}"
+
+
+def _beyond(culprit: Culprit) -> str:
+    return ", beyond the declared egress" if culprit.verb.startswith("widens") else ""
