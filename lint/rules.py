@@ -266,6 +266,35 @@ RULES: tuple[Rule, ...] = (
         "Nothing to do when the object is meant for another controller.",
         "foreign-template",
     ),
+    Rule(
+        "suppression-malformed",
+        "warning",
+        "An `egress-lint.io/ignore` annotation suppresses nothing.",
+        "A suppression must name existing rule ids and give a reason "
+        "(`<rule-id>[,<rule-id>] reason=<why>`); one with a typo in a rule id, or "
+        "without `reason=`, is not honoured, and its findings still count.",
+        "Correct the rule id (see `egress-lint rules`) or add `reason=<why>`.",
+        "suppression-malformed",
+    ),
+    Rule(
+        "template-undeclared",
+        "warning",
+        "A SandboxTemplate in the manifests is named by no declaration.",
+        "Its pods' egress is not checked at all. Without a declaration file every "
+        "template is checked against the default intent, and this is a note that says so.",
+        "Add a declaration for the template to .egress-lint.yaml, stating the egress it "
+        "is meant to have.",
+        "template-undeclared",
+    ),
+    Rule(
+        "declaration-note",
+        "note",
+        "A declaration setting is accepted but probably does not say what was meant.",
+        "The sandbox host accepts the setting, so the run does not fail; the note says "
+        "what it does instead (docs/declarations.md, Notes).",
+        "Change the setting at the reported line to say what is meant.",
+        "declaration-note",
+    ),
 )
 
 """The rules, in the order SARIF indexes them: a new rule goes last, so the

@@ -161,9 +161,7 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
     )
 
 
-def rule_path(
-    document: PolicyDocument, rules_key: str, index: int | None
-) -> tuple[str | int, ...]:
+def rule_path(document: PolicyDocument, rules_key: str, index: int | None) -> tuple[str | int, ...]:
     """The offending rule's key path in the policy, or the document's."""
     base: tuple[str | int, ...] = (
         ("spec",) if document.spec_index is None else ("specs", document.spec_index)

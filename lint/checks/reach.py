@@ -307,10 +307,10 @@ def _entries(
     for entry in cilium_under_core:
         obj = getattr(entry.origin, "obj", None)
         by_identity[id(entry.examined)] = (entry.entry, obj)
-        document = entry.examined.document
+        union_document = entry.examined.document
         outcome = Tri.UNKNOWN if entry.entry.verdict == EgressVerdict.NOT_EVALUABLE else Tri.YES
-        index = first_rule(document, outcome) if document.unreadable is None else None
-        paths[id(entry.entry)] = rule_path(document, "egress", index)
+        index = first_rule(union_document, outcome) if union_document.unreadable is None else None
+        paths[id(entry.entry)] = rule_path(union_document, "egress", index)
     for item in judged:
         document = item.document
         namespace = item.obj.namespace if item.obj is not None else None
@@ -367,9 +367,7 @@ _REACH_VERBS = {
 }
 
 
-def _culprit(
-    entry: ExaminedEntry, obj: KubeObject | None, path: tuple[str | int, ...]
-) -> Culprit:
+def _culprit(entry: ExaminedEntry, obj: KubeObject | None, path: tuple[str | int, ...]) -> Culprit:
     value = None
     if obj is not None and path:
         value = obj.value
