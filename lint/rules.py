@@ -55,8 +55,8 @@ RULES: tuple[Rule, ...] = (
         "A policy selecting the sandbox pod lets out more than the declared egress intent.",
         "Kubernetes unions every policy that selects a pod, so one wider policy widens "
         "egress however exactly the named object matches.",
-        "Narrow or delete the named policy, or set `verify: named-object-only` to go back "
-        "to the single-object check.",
+        "Narrow or delete the policy the finding names (for the controller's policy, "
+        "change its SandboxTemplate) so it stays inside the declared egress.",
         "cilium-widens",
     ),
     Rule(
@@ -66,7 +66,7 @@ RULES: tuple[Rule, ...] = (
         "Without an egress-enforcing policy that selects the pod, the declared "
         "translation bounds nothing: the pod can reach everything.",
         "Apply a policy whose selector matches the pod labels and which enforces Egress "
-        "(the baseline policy is the example), or opt out with `verify: named-object-only`.",
+        "(the baseline policy is the example; `egress-lint generate` writes one).",
         "no-enforcing",
     ),
     Rule(
@@ -75,7 +75,7 @@ RULES: tuple[Rule, ...] = (
         "The sandbox pod's egress cannot be decided from the manifests.",
         "A policy that may select the pod cannot be read or evaluated offline. "
         "egress-lint fails closed: an unreadable policy is never a pass.",
-        "Fix or remove the unreadable policy, or opt out with `verify: named-object-only`.",
+        "Fix or remove the policy the finding names, so it can be judged.",
         "not-evaluable",
     ),
     Rule(
