@@ -25,7 +25,10 @@ from lint.cli.options import (
     CONTROLLER_VERSION,
     JOBS,
     PATHS,
+    QUIET,
     READ_CILIUM,
+    VERBOSE,
+    colour_wanted,
     declaration_start,
     format_option,
     limit_options,
@@ -122,7 +125,7 @@ def execute_environments(
 def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None) -> int:
     if out.write_baseline is not None:
         write_output(out.write_baseline, render_baseline(report.findings))
-    colour = out.output is None and not out.passthrough and sys.stdout.isatty()
+    colour = colour_wanted(out.output is None and not out.passthrough and sys.stdout.isatty())
     rendering = dataclasses.replace(out.rendering, colour=colour)
     text = CHECK_REPORTERS[out.fmt].render(report, rendering)
     if out.passthrough and stdin is not None:
@@ -189,6 +192,8 @@ def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
 @click.option(
     "--show-suppressed", is_flag=True, help="List suppressed findings in the text report."
 )
+@VERBOSE
+@QUIET
 @click.option(
     "--helm-chart-root",
     help="SARIF: the chart directory that '# Source:' template paths are relative to.",
@@ -222,6 +227,8 @@ def check_command(
     write_baseline: Path | None,
     passthrough: bool,
     show_suppressed: bool,
+    verbose: bool,
+    quiet: bool,
     helm_chart_root: str | None,
     category: str,
     renders_only: bool,
@@ -241,7 +248,11 @@ def check_command(
     config = declaration_start(config, render)
     workers = jobs or available_processes()
     rendering = RenderOptions(
-        show_suppressed=show_suppressed, helm_chart_root=helm_chart_root, category=category
+        show_suppressed=show_suppressed,
+        helm_chart_root=helm_chart_root,
+        category=category,
+        verbose=verbose,
+        quiet=quiet,
     )
     out = OutputOptions(fmt, output, fail_on, passthrough, write_baseline, rendering)
     if renders_only and (paths or render is not None or passthrough):
