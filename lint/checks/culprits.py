@@ -137,14 +137,16 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
         template=template.name if template is not None else None,
     )
     location = entry.location or refusal.declaration
+    # The declaration entry and the template of each affected path.
     related = [refusal.declaration]
+    if refusal.template is not None:
+        related.append(location_of(refusal.template))
     obj = sourced.obj if sourced is not None else None
     remedy = _REMEDIES[rule_id].format(what=f"{entry.kind}/{entry.name}")
     block = None
     if sourced is not None and template is not None:
         # The finding sits on the template's block, or its `spec` without one.
         location = precise_location(sourced.obj, ("spec", "networkPolicy"))
-        related.append(location_of(template))
         obj = template
         remedy = _CONTROLLER_REMEDY.format(template=template.display_name)
         block = controller_block(sourced.candidate.raw, refusal.translation)

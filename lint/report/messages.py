@@ -4,13 +4,22 @@ environment after the rule's own message."""
 
 from __future__ import annotations
 
-from lint.report.model import Culprit, Finding
+from lint.report.model import Culprit, Finding, SandboxRef
+
+AFFECTED_NAMED = 5
+"""Sandbox paths a one-line message names before it counts the rest."""
 
 
 def placed_message(finding: Finding) -> str:
-    """The message, then the sandbox it is about and its environment."""
+    """The message, then the sandbox paths it is about (the first five,
+    then a count) and its environment."""
     text = finding.message
-    if finding.sandbox is not None:
+    if len(finding.affected) > 1 or (finding.affected and finding.culprit is not None):
+        named = [_path(ref) for ref in finding.affected[:AFFECTED_NAMED]]
+        rest = len(finding.affected) - len(named)
+        more = f" and {rest} more" if rest else ""
+        text += f" (sandbox paths: {', '.join(named)}{more})"
+    elif finding.sandbox is not None:
         ref = finding.sandbox
         profile = f", profile {ref.profile}" if ref.profile else ""
         text += f" (sandbox {ref.namespace}/{ref.template}{profile}, {ref.path} path)"
@@ -37,3 +46,8 @@ def culprit_message(culprit: Culprit, paths: int) -> str:
 
 def _beyond(culprit: Culprit) -> str:
     return ", beyond the declared egress" if culprit.verb.startswith("widens") else ""
+
+
+def _path(ref: SandboxRef) -> str:
+    profile = f" profile {ref.profile}" if ref.profile else ""
+    return f"{ref.namespace}/{ref.template}{profile} {ref.path}"
