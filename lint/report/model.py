@@ -91,6 +91,14 @@ class Finding:
     remedy_yaml: str | None = None
     """A block the user can paste, when the remedy shows one."""
 
+    @property
+    def paths(self) -> tuple[SandboxRef, ...]:
+        """Every sandbox path the finding is about: ``affected``, else its
+        one ``sandbox``, else none."""
+        if self.affected:
+            return self.affected
+        return () if self.sandbox is None else (self.sandbox,)
+
 
 @dataclass(frozen=True, slots=True)
 class ExaminedEntry:

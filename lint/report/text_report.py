@@ -181,9 +181,7 @@ def _sandbox_block(
 
 
 def _paths_of(finding: Finding) -> tuple[SandboxRef, ...]:
-    if finding.affected:
-        return finding.affected
-    return () if finding.sandbox is None else (finding.sandbox,)
+    return finding.paths
 
 
 def culprit_name(finding: Finding) -> str:
