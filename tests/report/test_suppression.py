@@ -251,7 +251,9 @@ def test_a_baseline_taken_before_a_policy_never_hides_it(tmp_path: Path) -> None
     accepted = run_cli(["check", "demo", "--baseline", "baseline.json"], tmp_path)
     assert accepted.exit_code == 0
     (tree / "wide-open.yaml").write_text(WIDE_OPEN, "utf-8")
-    outcome = run_cli(["check", "demo", "--baseline", "baseline.json", "--format", "json"], tmp_path)
+    outcome = run_cli(
+        ["check", "demo", "--baseline", "baseline.json", "--format", "json"], tmp_path
+    )
     assert _culprits(outcome.report) == {"a-approved": True, "b-wide-open": False}
     assert outcome.exit_code == 1
 
@@ -261,7 +263,9 @@ def test_a_baseline_entry_goes_stale_when_its_rule_changes(tmp_path: Path) -> No
     run_cli(["check", "demo", "--write-baseline", "baseline.json"], tmp_path)
     policy = tree / "widening-policy.yaml"
     policy.write_text(policy.read_text("utf-8").replace("port: 80", "port: 8080"), "utf-8")
-    outcome = run_cli(["check", "demo", "--baseline", "baseline.json", "--format", "json"], tmp_path)
+    outcome = run_cli(
+        ["check", "demo", "--baseline", "baseline.json", "--format", "json"], tmp_path
+    )
     assert outcome.exit_code == 1
     assert len(outcome.report["staleBaseline"]) == 1
 
