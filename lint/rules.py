@@ -55,8 +55,8 @@ RULES: tuple[Rule, ...] = (
         "A policy selecting the sandbox pod lets out more than the declared egress intent.",
         "Kubernetes unions every policy that selects a pod, so one wider policy widens "
         "egress however exactly the named object matches.",
-        "Narrow or delete the named policy, or set `verify: named-object-only` to go back "
-        "to the single-object check.",
+        "Narrow or delete the policy the finding names (for the controller's policy, "
+        "change its SandboxTemplate) so it stays inside the declared egress.",
         "cilium-widens",
     ),
     Rule(
@@ -66,7 +66,7 @@ RULES: tuple[Rule, ...] = (
         "Without an egress-enforcing policy that selects the pod, the declared "
         "translation bounds nothing: the pod can reach everything.",
         "Apply a policy whose selector matches the pod labels and which enforces Egress "
-        "(the baseline policy is the example), or opt out with `verify: named-object-only`.",
+        "(the baseline policy is the example; `egress-lint generate` writes one).",
         "no-enforcing",
     ),
     Rule(
@@ -75,7 +75,7 @@ RULES: tuple[Rule, ...] = (
         "The sandbox pod's egress cannot be decided from the manifests.",
         "A policy that may select the pod cannot be read or evaluated offline. "
         "egress-lint fails closed: an unreadable policy is never a pass.",
-        "Fix or remove the unreadable policy, or opt out with `verify: named-object-only`.",
+        "Fix or remove the policy the finding names, so it can be judged.",
         "not-evaluable",
     ),
     Rule(
@@ -305,6 +305,35 @@ RULES: tuple[Rule, ...] = (
         "Give the selector the labels of the pods that need the agent port (with a "
         "`k8s:io.kubernetes.pod.namespace` label to keep them in one namespace).",
         "host-accepts-network-may-not",
+    ),
+    Rule(
+        "suppression-malformed",
+        "warning",
+        "An `egress-lint.io/ignore` annotation suppresses nothing.",
+        "A suppression must name existing rule ids and give a reason "
+        "(`<rule-id>[,<rule-id>] reason=<why>`); one with a typo in a rule id, or "
+        "without `reason=`, is not honoured, and its findings still count.",
+        "Correct the rule id (see `egress-lint rules`) or add `reason=<why>`.",
+        "suppression-malformed",
+    ),
+    Rule(
+        "template-undeclared",
+        "warning",
+        "A SandboxTemplate in the manifests is named by no declaration.",
+        "Its pods' egress is not checked at all. Without a declaration file every "
+        "template is checked against the default intent, and this is a note that says so.",
+        "Add a declaration for the template to .egress-lint.yaml, stating the egress it "
+        "is meant to have.",
+        "template-undeclared",
+    ),
+    Rule(
+        "declaration-note",
+        "note",
+        "A declaration setting is accepted but probably does not say what was meant.",
+        "The sandbox host accepts the setting, so the run does not fail; the note says "
+        "what it does instead (docs/declarations.md, Notes).",
+        "Change the setting at the reported line to say what is meant.",
+        "declaration-note",
     ),
 )
 

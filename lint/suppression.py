@@ -56,6 +56,21 @@ def parse_ignore(value: str) -> Ignore | None:
     return Ignore(rules, match.group("reason").strip())
 
 
+def annotation_problem(value: str, known: frozenset[str]) -> str | None:
+    """Why an ignore annotation is not honoured, or None when it is: no
+    ``reason=``, an unreadable rule list, or a rule id that is not one."""
+    if "reason=" not in value:
+        return "it has no `reason=`, so it suppresses nothing"
+    match = _IGNORE.fullmatch(value)
+    if match is None:
+        return "it does not read as `<rule-id>[,<rule-id>] reason=<why>`, so it suppresses nothing"
+    unknown = sorted(r.strip() for r in match.group("rules").split(",") if r.strip() not in known)
+    if unknown:
+        names = ", ".join(f"`{r}`" for r in unknown)
+        return f"{names} {'is not a rule id' if len(unknown) == 1 else 'are not rule ids'}"
+    return None
+
+
 def apply_annotations(findings: Iterable[Finding]) -> list[Finding]:
     return [_annotated(finding) for finding in findings]
 
@@ -133,11 +148,21 @@ def render_baseline(findings: Iterable[Finding]) -> str:
     for finding in findings:
         if finding.suppressed:
             continue
-        entries[fingerprint(finding)] = {
+        entry: dict[str, object] = {
             "fingerprint": fingerprint(finding),
             "ruleId": finding.rule_id,
             "file": finding.location.file,
             "message": finding.message,
         }
+        culprit = finding.culprit
+        if culprit is not None:
+            # The culprit the entry covers, for people reading the file.
+            entry["culprit"] = {
+                "kind": culprit.kind,
+                "namespace": culprit.namespace,
+                "name": culprit.name,
+                "contentHash": culprit.content_hash,
+            }
+        entries[fingerprint(finding)] = entry
     document = {"version": BASELINE_VERSION, "findings": [entries[k] for k in sorted(entries)]}
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

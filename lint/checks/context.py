@@ -27,7 +27,7 @@ from lint.decision.selection_keys import candidate_label_keys
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
 from lint.loading import LoadProblem, locate
-from lint.report.model import ExaminedEntry, Finding, Location, ObjectRef, SandboxRef
+from lint.report.model import Culprit, ExaminedEntry, Finding, Location, ObjectRef, SandboxRef
 from lint.rules import rule as rule_of
 
 T = TypeVar("T")
@@ -160,9 +160,12 @@ def rule_finding(
     obj: KubeObject | None = None,
     remedy: str | None = None,
     related: Sequence[Location] = (),
+    culprit: Culprit | None = None,
+    remedy_yaml: str | None = None,
 ) -> Finding:
     """A finding of ``rule_id``, at the rule's level, with the rule's remedy
-    unless another is given; ``obj`` is the object to change, when known."""
+    unless another is given; ``obj`` is the object to change, when known.
+    A culprit's finding lists its sandbox as the first path it affects."""
     return Finding(
         rule_id=rule_id,
         level=rule_of(rule_id).level,
@@ -172,6 +175,9 @@ def rule_finding(
         remedy=remedy or rule_of(rule_id).remedy,
         related=tuple(related),
         subject=object_ref(obj) if obj is not None else None,
+        affected=(sandbox,) if culprit is not None and sandbox is not None else (),
+        culprit=culprit,
+        remedy_yaml=remedy_yaml,
     )
 
 

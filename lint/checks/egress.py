@@ -16,14 +16,13 @@ from lint.checks.context import (
     precise_location,
     rule_finding,
 )
+from lint.checks.culprits import EGRESS_CULPRIT_RULES, RefusalContext, refusal_findings
 from lint.checks.expected import check_expected
 from lint.checks.judging import (
     Judging,
-    RefusalContext,
     Scope,
     decision_report,
     judged_entries,
-    refusal_finding,
     with_controller,
 )
 from lint.checks.reach import ReachInput, check_reach, reach_data_of
@@ -32,15 +31,11 @@ from lint.decision.egress_documents import egress_documents
 from lint.decision.model import (
     Allowance,
     Candidate,
-    EgressRefusal,
-    EgressVerdict,
     NamedOutcome,
     NamedResult,
     PolicyDocument,
-    Refusal,
     Subject,
     Translation,
-    Verdict,
 )
 from lint.decision.named import compare_named
 from lint.decision.union import examine, summarize_union, union_remedy
@@ -58,10 +53,6 @@ from lint.report.model import (
 )
 from lint.rules import rule, rule_for
 
-_OFFENDING_VERDICT: Mapping[Refusal, Verdict] = {
-    EgressRefusal.POLICY_WIDENS_EGRESS: EgressVerdict.WIDENS_EGRESS,
-    EgressRefusal.NOT_EVALUABLE: EgressVerdict.NOT_EVALUABLE,
-}
 _NAMED_FIELD_PATHS: dict[str, tuple[str | int, ...]] = {
     "specs": ("specs",),
     "selector": ("spec",),
@@ -265,9 +256,12 @@ def _check_union(
         declaration=given.declaration,
         rule_id=rule_for(decision.refusal).id,
         remedy=union_remedy(decision.refusal, named=given.translation.named),
-        offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
+        culprit_rules=EGRESS_CULPRIT_RULES,
+        rules_key="egress",
+        template=given.template,
+        translation=given.translation,
     )
-    return report, judged, [refusal_finding(judged, decision, refusal)]
+    return report, judged, refusal_findings(judged, decision.summary, refusal)
 
 
 def union_context(translation: Translation) -> Hashable:

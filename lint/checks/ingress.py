@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lint.checks.advisories import ingress_advisories
 from lint.checks.context import CheckContext
+from lint.checks.culprits import INGRESS_CULPRIT_RULES, RefusalContext, refusal_findings
 from lint.checks.judging import (
     Judging,
-    RefusalContext,
     Scope,
     decision_report,
     judged_entries,
-    refusal_finding,
     with_controller,
 )
 from lint.checks.reach import reach_data_of
@@ -26,21 +24,12 @@ from lint.decision.ingress import (
 )
 from lint.decision.model import (
     Candidate,
-    IngressRefusal,
-    IngressVerdict,
     PolicyDocument,
-    Refusal,
     Subject,
-    Verdict,
 )
 from lint.inventory import KubeObject
 from lint.report.model import Finding, IngressReport, Location, SandboxRef
 from lint.rules import rule_for
-
-_OFFENDING_VERDICT: Mapping[Refusal, Verdict] = {
-    IngressRefusal.PORT_OPEN: IngressVerdict.OPENS_AGENT_PORT,
-    IngressRefusal.NOT_EVALUABLE: IngressVerdict.NOT_EVALUABLE,
-}
 
 
 @dataclass(frozen=True)
@@ -83,7 +72,9 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
         declaration=given.declaration,
         rule_id=rule_for(decision.refusal).id,
         remedy=ingress_remedy(decision.refusal),
-        offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
+        culprit_rules=INGRESS_CULPRIT_RULES,
+        rules_key="ingress",
+        template=given.template,
     )
-    finding = refusal_finding(judged, decision, refusal)
-    return IngressReport(given.agent_port, report), [finding, *advisories]
+    findings = refusal_findings(judged, decision.summary, refusal)
+    return IngressReport(given.agent_port, report), [*findings, *advisories]

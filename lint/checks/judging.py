@@ -27,15 +27,13 @@ from lint.checks.context import (
     JudgmentMemo,
     Origin,
     examined_entries,
-    rule_finding,
 )
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import document_name
 from lint.decision.model import Candidate, Decision, Examined, PolicyDocument, Subject
 from lint.decision.policy_shape import Direction
 from lint.inventory import KubeObject
-from lint.report.model import DecisionReport, Finding, Location, SandboxRef
-from lint.rules import rule
+from lint.report.model import DecisionReport
 
 DocumentReader = Callable[[Candidate], list[PolicyDocument]]
 Examiner = Callable[[PolicyDocument], Examined]
@@ -240,44 +238,6 @@ def _judge(prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
     return tuple(JudgedEntry(e, r, prepared.item) for e, r in zip(examined, entries, strict=True))
 
 
-@dataclass(frozen=True)
-class RefusalContext:
-    sandbox: SandboxRef
-    declaration: Location
-    rule_id: str
-    remedy: str
-    offending_verdict: str | None
-
-
 def decision_report(decision: Decision, judged: list[JudgedEntry]) -> DecisionReport:
     refusal = None if decision.refusal is None else str(decision.refusal)
     return DecisionReport(refusal, decision.summary, tuple(j.entry for j in judged))
-
-
-def refusal_finding(
-    judged: list[JudgedEntry], decision: Decision, refusal: RefusalContext
-) -> Finding:
-    """The finding sits at the first offending document's rule; the other
-    offending documents and the declaration are related locations. A
-    refusal with no offending document sits at the declaration."""
-    offending = [
-        j for j in judged if j.entry.verdict == refusal.offending_verdict and j.entry.location
-    ]
-    location, subject = refusal.declaration, None
-    related: list[Location] = []
-    if offending:
-        first = offending[0]
-        location = first.entry.location or refusal.declaration
-        if isinstance(first.origin, Sourced):
-            subject = first.origin.obj
-        related = [j.entry.location for j in offending[1:] if j.entry.location is not None]
-        related.append(refusal.declaration)
-    return rule_finding(
-        refusal.rule_id,
-        decision.summary or rule(refusal.rule_id).summary,
-        location,
-        sandbox=refusal.sandbox,
-        obj=subject,
-        remedy=refusal.remedy,
-        related=related,
-    )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -12,7 +13,7 @@ from lint.decision.constants import DEFAULT_PER_SANDBOX_LABEL
 from lint.decision.controller import controller_policy
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.values import JSON
-from lint.declarations.entries import DeclaredSandbox
+from lint.declarations.entries import DeclarationNote, DeclaredSandbox
 from lint.inventory import Inventory, KubeObject
 from lint.kinds import (
     CONFIG_MAP,
@@ -25,7 +26,7 @@ from lint.kinds import (
     VALIDATING_ADMISSION_POLICY,
     VALIDATING_ADMISSION_POLICY_BINDING,
 )
-from lint.report.model import Finding
+from lint.report.model import Finding, Location
 from lint.sandboxes import profile_key, target_object
 
 DEFAULT_LABEL_DOMAINS = ("sandbox.users.io",)
@@ -227,3 +228,38 @@ def unnamed_policies(inventory: Inventory) -> list[Finding]:
                 message = f"a {kind} has no usable metadata.name; it cannot be applied"
                 findings.append(rule_finding("unnamed-policy", message, location_of(obj), obj=obj))
     return findings
+
+
+def undeclared_templates(
+    inventory: Inventory, entries: Sequence[DeclaredSandbox], defaults_applied: bool
+) -> list[Finding]:
+    """``template-undeclared``: a SandboxTemplate no declaration names is not
+    checked at all, a warning; with no declaration file each template is
+    checked against the default intent, a note that says so."""
+    named = {(entry.namespace, entry.template) for entry in entries if entry.workload is None}
+    findings = []
+    for obj in inventory.all_of_kind(SANDBOX_TEMPLATE.name):
+        if obj.name is None:
+            continue
+        where = f"SandboxTemplate {obj.name!r} in namespace {obj.namespace}"
+        if defaults_applied:
+            message = (
+                f"{where} is named by no declaration (there is no .egress-lint.yaml), so it "
+                "was checked against the default intent `deny-all` with `engine: core`"
+            )
+            finding = rule_finding("template-undeclared", message, location_of(obj), obj=obj)
+            findings.append(dataclasses.replace(finding, level="note"))
+        elif (obj.namespace, obj.name) not in named:
+            message = f"{where} is named by no declaration, so its pods' egress is not checked"
+            findings.append(rule_finding("template-undeclared", message, location_of(obj), obj=obj))
+    return findings
+
+
+def declaration_notes(notes: Iterable[DeclarationNote]) -> list[Finding]:
+    """The notes docs/declarations.md promises, as ``declaration-note`` findings."""
+    return [
+        rule_finding(
+            "declaration-note", f"{note.path}: {note.message}", Location(note.file, note.line)
+        )
+        for note in notes
+    ]

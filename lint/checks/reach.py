@@ -15,7 +15,14 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lint.checks.candidates import location_of, unparsed_placeholders
-from lint.checks.context import CheckContext, JudgedEntry, precise_location, rule_finding
+from lint.checks.context import (
+    CheckContext,
+    JudgedEntry,
+    first_rule,
+    precise_location,
+    rule_finding,
+)
+from lint.checks.culprits import content_hash, lets_out_clause, rule_path
 from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
 from lint.decision.model import Allowance, EgressVerdict, IngressVerdict, Subject, Tri, Verdict
 from lint.decision.reach import decide_reach, reach_outcome, subject_documents
@@ -35,7 +42,9 @@ from lint.decision.reach.model import (
 )
 from lint.inventory import KubeObject
 from lint.kinds import NETWORK_POLICY, REACH_POLICY_KINDS, SANDBOX_CLAIM
+from lint.report.messages import culprit_message
 from lint.report.model import (
+    Culprit,
     DecisionReport,
     ExaminedEntry,
     Finding,
@@ -102,7 +111,8 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         given.allowance,
         skipped=[s for s, _ in skipped],
     )
-    entries = _entries(decision, given.cilium_under_core, judged)
+    paths: dict[int, tuple[str | int, ...]] = {}
+    entries = _entries(decision, given.cilium_under_core, judged, paths)
     report = ReachReport(
         DecisionReport(
             None if decision.refusal is None else str(decision.refusal),
@@ -111,7 +121,7 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         ),
         tuple(SkippedEntry(s.kind, s.name, s.reason, where) for s, where in skipped),
     )
-    return report, _findings(entries, given)
+    return report, _findings(entries, given, paths)
 
 
 def is_isolated(union: Sequence[JudgedEntry]) -> tuple[bool, str | None]:
@@ -319,12 +329,19 @@ def _entries(
     decision: ReachDecision,
     cilium_under_core: Sequence[JudgedEntry],
     judged: Sequence[_Judged],
+    paths: dict[int, tuple[str | int, ...]] | None = None,
 ) -> list[tuple[ExaminedEntry, KubeObject | None]]:
-    """The report's entries in the decision's order, each with its object."""
+    """The report's entries in the decision's order, each with its object;
+    ``paths`` gets each entry's offending rule path, by entry identity."""
+    paths = {} if paths is None else paths
     by_identity: dict[int, tuple[ExaminedEntry, KubeObject | None]] = {}
     for entry in cilium_under_core:
         obj = getattr(entry.origin, "obj", None)
         by_identity[id(entry.examined)] = (entry.entry, obj)
+        union_document = entry.examined.document
+        outcome = Tri.UNKNOWN if entry.entry.verdict == EgressVerdict.NOT_EVALUABLE else Tri.YES
+        index = first_rule(union_document, outcome) if union_document.unreadable is None else None
+        paths[id(entry.entry)] = rule_path(union_document, "egress", index)
     for item in judged:
         document = item.document
         namespace = item.obj.namespace if item.obj is not None else None
@@ -338,6 +355,7 @@ def _entries(
             location=item.location,
         )
         by_identity[id(document)] = (report_entry, item.obj)
+        paths[id(report_entry)] = document.rule_path
     ordered = [by_identity.get(id(document)) for document in decision.documents]
     if len(ordered) != len(by_identity) or any(entry is None for entry in ordered):
         # The decision is expected to hand back exactly what it was given.
@@ -346,7 +364,9 @@ def _entries(
 
 
 def _findings(
-    entries: Sequence[tuple[ExaminedEntry, KubeObject | None]], given: ReachInput
+    entries: Sequence[tuple[ExaminedEntry, KubeObject | None]],
+    given: ReachInput,
+    paths: Mapping[int, tuple[str | int, ...]],
 ) -> list[Finding]:
     """One finding per culprit beyond the union, at its own line."""
     findings = []
@@ -354,30 +374,47 @@ def _findings(
         rule_id = _RULE_OF_VERDICT.get(EgressVerdict(entry.verdict))
         if rule_id is None or entry.location is None:
             continue
+        culprit = _culprit(entry, obj, paths.get(id(entry), ()))
         findings.append(
             rule_finding(
                 rule_id,
-                _message(entry, rule_id),
+                culprit_message(culprit, 1),
                 entry.location,
                 sandbox=given.sandbox,
                 obj=obj,
                 remedy=REACH_REMEDY,
                 related=[given.declaration],
+                culprit=culprit,
             )
         )
     return findings
 
 
-def _message(entry: ExaminedEntry, rule_id: str) -> str:
-    where = f"{entry.kind}/{entry.name}"
-    if rule_id == WIDENS_RULE:
-        return (
-            f"{where} can let the pod out beyond its declared egress in a real cluster, "
-            f"though the host accepts the sandbox: {entry.detail}"
-        )
-    return (
-        f"{where} cannot be evaluated, so whether the cluster lets the pod out beyond "
-        f"its declared egress cannot be decided: {entry.detail}"
+_REACH_VERBS = {
+    EgressVerdict.WIDENS_EGRESS: "can let the pod out, in a real cluster, beyond the declared "
+    "egress of",
+    EgressVerdict.NOT_EVALUABLE: "cannot be evaluated, so the cluster's reach cannot be "
+    "decided, for",
+}
+
+
+def _culprit(entry: ExaminedEntry, obj: KubeObject | None, path: tuple[str | int, ...]) -> Culprit:
+    value = None
+    if obj is not None and path:
+        value = obj.value
+        for step in path:
+            if isinstance(step, int):
+                value = value[step] if isinstance(value, list) and step < len(value) else None
+            else:
+                value = value.get(step) if isinstance(value, dict) else None
+    return Culprit(
+        kind=entry.kind,
+        name=entry.name,
+        namespace=entry.namespace,
+        origin=entry.origin,
+        verb=_REACH_VERBS[EgressVerdict(entry.verdict)],
+        lets_out=(lets_out_clause(path, entry.detail),),
+        content_hash=content_hash(entry.kind, entry.namespace, entry.name, value, entry.detail),
     )
 
 

@@ -24,20 +24,24 @@ from lint.checks.controller import (
     refuse_policy_name_collisions,
     upgrade_facts,
 )
+from lint.checks.culprits import merge_culprits
 from lint.checks.duplicates import duplicate_objects
 from lint.checks.egress import EgressInput, check_egress
 from lint.checks.ingress import IngressInput, check_ingress
 from lint.checks.prerequisites import (
     admission_fences,
     controller_conflicts,
+    declaration_notes,
     label_domains,
     missing_templates,
     undeclared_claim_profiles,
+    undeclared_templates,
     unnamed_policies,
 )
 from lint.checks.reach import IngressReachInput, check_ingress_reach
 from lint.checks.reach_candidates import namespace_label_disagreements
 from lint.checks.shares import check_plans
+from lint.checks.suppressions import malformed_suppressions
 from lint.decision.controller_versions import ControllerFacts
 from lint.decision.model import Subject
 from lint.declarations import DeclaredSandbox
@@ -130,10 +134,13 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
         findings.extend(sandbox_findings)
     findings.extend(_prerequisites(inventory, declared, controller.facts))
     findings.extend(namespace_label_disagreements(inventory, declarations))
+    findings.extend(malformed_suppressions(inventory))
+    findings.extend(undeclared_templates(inventory, declared, declarations.defaults_applied))
+    findings.extend(declaration_notes(declarations.notes))
     report = Report(
         defaults_applied=intake.declarations.defaults_applied,
         sandboxes=tuple(sorted(sandboxes, key=sandbox_key)),
-        findings=tuple(sorted(set(findings), key=finding_key)),
+        findings=tuple(sorted(merge_culprits(set(findings)), key=finding_key)),
         parse_errors=_parse_errors(loaded.problems),
         declaration_file=intake.declarations.file,
         skipped=dict(sorted(loaded.skipped.items())),

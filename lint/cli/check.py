@@ -26,7 +26,10 @@ from lint.cli.options import (
     JOBS,
     MAX_REPORT_BYTES,
     PATHS,
+    QUIET,
     READ_CILIUM,
+    VERBOSE,
+    colour_wanted,
     declaration_start,
     format_option,
     limit_options,
@@ -136,7 +139,7 @@ def execute_environments(
 def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None) -> int:
     if out.write_baseline is not None:
         write_output(out.write_baseline, render_baseline(report.findings))
-    colour = out.output is None and not out.passthrough and sys.stdout.isatty()
+    colour = colour_wanted(out.output is None and not out.passthrough and sys.stdout.isatty())
     rendering = dataclasses.replace(out.rendering, colour=colour)
     text = CHECK_REPORTERS[out.fmt].render(report, rendering)
     if out.fmt == "json":
@@ -209,6 +212,8 @@ def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
 @click.option(
     "--show-suppressed", is_flag=True, help="List suppressed findings in the text report."
 )
+@VERBOSE
+@QUIET
 @click.option(
     "--helm-chart-root",
     help="SARIF: the chart directory that '# Source:' template paths are relative to.",
@@ -243,6 +248,8 @@ def check_command(
     write_baseline: Path | None,
     passthrough: bool,
     show_suppressed: bool,
+    verbose: bool,
+    quiet: bool,
     helm_chart_root: str | None,
     category: str,
     renders_only: bool,
@@ -263,7 +270,11 @@ def check_command(
     config = declaration_start(config, render)
     workers = jobs or available_processes()
     rendering = RenderOptions(
-        show_suppressed=show_suppressed, helm_chart_root=helm_chart_root, category=category
+        show_suppressed=show_suppressed,
+        helm_chart_root=helm_chart_root,
+        category=category,
+        verbose=verbose,
+        quiet=quiet,
     )
     out = OutputOptions(
         fmt, output, fail_on, passthrough, write_baseline, rendering, max_report_bytes

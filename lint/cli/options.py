@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -53,6 +54,23 @@ CONTROLLER_VERSION: Final = click.option(
     "declaration's agentSandbox.version, else the controller Deployment's image tag, "
     "else the newest known).",
 )
+
+VERBOSE: Final = click.option(
+    "--verbose",
+    is_flag=True,
+    help="Text: list every policy each decision examined, and every affected path.",
+)
+
+QUIET: Final = click.option(
+    "--quiet", is_flag=True, help="Text: print the findings only, without the per-path list."
+)
+
+
+def colour_wanted(to_terminal: bool) -> bool:
+    """Colour on a terminal only, and never when ``NO_COLOR`` is set to
+    anything but the empty string (https://no-color.org)."""
+    return to_terminal and not os.environ.get("NO_COLOR")
+
 
 JOBS: Final = click.option(
     "--jobs",

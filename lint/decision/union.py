@@ -110,19 +110,16 @@ def _no_enforcing_summary(allowance: Allowance) -> str:
 
 UNION_REMEDIES: dict[str, str] = {
     EgressRefusal.POLICY_WIDENS_EGRESS: (
-        "Narrow or delete the named policy so it stays inside the configured translation, "
-        "or set `verify: named-object-only` to go back to the single-object check."
+        "Narrow or delete the widening policy so it stays inside the configured "
+        "translation: Kubernetes unions every policy that selects the pod."
     ),
     EgressRefusal.NO_ENFORCING_POLICY: (
         "Apply a policy whose selector matches these pod labels and which enforces Egress "
-        "(the reference deployment's baseline policy is an example), "
-        "or opt out with `verify: named-object-only`."
+        "(the reference deployment's baseline policy is an example)."
     ),
-    EgressRefusal.NOT_EVALUABLE: (
-        "Fix or remove the policy that cannot be evaluated, "
-        "or opt out with `verify: named-object-only`."
-    ),
+    EgressRefusal.NOT_EVALUABLE: "Fix or remove the policy that cannot be evaluated.",
 }
+"""A remedy never proposes switching the check off (DESIGN §10)."""
 
 
 UNNAMED_UNION_REMEDIES: dict[str, str] = {

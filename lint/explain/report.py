@@ -20,8 +20,9 @@ from lint.declarations.entries import DeclaredSandbox
 from lint.explain.sandbox import Explanation, PolicyView, RuleView
 from lint.explain.selection import declared_at
 from lint.explain.verdict import Hit, ToVerdict
-from lint.report.escaping import escape
 from lint.report.model import Location
+from lint.report.text_report import wrap
+from lint.report.words import in_words
 
 EXPLAIN_SCHEMA_VERSION: Final = 1
 
@@ -227,7 +228,17 @@ def render_text(explanation: Explanation, to: ToVerdict | None) -> str:
         lines.extend(_policy_lines(explanation))
         lines.append("")
         lines.extend(_destination_lines(explanation))
-    return "\n".join(escape(line) for line in lines) + "\n"
+    return "\n".join(wrapped for line in lines for wrapped in _wrapped(line)) + "\n"
+
+
+def _wrapped(line: str) -> list[str]:
+    """One line, peers in words, escaped and wrapped at word boundaries
+    within 80 columns, its continuation indented under it (as the check's
+    text report does)."""
+    body = line.lstrip(" ")
+    if not body:
+        return [""]
+    return wrap(in_words(body), line[: len(line) - len(body)], hang="    ")
 
 
 def _target(chosen: DeclaredSandbox) -> dict[str, Any]:

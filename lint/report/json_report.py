@@ -13,6 +13,7 @@ from typing import Any
 from lint import __version__
 from lint.report.model import (
     ControllerReport,
+    Culprit,
     DecisionReport,
     ExaminedEntry,
     Finding,
@@ -272,4 +273,24 @@ def _finding(finding: Finding) -> dict[str, Any]:
         result["environment"] = finding.environment
     if finding.remedy:
         result["remedy"] = finding.remedy
+    # Added by issue 13, after every earlier field: the paths a culprit
+    # affects (``sandbox`` stays the first), the culprit, a paste-able block.
+    affected = finding.affected or ((finding.sandbox,) if finding.sandbox is not None else ())
+    result["affected"] = [_ref(ref) for ref in affected]
+    if finding.culprit is not None:
+        result["culprit"] = _culprit(finding.culprit)
+    if finding.remedy_yaml is not None:
+        result["remedyYaml"] = finding.remedy_yaml
     return result
+
+
+def _culprit(culprit: Culprit) -> dict[str, Any]:
+    return {
+        "kind": culprit.kind,
+        "namespace": culprit.namespace,
+        "name": culprit.name,
+        "origin": culprit.origin,
+        "template": culprit.template,
+        "letsOut": list(culprit.lets_out),
+        "contentHash": culprit.content_hash,
+    }

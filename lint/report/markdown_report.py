@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from lint.report.bounded import bounded
 from lint.report.github_report import annotated_place
-from lint.report.model import Finding, Report, SandboxReport
+from lint.report.model import Finding, Report, SandboxRef, SandboxReport
 
 
 @dataclass
@@ -55,8 +55,7 @@ def _culprit_table(active: list[Finding]) -> list[str]:
             finding.message if finding.sandbox is None else "",
         )
         culprit = culprits.setdefault(key, _Culprit(finding))
-        if finding.sandbox is not None:
-            culprit.sandboxes.append(_sandbox_name(finding))
+        culprit.sandboxes.extend(_sandbox_name(ref) for ref in finding.paths)
     lines = [
         "| Level | Rule | Culprit | Where | What | Affected sandboxes |",
         "|---|---|---|---|---|---|",
@@ -87,9 +86,7 @@ def _where(finding: Finding) -> str:
     return f"`{_code(shown)}`{_cell(environment)}"
 
 
-def _sandbox_name(finding: Finding) -> str:
-    assert finding.sandbox is not None
-    ref = finding.sandbox
+def _sandbox_name(ref: SandboxRef) -> str:
     profile = f" profile {ref.profile}" if ref.profile else ""
     return f"{ref.namespace}/{ref.template}{profile} ({ref.path})"
 
@@ -109,7 +106,7 @@ def _sandbox_row(sandbox: SandboxReport, report: Report, with_environment: bool)
     own = [
         f
         for f in report.findings
-        if f.sandbox == ref and f.environment == sandbox.environment and not f.suppressed
+        if ref in f.paths and f.environment == sandbox.environment and not f.suppressed
     ]
     result = "ok" if not own else f"{len(own)} finding(s)"
     profile = f" profile {ref.profile}" if ref.profile else ""

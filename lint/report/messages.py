@@ -5,16 +5,50 @@ environment after the rule's own message."""
 from __future__ import annotations
 
 from lint.report.bounded import bounded
-from lint.report.model import Finding
+from lint.report.model import Culprit, Finding, SandboxRef
+
+AFFECTED_NAMED = 5
+"""Sandbox paths a one-line message names before it counts the rest."""
 
 
 def placed_message(finding: Finding) -> str:
-    """The message, then the sandbox it is about and its environment."""
+    """The message, then the sandbox paths it is about (the first five,
+    then a count) and its environment."""
     text = bounded(finding.message)
-    if finding.sandbox is not None:
+    if len(finding.affected) > 1 or (finding.affected and finding.culprit is not None):
+        named = [_path(ref) for ref in finding.affected[:AFFECTED_NAMED]]
+        rest = len(finding.affected) - len(named)
+        more = f" and {rest} more" if rest else ""
+        text += f" (sandbox paths: {', '.join(named)}{more})"
+    elif finding.sandbox is not None:
         ref = finding.sandbox
         profile = f", profile {ref.profile}" if ref.profile else ""
         text += f" (sandbox {ref.namespace}/{ref.template}{profile}, {ref.path} path)"
     if finding.environment is not None:
         text += f" [environment {finding.environment}]"
     return text
+
+
+def culprit_message(culprit: Culprit, paths: int) -> str:
+    """``NetworkPolicy/x widens egress of 3 sandbox paths: spec.egress[0]:
+    ...``; for the controller's policy, who writes it and for which pods.
+    Every message built from a culprit's raw values is built here."""
+    noun = "sandbox path" if paths == 1 else "sandbox paths"
+    lets_out = "; ".join(culprit.lets_out)
+    what = f"{culprit.kind}/{culprit.name}"
+    if culprit.origin == "synthesized" and culprit.template is not None:
+        return (
+            f"the agent-sandbox controller will write {what} for SandboxTemplate/"
+            f"{culprit.template}, selecting its pooled pods; it {culprit.verb} {paths} "
+            f"{noun}: {lets_out}{_beyond(culprit)}"
+        )
+    return f"{what} {culprit.verb} {paths} {noun}: {lets_out}{_beyond(culprit)}"
+
+
+def _beyond(culprit: Culprit) -> str:
+    return ", beyond the declared egress" if culprit.verb.startswith("widens") else ""
+
+
+def _path(ref: SandboxRef) -> str:
+    profile = f" profile {ref.profile}" if ref.profile else ""
+    return f"{ref.namespace}/{ref.template}{profile} {ref.path}"

@@ -48,6 +48,28 @@ class ObjectRef:
 
 
 @dataclass(frozen=True, slots=True)
+class Culprit:
+    """The document a finding is about, as a person changes it (DESIGN §10):
+    its kind, namespace and name, whether it was read from a manifest or is
+    the policy the controller will write, what it lets out beyond the
+    allowance (one clause per distinct allowance, with the rule index), and
+    a content hash of the offending rule, so a baseline entry never covers
+    another rule or another object."""
+
+    kind: str
+    name: str
+    namespace: str | None
+    origin: str
+    verb: str
+    """What the culprit does: ``widens egress``, ``cannot be evaluated``,
+    ``opens the agent port``."""
+    lets_out: tuple[str, ...]
+    content_hash: str
+    template: str | None = None
+    """For a synthesized policy, the SandboxTemplate that makes the controller write it."""
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     rule_id: str
     level: str
@@ -62,6 +84,20 @@ class Finding:
     suppression_kind: str | None = None
     environment: str | None = None
     """The ``renders:`` environment the finding was found in, if any."""
+    affected: tuple[SandboxRef, ...] = ()
+    """Every sandbox path a culprit's finding affects, in sandbox order;
+    ``sandbox`` is the first of them (issue 13)."""
+    culprit: Culprit | None = None
+    remedy_yaml: str | None = None
+    """A block the user can paste, when the remedy shows one."""
+
+    @property
+    def paths(self) -> tuple[SandboxRef, ...]:
+        """Every sandbox path the finding is about: ``affected``, else its
+        one ``sandbox``, else none."""
+        if self.affected:
+            return self.affected
+        return () if self.sandbox is None else (self.sandbox,)
 
 
 @dataclass(frozen=True, slots=True)

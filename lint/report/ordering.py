@@ -26,6 +26,11 @@ def _sandbox_order(ref: SandboxRef) -> tuple[str, str, str, int, str]:
     )
 
 
+def sandbox_order(ref: SandboxRef) -> tuple[str, str, str, int, str]:
+    """The order of sandbox paths, for a finding's affected list."""
+    return _sandbox_order(ref)
+
+
 def sandbox_key(report: SandboxReport) -> tuple[str, str, str, int, str]:
     """The order of sandbox reports."""
     return _sandbox_order(report.ref)

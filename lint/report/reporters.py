@@ -54,6 +54,10 @@ class RenderOptions:
     """text: paint levels with terminal colours."""
     show_suppressed: bool = False
     """text: list suppressed findings too."""
+    verbose: bool = False
+    """text: every decision's examined list, and every affected path."""
+    quiet: bool = False
+    """text: the findings only."""
     helm_chart_root: str | None = None
     """sarif: the chart directory that '# Source:' template paths are relative to."""
     category: str = "egress-lint"
@@ -64,7 +68,13 @@ class TextReporter:
     name: Final = "text"
 
     def render(self, report: Report, options: RenderOptions) -> str:
-        return render_text(report, colour=options.colour, show_suppressed=options.show_suppressed)
+        return render_text(
+            report,
+            colour=options.colour,
+            show_suppressed=options.show_suppressed,
+            verbose=options.verbose,
+            quiet=options.quiet,
+        )
 
 
 class JsonReporter:

@@ -22,6 +22,7 @@ from lint.report.fingerprints import fingerprint
 from lint.report.messages import placed_message
 from lint.report.model import Finding, Location, Report
 from lint.report.uris import artifact_uri
+from lint.report.words import in_words
 from lint.rules import RULES, Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -144,7 +145,13 @@ def _alert_hash(finding: Finding) -> str:
 
 
 def _message(finding: Finding) -> str:
-    text = placed_message(finding)
+    text = in_words(placed_message(finding), _namespace(finding))
     if finding.remedy:
-        text += f" Fix: {finding.remedy}"
+        text += f" Fix: {in_words(finding.remedy)}"
+    if finding.remedy_yaml:
+        text += f"\n\n{finding.remedy_yaml}"
     return text
+
+
+def _namespace(finding: Finding) -> str | None:
+    return finding.culprit.namespace if finding.culprit is not None else None

@@ -1,24 +1,39 @@
 """``--format text``: a report a person reads in a terminal or a PR log.
 
-Grouped by sandbox and path; every finding gives file:line, rule id, a
-summary, the examined policies with their verdicts, and the remedy. Lines
-are wrapped to 80 columns. Text taken from the input is escaped, so a
-control character in a policy name cannot rewrite the screen.
+One line per sandbox path, ``ok`` or ``FAIL`` with the culprits' names;
+then the findings, grouped by culprit, most severe first (DESIGN §10): each
+gives file:line, what the culprit does to how many sandbox paths, the paths,
+what it lets out in words (``lint.report.words``) and the remedy. The full
+examined list of each decision is shown only with ``--verbose``. Lines are
+wrapped at word boundaries within 80 columns. Text taken from the input is
+escaped, so a control character in a policy name cannot rewrite the screen.
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
-from lint.decision.model import EgressRefusal, EgressVerdict, IngressRefusal
+from lint.decision.model import EgressVerdict
 from lint.report.bounded import bounded
 from lint.report.escaping import escape
-from lint.report.model import ControllerReport, DecisionReport, Finding, Report, SandboxReport
-from lint.rules import level_rank, rule_ids_for
+from lint.report.model import (
+    ControllerReport,
+    DecisionReport,
+    Finding,
+    Report,
+    SandboxRef,
+    SandboxReport,
+)
+from lint.report.ordering import finding_key
+from lint.report.words import in_words
+from lint.rules import level_rank
 
 WIDTH = 80
+AFFECTED_SHOWN = 10
+"""Affected paths listed per finding without ``--verbose``."""
 _COLOURS = {"error": "31", "warning": "33", "note": "36", "ok": "32", "dim": "2"}
 
 
@@ -32,36 +47,54 @@ class _Painter:
         return f"\x1b[{_COLOURS[style]}m{text}\x1b[0m"
 
 
-def _wrap(text: str, indent: str) -> list[str]:
+def wrap(text: str, indent: str, *, hang: str = "  ", width: int = WIDTH) -> list[str]:
+    """``text`` escaped and wrapped at word boundaries within ``width``
+    columns; a word longer than a line is kept whole rather than cut."""
     return textwrap.wrap(
         escape(bounded(text)),
-        WIDTH,
+        width,
         initial_indent=indent,
-        subsequent_indent=" " * len(indent) + "  ",
-        break_long_words=True,
+        subsequent_indent=" " * len(indent) + hang,
+        break_long_words=False,
         break_on_hyphens=False,
     ) or [indent]
 
 
-def render_text(report: Report, *, colour: bool = False, show_suppressed: bool = False) -> str:
+_wrap = wrap
+
+
+@dataclass(frozen=True)
+class TextOptions:
+    colour: bool = False
+    show_suppressed: bool = False
+    verbose: bool = False
+    """Every examined policy of every decision, and every affected path."""
+    quiet: bool = False
+    """The findings only."""
+
+
+def render_text(
+    report: Report,
+    *,
+    colour: bool = False,
+    show_suppressed: bool = False,
+    verbose: bool = False,
+    quiet: bool = False,
+) -> str:
+    options = TextOptions(colour, show_suppressed, verbose, quiet)
     paint = _Painter(colour)
+    shown = [f for f in report.findings if show_suppressed or not f.suppressed]
     lines: list[str] = []
-    if report.controller is not None:
-        lines.extend([*_wrap(controller_line(report.controller), ""), ""])
-    if report.declaration_file is not None:
-        lines.extend([f"declarations: {escape(report.declaration_file)}", ""])
-    if report.defaults_applied:
-        lines.extend(_defaults_note())
-    for sandbox in report.sandboxes:
-        lines.extend(_sandbox_block(sandbox, report.findings, paint, show_suppressed))
-    general = [f for f in report.findings if f.sandbox is None]
-    if any(show_suppressed or not f.suppressed for f in general):
-        lines.append("general")
-        for finding in general:
-            if show_suppressed or not finding.suppressed:
-                lines.extend(_finding_block(finding, None, paint))
+    if not quiet:
+        lines.extend(_preamble(report))
+        for sandbox in report.sandboxes:
+            lines.extend(_sandbox_block(sandbox, shown, paint, options))
+        if report.sandboxes:
+            lines.append("")
+    for finding in sorted(shown, key=_severity_first):
+        lines.extend(_finding_block(finding, paint, options))
         lines.append("")
-    if report.stale_baseline:
+    if report.stale_baseline and not quiet:
         count = len(report.stale_baseline)
         lines.extend(
             _wrap(
@@ -70,8 +103,24 @@ def render_text(report: Report, *, colour: bool = False, show_suppressed: bool =
                 "",
             )
         )
-    lines.append(_summary(report, paint))
-    return "\n".join(lines) + "\n"
+    if not quiet:
+        lines.append(_summary(report, paint))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _severity_first(finding: Finding) -> tuple[object, ...]:
+    return (-level_rank(finding.level), finding_key(finding))
+
+
+def _preamble(report: Report) -> list[str]:
+    lines: list[str] = []
+    if report.controller is not None:
+        lines.extend([*_wrap(controller_line(report.controller), ""), ""])
+    if report.declaration_file is not None:
+        lines.extend([f"declarations: {escape(report.declaration_file)}", ""])
+    if report.defaults_applied:
+        lines.extend(_defaults_note())
+    return lines
 
 
 _SOURCES: Final = {
@@ -99,63 +148,77 @@ def _defaults_note() -> list[str]:
     return [*_wrap(text, "note: "), ""]
 
 
-def _sandbox_block(
-    sandbox: SandboxReport, findings: Iterable[Finding], paint: _Painter, show_suppressed: bool
-) -> list[str]:
+def _heading(sandbox: SandboxReport) -> str:
     ref = sandbox.ref
-    own = [
-        f
-        for f in findings
-        if f.sandbox == ref
-        and f.environment == sandbox.environment
-        and (show_suppressed or not f.suppressed)
-    ]
-    status = paint("FAIL", "error") if own else paint("ok", "ok")
     profile = f" profile {ref.profile}" if ref.profile else ""
-    egress = sandbox.egress
     target = ref.template
     if sandbox.workload_kind is not None:
         target = f"{sandbox.workload_kind}/{ref.template}"
     environment = f" in {sandbox.environment}" if sandbox.environment is not None else ""
     claim = f", claim {ref.claim}" if ref.claim else ""
-    heading = f"{ref.namespace}/{target}{profile} [{ref.path} path{claim}]{environment}"
-    lines = [f"{status} {escape(heading)}"]
+    return f"{ref.namespace}/{target}{profile} [{ref.path} path{claim}]{environment}"
+
+
+def _sandbox_block(
+    sandbox: SandboxReport,
+    findings: Sequence[Finding],
+    paint: _Painter,
+    options: TextOptions,
+) -> list[str]:
+    """One line: ``ok`` or ``FAIL`` and the names of the culprits; with
+    ``--verbose``, the intent and every decision's examined list."""
+    own = [
+        f for f in findings if sandbox.ref in _paths_of(f) and f.environment == sandbox.environment
+    ]
+    failing = [f for f in own if not f.suppressed]
+    status = paint("FAIL", "error") if failing else paint("ok  ", "ok")
+    text = _heading(sandbox)
+    if failing:
+        text += ": " + ", ".join(dict.fromkeys(culprit_name(f) for f in failing))
+    lines = _led("FAIL" if failing else "ok  ", status, text, "   ")
+    if options.verbose:
+        lines.extend(_verbose_block(sandbox, paint))
+    return lines
+
+
+def _paths_of(finding: Finding) -> tuple[SandboxRef, ...]:
+    return finding.paths
+
+
+def culprit_name(finding: Finding) -> str:
+    """What to change: the culprit (the template, for the controller's
+    policy), else the rule id."""
+    culprit = finding.culprit
+    if culprit is None:
+        return finding.rule_id
+    if culprit.origin == "synthesized" and culprit.template is not None:
+        return f"SandboxTemplate/{culprit.template}"
+    return f"{culprit.kind}/{culprit.name}"
+
+
+def _verbose_block(sandbox: SandboxReport, paint: _Painter) -> list[str]:
+    egress = sandbox.egress
     expects = (
         "no named object (host: none)"
         if egress.expected_kind is None
         else f"{egress.expected_kind}/{egress.expected_name}"
     )
-    intent = f"egress {egress.policy_kind} ({egress.engine}), expects {expects}"
-    lines.extend(_wrap(intent, "     "))
-    for finding in own:
-        lines.extend(_finding_block(finding, sandbox, paint))
-    lines.append("")
+    lines = _wrap(f"egress {egress.policy_kind} ({egress.engine}), expects {expects}", "     ")
+    decisions: list[tuple[str, DecisionReport | None]] = [
+        ("union", egress.union),
+        ("reach", egress.reach.decision if egress.reach is not None else None),
+        ("ingress", sandbox.ingress.decision if sandbox.ingress is not None else None),
+    ]
+    for name, decision in decisions:
+        if decision is not None and decision.examined:
+            lines.extend(_examined_block(name, decision, paint))
     return lines
 
 
-def _finding_block(finding: Finding, sandbox: SandboxReport | None, paint: _Painter) -> list[str]:
-    location = finding.location
-    where = f"{location.file}:{location.line}"
-    if location.source:
-        line = f":{location.source_line}" if location.source_line is not None else ""
-        where += f" (from {location.source}{line})"
-    tag = " (suppressed)" if finding.suppressed else ""
-    if finding.environment is not None and sandbox is None:
-        tag += f" in {finding.environment}"
-    lines = [f"  {paint(finding.level, finding.level)} {escape(where)} {finding.rule_id}{tag}"]
-    lines.extend(_wrap(finding.message, "    "))
-    decision = _decision_for(finding, sandbox)
-    if decision is not None and decision.examined:
-        lines.extend(_examined_block(decision, paint))
-    if finding.remedy:
-        lines.extend(_wrap("fix: " + finding.remedy, "    "))
-    return lines
-
-
-def _examined_block(decision: DecisionReport, paint: _Painter) -> list[str]:
+def _examined_block(name: str, decision: DecisionReport, paint: _Painter) -> list[str]:
     """Every examined policy that selects the pod, then a count of those
     that do not: in a large namespace they are most, and say nothing."""
-    lines = [paint("    examined:", "dim")]
+    lines = [paint(f"     {name} examined:", "dim")]
     quiet = 0
     for entry in decision.examined:
         # Both vocabularies use the word: IngressVerdict.DOES_NOT_SELECT is equal.
@@ -164,30 +227,84 @@ def _examined_block(decision: DecisionReport, paint: _Painter) -> list[str]:
             continue
         text = f"{entry.kind}/{entry.name}: {entry.verdict}"
         if entry.detail:
-            text += f" ({entry.detail})"
-        lines.extend(_wrap(text, "      - "))
+            text += f" ({in_words(entry.detail, entry.namespace)})"
+        lines.extend(_wrap(text, "       - ", hang="    "))
     if quiet:
         noun = "policy does" if quiet == 1 else "policies do"
-        lines.extend(_wrap(f"and {quiet} {noun} not select the pod", "      "))
+        lines.extend(_wrap(f"and {quiet} {noun} not select the pod", "       "))
     return lines
 
 
-_UNION_RULES: Final = rule_ids_for(EgressRefusal)
-_INGRESS_RULES: Final = rule_ids_for(IngressRefusal)
-_REACH_RULES: Final = frozenset({"egress-reach-widens", "egress-reach-not-evaluable"})
+def _where(finding: Finding) -> str:
+    location = finding.location
+    where = f"{location.file}:{location.line}"
+    if location.source:
+        line = f":{location.source_line}" if location.source_line is not None else ""
+        where += f" (from {location.source}{line})"
+    return where
 
 
-def _decision_for(finding: Finding, sandbox: SandboxReport | None) -> DecisionReport | None:
-    if sandbox is None:
-        return None
-    if finding.rule_id in _UNION_RULES:
-        return sandbox.egress.union
-    if finding.rule_id in _REACH_RULES:
-        reach = sandbox.egress.reach
-        return reach.decision if reach is not None else None
-    if finding.rule_id in _INGRESS_RULES:
-        return sandbox.ingress.decision if sandbox.ingress is not None else None
-    return None
+def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> list[str]:
+    tag = " (suppressed)" if finding.suppressed else ""
+    if finding.environment is not None:
+        tag += f" in {finding.environment}"
+    culprit = finding.culprit
+    level = paint(finding.level, finding.level)
+    if culprit is None:
+        lines = _led(finding.level, level, f"{_where(finding)}  {finding.rule_id}{tag}")
+        lines.extend(_wrap(in_words(finding.message), "  "))
+        lines.extend(_paths_block(_paths_of(finding), options))
+    else:
+        count = len(_paths_of(finding))
+        noun = "sandbox path" if count == 1 else "sandbox paths"
+        what = f"{culprit.kind}/{culprit.name}"
+        head = f"{_where(finding)}  {culprit_name(finding)} "
+        if culprit.origin == "synthesized":
+            head += f"makes the controller write {what}, which "
+        head += f"{culprit.verb} {count} {noun}{tag}"
+        lines = _led(finding.level, level, head)
+        lines.extend(_wrap(f"rule {finding.rule_id}", "  "))
+        if culprit.origin == "synthesized":
+            lines.extend(
+                _wrap(
+                    f"the agent-sandbox controller will write {what} for this template, "
+                    "selecting its pooled pods",
+                    "  ",
+                )
+            )
+        lines.extend(_paths_block(_paths_of(finding), options))
+        label = "lets out" if culprit.verb.startswith("widens") else "why"
+        for clause in culprit.lets_out:
+            lines.extend(_wrap(f"{label}: {in_words(clause, culprit.namespace)}", "  "))
+    if finding.remedy:
+        lines.extend(_wrap("fix: " + in_words(finding.remedy), "  "))
+    if finding.remedy_yaml:
+        lines.extend("      " + escape(line) for line in finding.remedy_yaml.splitlines())
+    return lines
+
+
+def _led(word: str, painted: str, text: str, hang: str = "  ") -> list[str]:
+    """``text`` wrapped after a leading word (a level, ``ok``, ``FAIL``),
+    which is painted after wrapping so its colour codes take no columns."""
+    lines = _wrap(text, " " * (len(word) + 1), hang=hang)
+    lines[0] = f"{painted} {lines[0][len(word) + 1 :]}"
+    return lines
+
+
+def _paths_block(paths: Sequence[SandboxRef], options: TextOptions) -> list[str]:
+    if not paths:
+        return []
+    shown = paths if options.verbose else paths[:AFFECTED_SHOWN]
+    lines = ["  affects:"]
+    for ref in shown:
+        profile = f" profile {ref.profile}" if ref.profile else ""
+        claim = f", claim {ref.claim}" if ref.claim else ""
+        lines.extend(
+            _wrap(f"{ref.namespace}/{ref.template}{profile} [{ref.path} path{claim}]", "    - ")
+        )
+    if len(shown) < len(paths):
+        lines.append(f"    and {len(paths) - len(shown)} more (--verbose lists them)")
+    return lines
 
 
 def _summary(report: Report, paint: _Painter) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -13,9 +14,40 @@ from tests.checks.scenario_runner import DEMO, REPO, run_cli
 def test_demo_reports_the_widening_policy_and_exits_1(snapshot: SnapshotAssertion) -> None:
     outcome = run_cli(["check", "fixtures/demo"], REPO)
     assert outcome.exit_code == 1
-    assert "fixtures/demo/widening-policy.yaml:15 egress-policy-widens" in outcome.stdout
-    assert "NetworkPolicy/allow-instance-metadata" in outcome.stdout
+    words = " ".join(outcome.stdout.split())
+    assert (
+        "error fixtures/demo/widening-policy.yaml:15 NetworkPolicy/allow-instance-metadata "
+        "widens egress of 3 sandbox paths" in words
+    )
+    # One culprit, one finding, listing its three sandbox paths (issue 13).
+    assert outcome.stdout.count("rule egress-policy-widens") == 1
+    assert outcome.stdout.count("FAIL ") == 3 and "1 error," in outcome.stdout
+    assert "named-object-only" not in outcome.stdout and "named policy" not in outcome.stdout
     assert outcome.stdout == snapshot
+
+
+def test_demo_sarif_is_one_result_naming_three_sandbox_paths() -> None:
+    sarif = json.loads(run_cli(["check", "fixtures/demo", "--format", "sarif"], REPO).stdout)
+    (result,) = sarif["runs"][0]["results"]
+    text = result["message"]["text"]
+    assert "3 sandbox paths" in text
+    for path in ("namzu-build direct", "namzu-build pooled", "namzu-task direct"):
+        assert f"namzu-sandboxes/{path}" in text
+    related = {
+        (r["physicalLocation"]["artifactLocation"]["uri"]) for r in result["relatedLocations"]
+    }
+    assert related == {"fixtures/demo/.egress-lint.yaml", "fixtures/demo/templates.yaml"}
+
+
+def test_demo_text_says_peers_in_words_and_lists_examined_only_when_verbose() -> None:
+    plain = run_cli(["check", "fixtures/demo"], REPO).stdout
+    assert "lets out: spec.egress[0]: peer 169.254.169.254/32 on TCP 80" in " ".join(plain.split())
+    assert "examined" not in plain and '{"cidr"' not in plain
+    verbose = run_cli(["check", "fixtures/demo", "--verbose"], REPO).stdout
+    assert "union examined:" in verbose
+    quiet = run_cli(["check", "fixtures/demo", "--quiet"], REPO).stdout
+    assert quiet.startswith("error fixtures/demo/widening-policy.yaml:15")
+    assert "FAIL" not in quiet and "sandbox path(s) checked" not in quiet
 
 
 def test_demo_json_names_every_sandbox_path() -> None:

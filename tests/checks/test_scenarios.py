@@ -310,11 +310,12 @@ def test_allow_intent_finds_only_the_controller_policy_on_the_pooled_path() -> N
         "runner-network-policy": "widens-egress",
     }
     # The pool's idle pods (the warm path, issue 14) carry the hash label too.
+    # One culprit, one finding, listing both paths (issue 13).
     findings = outcome.report["findings"]
     assert [(f["ruleId"], f["line"], f["sandbox"]["path"]) for f in findings] == [
         ("egress-policy-widens", 5, "pooled"),
-        ("egress-policy-widens", 5, "warm"),
     ]
+    assert [a["path"] for a in findings[0]["affected"]] == ["pooled", "warm"]
     # No named object to fall back to under host: none.
     assert all("named-object-only" not in f["remedy"] for f in findings)
 
@@ -357,3 +358,32 @@ def test_cilium_enforcement_turned_off_fails_closed_only_on_a_cilium_cluster() -
     assert "enable-policy: never" in reach["summary"]
     assert outcome.exit_code == 1
     assert run_scenario("reach-cilium-policy-never").exit_code == 0
+
+
+def test_the_chart_case_names_the_template_and_each_widening_policy() -> None:
+    """Issue 13: a Managed template without a networkPolicy block, beside
+    narrow in-cluster allow rules wider than the declared egress: the
+    controller's policy is a finding on the template's `spec` line naming
+    the policy and `networkPolicyManagement: Unmanaged`; each widening
+    manifest policy is its own finding at its own rule's line."""
+    outcome = run_scenario("controller-default-chart")
+    assert outcome.exit_code == 1
+    findings = outcome.report["findings"]
+    by_culprit = {f["culprit"]["name"]: f for f in findings}
+    assert set(by_culprit) == {"runner-network-policy", "runner-otel", "runner-storage"}
+    controller = by_culprit["runner-network-policy"]
+    assert (controller["file"], controller["line"]) == ("manifests.yaml", 4)
+    assert controller["culprit"]["origin"] == "synthesized"
+    assert "will write NetworkPolicy/runner-network-policy" in controller["message"]
+    assert "selecting its pooled pods" in controller["message"]
+    assert "networkPolicyManagement: Unmanaged" in controller["remedy"]
+    assert "spec:\n  networkPolicy:\n" in controller["remedyYaml"]
+    assert "kube-system" in controller["remedyYaml"] and "0.0.0.0/0" not in controller["remedyYaml"]
+    assert [a["path"] for a in controller["affected"]] == ["pooled", "warm"]
+    assert (by_culprit["runner-otel"]["line"], by_culprit["runner-storage"]["line"]) == (38, 51)
+    for name in ("runner-otel", "runner-storage"):
+        assert [a["path"] for a in by_culprit[name]["affected"]] == ["direct", "pooled", "warm"]
+        assert "spec.egress[0]" in by_culprit[name]["message"]
+    # The sandbox report's contract is unchanged: the union names its first culprit.
+    pooled = _only(outcome.report, "pooled")
+    assert pooled["egress"]["union"]["refusal"] == "policy-widens-egress"

@@ -385,18 +385,20 @@ def test_node_scoped_spec_gives_no_examined_entry() -> None:
 @pytest.mark.parametrize(
     ("refusal", "facts"),
     [
-        ("policy-widens-egress", ["Narrow or delete", "named-object-only"]),
+        ("policy-widens-egress", ["Narrow or delete", "unions"]),
         (
             "no-enforcing-policy",
-            ["selector matches", "enforces Egress", "baseline", "named-object-only"],
+            ["selector matches", "enforces Egress", "baseline"],
         ),
-        ("not-evaluable", ["Fix or remove", "named-object-only"]),
+        ("not-evaluable", ["Fix or remove"]),
     ],
 )
 def test_union_remedy(refusal: str, facts: list[str]) -> None:
     remedy = union_remedy(refusal)
     for fact in facts:
         assert fact in remedy
+    # A remedy never proposes switching the check off (DESIGN §10).
+    assert "named-object-only" not in remedy and "named policy" not in remedy
 
 
 @pytest.mark.parametrize("refusal", ["port-open", "", "widens-egress"])

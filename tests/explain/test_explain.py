@@ -52,7 +52,7 @@ def test_the_widening_policy_is_named_as_what_admits_the_metadata_address(demo: 
     assert "To 169.254.169.254:80/TCP: allowed" in result.stdout
     assert (
         "NetworkPolicy/allow-instance-metadata egress rule 0 (widening-policy.yaml:15): "
-        "169.254.169.254/32 on TCP 80" in result.stdout
+        "169.254.169.254/32 on TCP 80" in " ".join(result.stdout.split())
     )
 
 

@@ -235,9 +235,11 @@ def test_generate_takes_the_declaration_named_in_the_application(tmp_path: Path)
     assert named.returncode == 1, named.err
     # Only the declaration puts namzu-build under a static Cilium intent;
     # without it every template is checked as deny-all under core.
-    assert "namzu-build [direct path]\n     egress static (cilium)" in named.err
+    assert "declarations: ../../policy/sandboxes.yaml" in named.err
+    assert "default intent" not in named.err
     unnamed = run_command(PLUGIN["spec"]["generate"], app)
-    assert "egress static (cilium)" not in unnamed.err
+    assert "declarations: ../../policy/sandboxes.yaml" not in unnamed.err
+    assert "default intent" in " ".join(unnamed.err.split())
 
 
 @pytest.mark.parametrize(("kind", "builds"), [("helm", True), ("kustomize", False)])

@@ -1,0 +1,293 @@
+"""One finding per culprit (DESIGN §10): every document whose verdict
+offends gets its own finding, at its own file and line, and the findings of
+one culprit across sandbox paths become one, listing every path it affects.
+
+A culprit is the object a person changes. For the policy the agent-sandbox
+controller will write (AGENT-SANDBOX §4), that is the SandboxTemplate that
+makes the controller write it, so the finding sits there and its remedy
+names the template's fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from lint.checks.candidates import Sourced, location_of
+from lint.checks.context import JudgedEntry, first_rule, precise_location, rule_finding
+from lint.decision.model import (
+    EgressVerdict,
+    IngressVerdict,
+    PolicyDocument,
+    Translation,
+    Tri,
+)
+from lint.decision.policy_shape import Direction
+from lint.decision.values import JSON, compact_json
+from lint.generate.yaml_emit import EmitError, dump_document
+from lint.inventory import KubeObject
+from lint.report.messages import culprit_message
+from lint.report.model import Culprit, Finding, Location, SandboxRef
+from lint.report.ordering import sandbox_order
+from lint.rules import rule
+
+EGRESS_CULPRIT_RULES: Final[Mapping[str, str]] = {
+    EgressVerdict.WIDENS_EGRESS: "egress-policy-widens",
+    EgressVerdict.NOT_EVALUABLE: "egress-not-evaluable",
+}
+INGRESS_CULPRIT_RULES: Final[Mapping[str, str]] = {
+    IngressVerdict.OPENS_AGENT_PORT: "agent-port-open",
+    IngressVerdict.NOT_EVALUABLE: "ingress-not-evaluable",
+}
+VERBS: Final[Mapping[str, str]] = {
+    EgressVerdict.WIDENS_EGRESS: "widens egress of",
+    # The word of both vocabularies.
+    EgressVerdict.NOT_EVALUABLE: "cannot be evaluated for",
+    IngressVerdict.OPENS_AGENT_PORT: "opens the agent port of",
+}
+_OUTCOME: Final[Mapping[str, Tri]] = {
+    EgressVerdict.WIDENS_EGRESS: Tri.YES,
+    IngressVerdict.OPENS_AGENT_PORT: Tri.YES,
+    EgressVerdict.NOT_EVALUABLE: Tri.UNKNOWN,
+}
+_REMEDIES: Final[Mapping[str, str]] = {
+    "egress-policy-widens": (
+        "Narrow or delete {what} so it stays inside the declared egress: Kubernetes "
+        "unions every policy that selects the pod, so another policy cannot take it back."
+    ),
+    "egress-not-evaluable": (
+        "Fix or remove {what} so it can be judged; until then the pod's egress cannot "
+        "be decided and the check fails closed."
+    ),
+    "agent-port-open": (
+        "Narrow or delete the rule of {what} that admits a wide-open source on the agent "
+        "port: Kubernetes unions every selecting policy, so another policy cannot close it."
+    ),
+    "ingress-not-evaluable": (
+        "Fix or remove {what} so it can be judged; until then whether the agent port "
+        "is closed cannot be decided and the check fails closed."
+    ),
+}
+_CONTROLLER_REMEDY: Final = (
+    "Change SandboxTemplate/{template}, which makes the controller write this policy: "
+    "set `networkPolicyManagement: Unmanaged` and apply your own policies, or give it "
+    "a `spec.networkPolicy` block that stays inside the declared egress, for example:"
+)
+
+
+@dataclass(frozen=True)
+class RefusalContext:
+    """How one refused decision reports its culprits: ``culprit_rules`` maps
+    each offending verdict to the rule its documents are reported under;
+    ``remedy`` is the refusal's remedy when no document is to blame."""
+
+    sandbox: SandboxRef
+    declaration: Location
+    rule_id: str
+    remedy: str
+    culprit_rules: Mapping[str, str]
+    rules_key: Direction
+    template: KubeObject | None = None
+    translation: Translation | None = None
+    """The declared egress, from which a controller remedy's block is made."""
+
+
+def refusal_findings(
+    judged: Sequence[JudgedEntry], summary: str | None, refusal: RefusalContext
+) -> list[Finding]:
+    """One finding per offending document, whatever the refusal; a refusal
+    with no offending document (no enforcing or covering policy) is one
+    finding at the declaration."""
+    culprits = [j for j in judged if j.entry.verdict in refusal.culprit_rules and j.entry.location]
+    if culprits:
+        return [_culprit_finding(j, refusal) for j in culprits]
+    message = summary or rule(refusal.rule_id).summary
+    return [
+        rule_finding(
+            refusal.rule_id,
+            message,
+            refusal.declaration,
+            sandbox=refusal.sandbox,
+            remedy=refusal.remedy,
+        )
+    ]
+
+
+def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
+    entry, document, origin = judged.entry, judged.examined.document, judged.origin
+    rule_id = refusal.culprit_rules[entry.verdict]
+    index = first_rule(document, _OUTCOME[entry.verdict]) if document.unreadable is None else None
+    where = rule_path(document, refusal.rules_key, index)
+    sourced = origin if isinstance(origin, Sourced) else None
+    raw = _value_at(sourced.candidate.raw, where) if sourced is not None else None
+    synthesized = sourced is not None and sourced.origin == "synthesized"
+    template = refusal.template if synthesized else None
+    culprit = Culprit(
+        kind=entry.kind,
+        name=entry.name,
+        namespace=entry.namespace,
+        origin=entry.origin,
+        verb=VERBS[entry.verdict],
+        lets_out=(lets_out_clause(where, entry.detail),),
+        content_hash=content_hash(entry.kind, entry.namespace, entry.name, raw, entry.detail),
+        template=template.name if template is not None else None,
+    )
+    location = entry.location or refusal.declaration
+    # The declaration entry and the template of each affected path.
+    related = [refusal.declaration]
+    if refusal.template is not None:
+        related.append(location_of(refusal.template))
+    obj = sourced.obj if sourced is not None else None
+    remedy = _REMEDIES[rule_id].format(what=f"{entry.kind}/{entry.name}")
+    block = None
+    if sourced is not None and template is not None:
+        # The finding sits on the template's block, or its `spec` without one.
+        location = precise_location(sourced.obj, ("spec", "networkPolicy"))
+        obj = template
+        remedy = _CONTROLLER_REMEDY.format(template=template.display_name)
+        block = controller_block(sourced.candidate.raw, refusal.translation)
+    return rule_finding(
+        rule_id,
+        culprit_message(culprit, 1),
+        location,
+        sandbox=refusal.sandbox,
+        obj=obj,
+        remedy=remedy,
+        related=related,
+        culprit=culprit,
+        remedy_yaml=block,
+    )
+
+
+def rule_path(document: PolicyDocument, rules_key: str, index: int | None) -> tuple[str | int, ...]:
+    """The offending rule's key path in the policy, or the document's."""
+    base: tuple[str | int, ...] = (
+        ("spec",) if document.spec_index is None else ("specs", document.spec_index)
+    )
+    return base if index is None else (*base, rules_key, index)
+
+
+_NOT_ALLOWED = re.compile(r", which the '[^']*' translation does not allow$")
+
+
+def lets_out_clause(path: Sequence[str | int], detail: str | None) -> str:
+    """``spec.egress[0]: <detail>``: what the rule at ``path`` lets out. The
+    detail's closing "which the 'x' translation does not allow" is left out:
+    the message says it once for every path, whatever their intents."""
+    text = _NOT_ALLOWED.sub("", detail or "it cannot be judged")
+    if len(path) < 2:
+        return text
+    return f"{format_path(path)}: {text}"
+
+
+def format_path(path: Sequence[str | int]) -> str:
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text
+
+
+def _value_at(value: JSON, path: Sequence[str | int]) -> JSON:
+    for step in path:
+        if isinstance(step, int):
+            value = value[step] if isinstance(value, list) and 0 <= step < len(value) else None
+        else:
+            value = value.get(step) if isinstance(value, dict) else None
+    return value
+
+
+def content_hash(
+    kind: str, namespace: str | None, name: str, value: JSON, detail: str | None
+) -> str:
+    """A digest of the offending rule as written (or the detail, for a
+    document that could not be read): a changed rule is a new culprit."""
+    body = compact_json(value) if value is not None else detail or ""
+    text = "\x1f".join((kind, namespace or "", name, body))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def controller_block(synthesized: JSON, translation: Translation | None) -> str | None:
+    """A ``spec.networkPolicy`` block inside the declared egress: the
+    translation's egress rules, with the ingress the controller's policy
+    already has (the controller copies both lists verbatim and makes the
+    policy enforce both directions, AGENT-SANDBOX §4.2). None when the
+    declared egress is not a core NetworkPolicy: a block cannot say it."""
+    if translation is None or translation.kind != "NetworkPolicy":
+        return None
+    spec = translation.manifest.get("spec")
+    egress = spec.get("egress") if isinstance(spec, dict) else None
+    current = synthesized.get("spec") if isinstance(synthesized, dict) else None
+    ingress = current.get("ingress") if isinstance(current, dict) else None
+    block: dict[str, JSON] = {}
+    if isinstance(ingress, list):
+        block["ingress"] = ingress
+    block["egress"] = egress if isinstance(egress, list) else []
+    try:
+        return dump_document({"spec": {"networkPolicy": block}})
+    except EmitError:
+        return None
+
+
+def merge_culprits(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings with those of one culprit across sandbox paths merged
+    into one: same rule, place, object, rule content and remedy. The merged
+    finding lists every affected path in sandbox order; ``sandbox`` is the
+    first. Other findings pass through."""
+    merged: dict[tuple[object, ...], list[Finding]] = {}
+    others: list[Finding] = []
+    for finding in findings:
+        culprit = finding.culprit
+        if culprit is None:
+            others.append(finding)
+            continue
+        key = (
+            finding.rule_id,
+            finding.location,
+            finding.subject,
+            culprit.kind,
+            culprit.namespace,
+            culprit.name,
+            culprit.content_hash,
+            finding.environment,
+            finding.remedy,
+            finding.remedy_yaml,
+        )
+        merged.setdefault(key, []).append(finding)
+    return [*others, *(_merged(group) for group in merged.values())]
+
+
+def _merged(group: list[Finding]) -> Finding:
+    group = sorted(group, key=lambda f: sandbox_order(f.sandbox) if f.sandbox else ())
+    first = group[0]
+    culprit = first.culprit
+    assert culprit is not None
+    affected = sorted(
+        {ref for finding in group for ref in (finding.affected or _own(finding))},
+        key=sandbox_order,
+    )
+    clauses = _unique(clause for f in group if f.culprit for clause in f.culprit.lets_out)
+    related = sorted(
+        {location for finding in group for location in finding.related},
+        key=lambda r: (r.file, r.line, r.source or ""),
+    )
+    culprit = dataclasses.replace(culprit, lets_out=tuple(clauses))
+    return dataclasses.replace(
+        first,
+        message=culprit_message(culprit, len(affected)),
+        sandbox=affected[0] if affected else None,
+        affected=tuple(affected),
+        related=tuple(related),
+        culprit=culprit,
+    )
+
+
+def _own(finding: Finding) -> tuple[SandboxRef, ...]:
+    return () if finding.sandbox is None else (finding.sandbox,)
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
