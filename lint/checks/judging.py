@@ -11,8 +11,10 @@ candidate is judged once per distinct context and the entries are reused
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 
 from lint.checks.candidates import (
     Placeholder,
@@ -215,7 +217,7 @@ def judged_entries(
             ctx.memo.groups[key] = hit
         for index, entries in zip(members, hit[1], strict=True):
             slots[index] = entries
-    result = [entry for entries in _filled(slots) for entry in entries]
+    result = list(chain.from_iterable(_filled(slots)))
     for placeholder in _placeholders(ctx, scope):
         examined = judging.examine(placeholder.document)
         origins: dict[int, Origin] = {id(placeholder.document): placeholder}
@@ -290,6 +292,9 @@ def _judge(prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
     return tuple(JudgedEntry(e, r, prepared.item) for e, r in zip(examined, entries, strict=True))
 
 
+_ENTRY = operator.attrgetter("entry")
+
+
 @dataclass(frozen=True)
 class RefusalContext:
     sandbox: SandboxRef
@@ -301,7 +306,7 @@ class RefusalContext:
 
 def decision_report(decision: Decision, judged: list[JudgedEntry]) -> DecisionReport:
     refusal = None if decision.refusal is None else str(decision.refusal)
-    return DecisionReport(refusal, decision.summary, tuple(j.entry for j in judged))
+    return DecisionReport(refusal, decision.summary, tuple(map(_ENTRY, judged)))
 
 
 def refusal_finding(

@@ -51,8 +51,14 @@ def render_text(report: Report, *, colour: bool = False, show_suppressed: bool =
         lines.extend([f"declarations: {escape(report.declaration_file)}", ""])
     if report.defaults_applied:
         lines.extend(_defaults_note())
+    # Each sandbox's findings, gathered once: a scan of every finding per
+    # sandbox grew with the square of the sandboxes (issue 18).
+    by_sandbox: dict[tuple[object, str | None], list[Finding]] = {}
+    for finding in report.findings:
+        by_sandbox.setdefault((finding.sandbox, finding.environment), []).append(finding)
     for sandbox in report.sandboxes:
-        lines.extend(_sandbox_block(sandbox, report.findings, paint, show_suppressed))
+        own = by_sandbox.get((sandbox.ref, sandbox.environment), [])
+        lines.extend(_sandbox_block(sandbox, own, paint, show_suppressed))
     general = [f for f in report.findings if f.sandbox is None]
     if any(show_suppressed or not f.suppressed for f in general):
         lines.append("general")
