@@ -161,10 +161,13 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
     return prepared
 
 
-def _quiet_of(prepared: PreparedScope, direction: Direction) -> _Quiet:
+def _quiet_of(memo: JudgmentMemo, prepared: PreparedScope, direction: Direction) -> _Quiet:
     quiet = prepared.quiet.get(direction)
     if quiet is None:
-        index = selection_index([p.item.candidate for p in prepared.candidates], direction)
+        requirements = [
+            memo.requirements_of(p.item.candidate, direction) for p in prepared.candidates
+        ]
+        index = selection_index([p.item.candidate for p in prepared.candidates], requirements)
         always = set(index.core.always) | set(index.cilium.always)
         missing = {i for i in range(len(prepared.candidates)) if i not in always}
         quiet = _Quiet(index, [None] * len(prepared.candidates), missing)
@@ -186,7 +189,7 @@ def judged_entries(
     which Cilium adds to the labels it matches, is fixed by the scope.
     """
     prepared = _prepared(ctx, scope)
-    quiet = _quiet_of(prepared, judging.rules_key)
+    quiet = _quiet_of(ctx.memo, prepared, judging.rules_key)
     selecting = quiet.index.selecting(judging.subject)
     named = _named_by_group(prepared, judging)
     for i in quiet.missing - selecting:

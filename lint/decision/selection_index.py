@@ -206,10 +206,13 @@ class ScopeSelection:
         return found
 
 
-def selection_index(candidates: Sequence[Candidate], direction: Direction) -> ScopeSelection:
-    """Index ``candidates`` (by their position in the sequence) for ``direction``."""
+def selection_index(
+    candidates: Sequence[Candidate], requirements: Sequence[list[Requirements] | None]
+) -> ScopeSelection:
+    """Index ``candidates`` (by their position in the sequence), given each
+    one's ``candidate_requirements`` in the direction judged."""
     scope = ScopeSelection(SelectionIndex(), SelectionIndex())
-    for position, candidate in enumerate(candidates):
+    for position, (candidate, required) in enumerate(zip(candidates, requirements, strict=True)):
         index = scope.core if candidate.kind == CORE_KIND else scope.cilium
-        index.add(position, candidate_requirements(candidate, direction))
+        index.add(position, required)
     return scope

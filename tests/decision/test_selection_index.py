@@ -15,7 +15,12 @@ from hypothesis import strategies as st
 from lint.decision.constants import UNKNOWN_LABEL_VALUE
 from lint.decision.model import Candidate, Subject
 from lint.decision.selection import selects_nothing
-from lint.decision.selection_index import selection_index, selector_requirements
+from lint.decision.selection_index import (
+    ScopeSelection,
+    candidate_requirements,
+    selection_index,
+    selector_requirements,
+)
 from tests.decision.test_selection import NAMESPACE, _verdicts
 
 KINDS = ["NetworkPolicy", "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"]
@@ -121,13 +126,17 @@ _pod_labels = st.dictionaries(
 )
 
 
+def _index(candidates: list[Candidate], direction: Any) -> ScopeSelection:
+    return selection_index(candidates, [candidate_requirements(c, direction) for c in candidates])
+
+
 @settings(max_examples=1500, deadline=None)
 @given(_scopes(), _pod_labels, st.sampled_from(["egress", "ingress"]))
 def test_the_index_never_drops_a_selecting_policy(
     candidates: list[Candidate], labels: dict[str, str], direction: Any
 ) -> None:
     subject = Subject(NAMESPACE, labels)
-    selecting = selection_index(candidates, direction).selecting(subject)
+    selecting = _index(candidates, direction).selecting(subject)
     for position, candidate in enumerate(candidates):
         if position in selecting:
             continue
@@ -154,7 +163,7 @@ def test_the_index_leaves_out_what_cannot_select() -> None:
             51,
         )
     )
-    index = selection_index(candidates, "egress")
+    index = _index(candidates, "egress")
     assert index.selecting(Subject(NAMESPACE, {"template": "t7"})) == {7, 50, 51}
     assert index.selecting(Subject(NAMESPACE, {"template": UNKNOWN_LABEL_VALUE})) == set(range(52))
 
