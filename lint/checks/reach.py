@@ -11,7 +11,7 @@ its file and line; a culprit the union reports is not reported again.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from lint.checks.candidates import location_of, unparsed_placeholders
@@ -32,6 +32,8 @@ from lint.decision.reach.model import (
     Skipped,
     pod_label_view,
 )
+from lint.decision.reach.selection import mentioned_keys
+from lint.decision.reach.selection import selects_nothing as reach_selects_nothing
 from lint.inventory import KubeObject
 from lint.kinds import NETWORK_POLICY, REACH_POLICY_KINDS
 from lint.report.model import (
@@ -194,6 +196,61 @@ def _judge(offered: Offered, subject: ReachSubject, data: ReachData) -> _Outcome
     return (_unjudged(offered),), ()
 
 
+def _quiet(
+    ctx: CheckContext,
+    offered: Offered,
+    subject: ReachSubject,
+    labels: Mapping[str, str],
+    data: ReachData,
+) -> bool:
+    """``selection.selects_nothing``, once per object, namespace, service
+    account and values of the pod labels its subject can read."""
+    candidate = offered.candidate
+    raw = candidate.raw
+    hit = ctx.memo.reach.get(("reach-keys", id(raw)))
+    if hit is None or hit[0] is not raw:
+        mentioned = mentioned_keys(candidate)
+        hit = (raw, None if mentioned is None else tuple(sorted(mentioned)))
+        ctx.memo.reach[("reach-keys", id(raw))] = hit
+    keys: tuple[str, ...] | None = hit[1]
+    if keys is None:
+        return False
+    read = tuple(labels.get(key) for key in keys)
+    memo_key = (
+        "reach-quiet",
+        id(raw),
+        candidate.position,
+        subject.namespace,
+        subject.service_account,
+        read,
+    )
+    known = ctx.memo.reach.get(memo_key)
+    if known is None or known[0] is not raw:
+        known = (raw, reach_selects_nothing(candidate, subject, data))
+        ctx.memo.reach[memo_key] = known
+    answer: bool = known[1]
+    return answer
+
+
+def _quiet_outcome(
+    ctx: CheckContext, offered: Offered, direction: str, subject: ReachSubject, data: ReachData
+) -> _Outcome:
+    """The documents of an object that selects nothing: the same for every
+    pod it does not select (``selection``), so judged once per direction."""
+    raw = offered.candidate.raw
+    key = ("reach-unselected", id(raw), offered.candidate.position, direction)
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and hit[0] is raw:
+        outcome: _Outcome = hit[1]
+        return outcome
+    if direction == "egress":
+        outcome = _judge(offered, subject, data)
+    else:
+        outcome = (ingress_documents(offered.candidate, subject, data), ())
+    ctx.memo.reach[key] = (raw, outcome)
+    return outcome
+
+
 def _unjudged(offered: Offered) -> ReachDocument:
     name = offered.obj.name or f"(unnamed #{offered.candidate.position})"
     return ReachDocument(
@@ -225,13 +282,16 @@ def _new_documents(
     )
     for offered in _offered(ctx, subject.namespace):
         raw = offered.candidate.raw
-        key = ("reach", id(raw), offered.candidate.position, subject_key)
-        hit = ctx.memo.reach.get(key)
-        if hit is not None and hit[0] is raw:
-            outcome: _Outcome = hit[1]
+        if _quiet(ctx, offered, subject, given.subject.labels, data):
+            outcome: _Outcome = _quiet_outcome(ctx, offered, "egress", subject, data)
         else:
-            outcome = _judge(offered, subject, data)
-            ctx.memo.reach[key] = (raw, outcome)
+            key = ("reach", id(raw), offered.candidate.position, subject_key)
+            hit = ctx.memo.reach.get(key)
+            if hit is not None and hit[0] is raw:
+                outcome = hit[1]
+            else:
+                outcome = _judge(offered, subject, data)
+                ctx.memo.reach[key] = (raw, outcome)
         documents, skips = outcome
         skipped.extend((skip, location_of(offered.obj)) for skip in skips)
         judged.extend(_Judged(d, offered.obj, _location(offered.obj, d)) for d in documents)
@@ -379,7 +439,11 @@ def check_ingress_reach(
     data = reach_data_of(ctx)
     judged: list[_Judged] = []
     for offered in _offered(ctx, subject.namespace):
-        for document in ingress_documents(offered.candidate, subject, data):
+        if _quiet(ctx, offered, subject, given.subject.labels, data):
+            documents = _quiet_outcome(ctx, offered, "ingress", subject, data)[0]
+        else:
+            documents = ingress_documents(offered.candidate, subject, data)
+        for document in documents:
             judged.append(_Judged(document, offered.obj, _location(offered.obj, document)))
     for document in ingress_pod_condition_documents(subject):
         obj = given.template
