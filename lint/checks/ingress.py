@@ -11,6 +11,7 @@ from lint.checks.judging import (
     RefusalContext,
     Scope,
     decision_report,
+    examined_of,
     judged_entries,
     refusal_finding,
     with_controller,
@@ -68,7 +69,7 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
         read, examine_ingress, ("ingress", given.agent_port), "ingress", given.subject
     )
     judged = judged_entries(ctx, scope, given.subject.labels, judging)
-    decision = summarize_ingress([j.examined for j in judged], given.agent_port)
+    decision = summarize_ingress(examined_of(judged), given.agent_port)
     report = decision_report(decision, judged)
     if decision.refusal is None:
         return IngressReport(given.agent_port, report), []

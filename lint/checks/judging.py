@@ -12,7 +12,7 @@ candidate is judged once per distinct context and the entries are reused
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -176,7 +176,12 @@ def _quiet_of(memo: JudgmentMemo, prepared: PreparedScope, direction: Direction)
 
 
 def judged_entries(
-    ctx: CheckContext, scope: Scope, labels: Mapping[str, str], judging: Judging
+    ctx: CheckContext,
+    scope: Scope,
+    labels: Mapping[str, str],
+    judging: Judging,
+    *,
+    placeholders: bool = True,
 ) -> list[JudgedEntry]:
     """Every examined entry of the decision, in §5.1 order, reusing what an
     earlier decision with the same context already judged.
@@ -221,7 +226,7 @@ def judged_entries(
         for index, entries in zip(members, hit[1], strict=True):
             slots[index] = entries
     result = list(chain.from_iterable(_filled(slots)))
-    for placeholder in _placeholders(ctx, scope):
+    for placeholder in _placeholders(ctx, scope) if placeholders else ():
         examined = judging.examine(placeholder.document)
         origins: dict[int, Origin] = {id(placeholder.document): placeholder}
         entry = examined_entries([examined], origins, judging.rules_key)[0]
@@ -296,6 +301,12 @@ def _judge(prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
 
 
 _ENTRY = operator.attrgetter("entry")
+_EXAMINED = operator.attrgetter("examined")
+
+
+def examined_of(judged: Sequence[JudgedEntry]) -> list[Examined]:
+    """Each judged entry's examined entry, in order, at C speed."""
+    return list(map(_EXAMINED, judged))
 
 
 @dataclass(frozen=True)

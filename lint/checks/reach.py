@@ -11,11 +11,14 @@ its file and line; a culprit the union reports is not reported again.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 from lint.checks.candidates import location_of, unparsed_placeholders
 from lint.checks.context import CheckContext, JudgedEntry, precise_location, rule_finding
+from lint.checks.judging import examined_of
 from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
 from lint.decision.model import Allowance, EgressVerdict, IngressVerdict, Subject, Tri, Verdict
 from lint.decision.reach import decide_reach, reach_outcome, subject_documents
@@ -62,6 +65,10 @@ _RULE_OF_VERDICT = {
     EgressVerdict.NOT_EVALUABLE: NOT_EVALUABLE_RULE,
 }
 _OFFENDING = frozenset(_RULE_OF_VERDICT)
+_ENTRY = operator.attrgetter("entry")
+_ORIGIN = operator.attrgetter("origin")
+_VERDICT = operator.attrgetter("verdict")
+_FIRST = operator.itemgetter(0)
 
 
 @dataclass(frozen=True)
@@ -94,8 +101,8 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     subject = reach_subject(given)
     judged, skipped = _new_documents(ctx, given, subject)
     decision = decide_reach(
-        [j.examined for j in given.union],
-        [j.examined for j in given.cilium_under_core],
+        examined_of(given.union),
+        examined_of(given.cilium_under_core),
         [j.document for j in judged],
         given.allowance,
         skipped=[s for s, _ in skipped],
@@ -116,10 +123,11 @@ def is_isolated(union: Sequence[JudgedEntry]) -> tuple[bool, str | None]:
     """§1.3 ISO over the union's documents, and the isolating policy's name."""
     for judged in union:
         document = judged.examined.document
+        # Most documents do not select the pod: that test first.
         if (
-            document.kind == NETWORK_POLICY.name
+            document.selects is Tri.YES
+            and document.kind == NETWORK_POLICY.name
             and document.unreadable is None
-            and document.selects is Tri.YES
             and document.enforces
         ):
             return True, document.name
@@ -349,7 +357,28 @@ def _entries(
     cilium_under_core: Sequence[JudgedEntry],
     judged: Sequence[_Judged],
 ) -> list[tuple[ExaminedEntry, KubeObject | None]]:
-    """The report's entries in the decision's order, each with its object."""
+    """The report's entries in the decision's order, each with its object.
+
+    The decision hands the Cilium entries back first, as given
+    (``decide_reach``): those are paired at C speed, since under engine core
+    a namespace's every Cilium object is one of them."""
+    head = len(cilium_under_core)
+    documents = decision.documents
+    if len(documents) >= head and all(
+        map(operator.is_, documents[:head], examined_of(cilium_under_core))
+    ):
+        rest = _paired(documents[head:], judged, ())
+        if rest is not None:
+            origins = map(_ORIGIN, cilium_under_core)
+            objects = map(getattr, origins, repeat("obj"), repeat(None))
+            return [*zip(map(_ENTRY, cilium_under_core), objects, strict=True), *rest]
+    paired = _paired(documents, judged, cilium_under_core)
+    return paired if paired is not None else _given_order(cilium_under_core, judged)
+
+
+def _by_identity(
+    judged: Sequence[_Judged], cilium_under_core: Sequence[JudgedEntry]
+) -> dict[int, tuple[ExaminedEntry, KubeObject | None]]:
     by_identity: dict[int, tuple[ExaminedEntry, KubeObject | None]] = {}
     for entry in cilium_under_core:
         obj = getattr(entry.origin, "obj", None)
@@ -367,21 +396,50 @@ def _entries(
             location=item.location,
         )
         by_identity[id(document)] = (report_entry, item.obj)
-    ordered = [by_identity.get(id(document)) for document in decision.documents]
+    return by_identity
+
+
+def _paired(
+    documents: Sequence[object],
+    judged: Sequence[_Judged],
+    cilium_under_core: Sequence[JudgedEntry],
+) -> list[tuple[ExaminedEntry, KubeObject | None]] | None:
+    """Each of ``documents`` with its entry, or None unless they are exactly
+    the ones given."""
+    by_identity = _by_identity(judged, cilium_under_core)
+    ordered = [by_identity.get(id(document)) for document in documents]
     if len(ordered) != len(by_identity) or any(entry is None for entry in ordered):
-        # The decision is expected to hand back exactly what it was given.
-        return list(by_identity.values())
+        return None
     return [entry for entry in ordered if entry is not None]
+
+
+def _given_order(
+    cilium_under_core: Sequence[JudgedEntry], judged: Sequence[_Judged]
+) -> list[tuple[ExaminedEntry, KubeObject | None]]:
+    # The decision is expected to hand back exactly what it was given.
+    return list(_by_identity(judged, cilium_under_core).values())
 
 
 def _findings(
     entries: Sequence[tuple[ExaminedEntry, KubeObject | None]], given: ReachInput
 ) -> list[Finding]:
-    """One finding per culprit beyond the union, at its own line."""
+    """One finding per culprit beyond the union, at its own line. The
+    culprits are found by searching the verdicts at C speed: most entries
+    are not culprits."""
+    verdicts: list[str] = list(map(_VERDICT, map(_FIRST, entries)))
+    culprits: list[int] = []
+    for verdict in _RULE_OF_VERDICT:
+        at = -1
+        while True:
+            try:
+                at = verdicts.index(verdict, at + 1)
+            except ValueError:
+                break
+            culprits.append(at)
     findings = []
-    for entry, obj in entries:
-        rule_id = _RULE_OF_VERDICT.get(EgressVerdict(entry.verdict))
-        if rule_id is None or entry.location is None:
+    for entry, obj in (entries[at] for at in sorted(culprits)):
+        rule_id = _RULE_OF_VERDICT[EgressVerdict(entry.verdict)]
+        if entry.location is None:
             continue
         findings.append(
             rule_finding(
