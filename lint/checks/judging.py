@@ -225,22 +225,14 @@ def judged_entries(
             ctx.memo.groups[key] = hit
         for index, entries in zip(members, hit[1], strict=True):
             slots[index] = entries
-    result = list(chain.from_iterable(_filled(slots)))
+    # A slot left empty (a bug) fails loudly here: None is not iterable.
+    result: list[JudgedEntry] = list(chain.from_iterable(slots))  # type: ignore[arg-type]
     for placeholder in _placeholders(ctx, scope) if placeholders else ():
         examined = judging.examine(placeholder.document)
         origins: dict[int, Origin] = {id(placeholder.document): placeholder}
         entry = examined_entries([examined], origins, judging.rules_key)[0]
         result.append(JudgedEntry(examined, entry, placeholder))
     return result
-
-
-def _filled(
-    slots: list[tuple[JudgedEntry, ...] | None],
-) -> list[tuple[JudgedEntry, ...]]:
-    """Every slot, each candidate's entries: one left empty is a bug here."""
-    if None in slots:
-        raise AssertionError("a candidate was neither visited nor given its shared entries")
-    return slots  # type: ignore[return-value]
 
 
 def _named_by_group(prepared: PreparedScope, judging: Judging) -> dict[int, tuple[int, ...]]:
