@@ -83,6 +83,34 @@ class JudgmentMemo:
             self.selection[key] = hit
         return hit[1]
 
+    namespace: str | None = None
+    """The namespace being judged (``begin_namespace``)."""
+    kept: frozenset[Hashable] = frozenset({"reach-data"})
+    """The ``scopes`` entries of the whole run, kept across namespaces."""
+
+    def begin_namespace(self, namespace: str) -> None:
+        """Forget what was judged for another namespace. Sandboxes are judged
+        a namespace at a time (``checks.shares``), and reuse is within one
+        namespace, so the memo stays as large as one namespace's judgements
+        instead of the whole run's. Clearing a cache never changes an answer."""
+        if namespace == self.namespace:
+            return
+        self.namespace = namespace
+        kept = {key: self.scopes[key] for key in self.kept if key in self.scopes}
+        for table in (
+            self.entries,
+            self.label_keys,
+            self.scopes,
+            self.groups,
+            self.unselected,
+            self.quiet,
+            self.required,
+            self.reach,
+            self.selection,
+        ):
+            table.clear()
+        self.scopes.update(kept)
+
     def keys_of(self, candidate: Candidate) -> tuple[str, ...]:
         hit = self.label_keys.get(id(candidate.raw))
         if hit is not None and hit[0] is candidate.raw:

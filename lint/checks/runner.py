@@ -150,6 +150,7 @@ def _check_sandbox(
     """Every path of the sandbox, each pod variant of it (a claim's labels)
     judged apart; below the newest controller column, each again under the
     newer columns, for the upgrade hazard."""
+    ctx.memo.begin_namespace(declared.namespace)
     namespace = ctx.inventory.namespace(declared.namespace)
     reports, findings = [], omitted_paths(declared, ctx.inventory)
     for path in declared_paths(declared, namespace):
