@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable
+from itertools import compress, repeat
+from operator import attrgetter, ne
 from typing import Final
 
 from lint.decision.model import EgressRefusal, EgressVerdict, IngressRefusal
@@ -157,16 +159,19 @@ def _finding_block(finding: Finding, sandbox: SandboxReport | None, paint: _Pain
     return lines
 
 
+_VERDICT: Final = attrgetter("verdict")
+
+
 def _examined_block(decision: DecisionReport, paint: _Painter) -> list[str]:
     """Every examined policy that selects the pod, then a count of those
     that do not: in a large namespace they are most, and say nothing."""
     lines = [paint("    examined:", "dim")]
-    quiet = 0
-    for entry in decision.examined:
-        # Both vocabularies use the word: IngressVerdict.DOES_NOT_SELECT is equal.
-        if entry.verdict == EgressVerdict.DOES_NOT_SELECT:
-            quiet += 1
-            continue
+    # Both vocabularies use the word: IngressVerdict.DOES_NOT_SELECT is equal.
+    # Counted and skipped at C speed: in a large namespace they are nearly all.
+    examined = decision.examined
+    verdicts = list(map(_VERDICT, examined))
+    quiet = verdicts.count(EgressVerdict.DOES_NOT_SELECT)
+    for entry in compress(examined, map(ne, verdicts, repeat(EgressVerdict.DOES_NOT_SELECT))):
         text = f"{entry.kind}/{entry.name}: {entry.verdict}"
         if entry.detail:
             text += f" ({entry.detail})"
