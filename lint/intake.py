@@ -12,6 +12,7 @@ sandboxes are resolved against the inventory.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -24,8 +25,9 @@ from lint.declarations import (
 )
 from lint.declarations.declared import declared_sandboxes
 from lint.inventory import Inventory, build_inventory
-from lint.kinds import relevant_kinds
+from lint.kinds import CALICO_POLICIES, SERVICE_ACCOUNT, reads_service_accounts, relevant_kinds
 from lint.loading import LoadLimits, LoadResult, load
+from lint.loading.files import standard_input_once
 
 
 @dataclass(frozen=True)
@@ -65,14 +67,50 @@ def take_in(options: InputOptions, *, stdin: bytes | None = None) -> Intake:
         declaration_file_for(options.paths, options.config),
         namespace_override=options.namespace,
     )
+    paths = list(options.paths)
+    stdin = standard_input_once(paths, stdin, options.limits)
+    entries = declarations.entries
+    workloads = (entry.workload.kind for entry in entries if entry.workload is not None)
     loaded = load(
-        list(options.paths),
+        paths,
         stdin=stdin,
-        relevant_kinds=relevant_kinds(
-            entry.workload.kind for entry in declarations.entries if entry.workload is not None
-        ),
+        relevant_kinds=relevant_kinds(workloads),
         limits=options.limits,
         jobs=options.jobs,
     )
     inventory = build_inventory(loaded.documents, declarations.object_namespace)
+    if _reads_service_accounts(inventory):
+        loaded = _with_service_accounts(loaded, paths, stdin, options)
+        inventory = build_inventory(loaded.documents, declarations.object_namespace)
     return Intake(declarations, loaded, inventory, declared_sandboxes(declarations, inventory))
+
+
+def _reads_service_accounts(inventory: Inventory) -> bool:
+    return any(
+        reads_service_accounts(kind, obj.value)
+        for kind in CALICO_POLICIES
+        for obj in inventory.all_of_kind(kind.key)
+    )
+
+
+def _with_service_accounts(
+    loaded: LoadResult, paths: list[str], stdin: bytes | None, options: InputOptions
+) -> LoadResult:
+    """The load with the ServiceAccounts added, read in a second pass over the
+    same input: a Calico policy reads their labels (CLUSTER-POLICIES §2.3),
+    and no other run pays for parsing them. The second pass's problems and
+    counts repeat the first's, so only its ServiceAccounts are taken."""
+    name = SERVICE_ACCOUNT.name
+    again = load(
+        paths,
+        stdin=stdin,
+        relevant_kinds=frozenset({name}),
+        limits=options.limits,
+        jobs=options.jobs,
+    )
+    accounts = tuple(document for document in again.documents if document.kind == name)
+    skipped = dict(loaded.skipped)
+    left = skipped.pop(name, 0) - len(accounts)
+    if left > 0:
+        skipped[name] = left
+    return dataclasses.replace(loaded, documents=loaded.documents + accounts, skipped=skipped)

@@ -19,6 +19,7 @@ from lint.decision.values import JSON
 from lint.kinds import (
     RELEVANT_KINDS,
     SANDBOX_TEMPLATE,
+    SERVICE_ACCOUNT,
     WORKLOAD_KINDS,
     Kind,
     Scope,
@@ -131,6 +132,9 @@ class Inventory:
 
 
 _WORKLOAD_NAMES = frozenset(kind.name for kind in WORKLOAD_KINDS)
+_KEPT_WHEN_ASKED = _WORKLOAD_NAMES | {SERVICE_ACCOUNT.name}
+"""Kinds the loader keeps only when asked: workloads a declaration names,
+and ServiceAccounts when a Calico policy reads their labels (``lint.intake``)."""
 
 
 def _metadata_string(value: JSON, key: str) -> str | None:
@@ -147,9 +151,7 @@ def object_kind(document: LoadedDocument) -> Kind | None:
     is still a policy of the list's kind, judged (and failing closed) like
     any other (SEMANTICS §5.1); it takes the list's apiVersion."""
     name = document.kind
-    # Workload kinds reach here only when a declaration names them (the
-    # loader keeps them then, ``lint.kinds.relevant_kinds``).
-    if name is None or (name not in RELEVANT_KINDS and name not in _WORKLOAD_NAMES):
+    if name is None or (name not in RELEVANT_KINDS and name not in _KEPT_WHEN_ASKED):
         return None
     value = document.value
     api_version = value.get("apiVersion") if isinstance(value, dict) else None

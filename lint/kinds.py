@@ -333,10 +333,34 @@ CLUSTER_ROLE_BINDING: Final = Kind(
 SERVICE_ACCOUNT: Final = Kind(
     "ServiceAccount", "", ("v1",), _NAMESPACED, "serviceaccounts", read=False
 )
-"""Written by ``generate``, not read: its labels stay unknown to reach
-(CLUSTER-POLICIES §2.3, the partial view), so a Calico
-``serviceAccountSelector`` fails closed. Reading every ServiceAccount cost
-a quarter of the load time of the 16 MB bench tree (docs/performance.md)."""
+"""Not among the kinds every run reads: parsing every ServiceAccount cost a
+quarter of the load time of the 16 MB bench tree (docs/performance.md).
+Only a Calico policy reads their labels (CLUSTER-POLICIES §2.3, §5.4), so
+they are read in a second pass when one does (``reads_service_accounts``)."""
+
+_SERVICE_ACCOUNT_FIELD: Final = "serviceAccountSelector"
+_SERVICE_ACCOUNT_KEY_PREFIX: Final = "pcsa."
+"""Selector keys of the endpoint view's service-account labels (CLUSTER-POLICIES §5.4)."""
+
+
+def reads_service_accounts(kind: Kind, value: object) -> bool:
+    """Whether an object of ``kind`` reads service-account labels: a Calico
+    policy (staged ones included) with a field named
+    ``serviceAccountSelector``, or a string that names a ``pcsa.`` key. Read
+    from the parsed value, so no spelling of the key in the text hides it."""
+    return kind in CALICO_POLICIES and _names_service_accounts(value)
+
+
+def _names_service_accounts(value: object) -> bool:
+    if isinstance(value, dict):
+        return any(
+            key == _SERVICE_ACCOUNT_FIELD or _names_service_accounts(item)
+            for key, item in value.items()
+        )
+    if isinstance(value, list):
+        return any(_names_service_accounts(item) for item in value)
+    return isinstance(value, str) and _SERVICE_ACCOUNT_KEY_PREFIX in value
+
 
 _APPS: Final = "apps"
 _BATCH: Final = "batch"
@@ -444,6 +468,10 @@ class ReadKindNames(frozenset[str]):
         return super().__contains__(name) or (isinstance(name, str) and is_policy_like(name))
 
 
+CALICO_POLICIES: Final = tuple(
+    kind for kind in KINDS if kind.group == _CALICO and kind.decision is Decision.REACH
+)
+"""The Calico policy kinds, staged ones included (CLUSTER-POLICIES §5)."""
 RELEVANT_KINDS: Final = ReadKindNames(kind.name for kind in READ_KINDS)
 """The names of every kind the check reads; every other kind is counted and skipped."""
 CLUSTER_KINDS: Final = frozenset(kind.key for kind in READ_KINDS if kind.scope is Scope.CLUSTER)
@@ -502,8 +530,9 @@ def relevant_kinds(workload_kinds: Iterable[str] = ()) -> frozenset[str]:
 
 def _by_name() -> Mapping[str, tuple[Kind, ...]]:
     found: dict[str, list[Kind]] = {}
-    # Workload kinds too: the loader keeps them only when declared.
-    for kind in (kind for kind in KINDS if kind.read):
+    # Workload kinds too: the loader keeps them only when declared; and
+    # ServiceAccounts, which it keeps only on a second pass (``lint.intake``).
+    for kind in (kind for kind in KINDS if kind.read or kind is SERVICE_ACCOUNT):
         found.setdefault(kind.name, []).append(kind)
     return {name: tuple(kinds) for name, kinds in found.items()}
 

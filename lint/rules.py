@@ -266,6 +266,46 @@ RULES: tuple[Rule, ...] = (
         "Nothing to do when the object is meant for another controller.",
         "foreign-template",
     ),
+    Rule(
+        "ingress-peers-cover-everything",
+        "warning",
+        "An ingress rule's peers together admit every address of a family on the agent "
+        "port, and the host counts the port as closed.",
+        "The host accepts this; the network may not. The host knows a peer as wide open "
+        "only by its text, `0.0.0.0/0` or `::/0` (SEMANTICS §9.7, §13.3), so peers "
+        "split into `0.0.0.0/1` and `128.0.0.0/1`, or `::/0` written long-form as "
+        "`0:0:0:0:0:0:0:0/0`, pass its check while admitting every source all the same. "
+        "The warning changes no verdict.",
+        "Narrow the rule's peers to the sources that need the agent port, such as the host's pods.",
+        "host-accepts-network-may-not",
+    ),
+    Rule(
+        "nat-prefix-reaches-private",
+        "warning",
+        "The egress allowance takes in a NAT64 prefix, whose addresses map back to IPv4, "
+        "private ranges included.",
+        "The host accepts this; the network may not. The `public-internet` allowance "
+        "excludes private IPv4 ranges but leaves `64:ff9b::/96` (RFC 6052) and "
+        "`64:ff9b:1::/48` (RFC 8215) in `::/0`. On a cluster with NAT64 (and DNS64), "
+        "`64:ff9b::10.0.0.1` reaches 10.0.0.1 through the gateway. The warning changes "
+        "no verdict.",
+        "Add `64:ff9b::/96` and `64:ff9b:1::/48` to the policy's `exceptCidrs`, or make "
+        "sure the cluster runs no NAT64 gateway the pod can reach.",
+        "host-accepts-network-may-not",
+    ),
+    Rule(
+        "clusterwide-endpoints-admit-every-pod",
+        "warning",
+        "A CiliumClusterwideNetworkPolicy admits `fromEndpoints: [{}]` on the agent port: "
+        "every pod of the cluster.",
+        "The host accepts this; the network may not. The host reads an empty endpoint "
+        "selector as closed (SEMANTICS §13.3 step 10): in a namespaced policy it means "
+        "the policy's own namespace, but in a clusterwide policy it selects every "
+        "endpoint of every namespace. The warning changes no verdict.",
+        "Give the selector the labels of the pods that need the agent port (with a "
+        "`k8s:io.kubernetes.pod.namespace` label to keep them in one namespace).",
+        "host-accepts-network-may-not",
+    ),
 )
 
 """The rules, in the order SARIF indexes them: a new rule goes last, so the

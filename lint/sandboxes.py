@@ -67,12 +67,15 @@ def profile_key(egress: Mapping[str, JSON]) -> str:
 class PodVariant:
     """One pod shape on one path: ``claims`` names the SandboxClaims whose
     ``additionalPodMetadata.labels`` it carries (empty: none), ``pool`` the
-    SandboxWarmPool of a warm pod."""
+    SandboxWarmPool of a warm pod. ``claim_annotations`` maps each
+    annotation those claims add to the pod to the first claim (by name)
+    that adds it, and that claim's value."""
 
     path: Path
     claims: tuple[str, ...] = ()
     claim_labels: dict[str, str] = field(default_factory=dict)
     pool: str | None = None
+    claim_annotations: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def claim(self) -> str | None:
@@ -186,6 +189,11 @@ def claim_labels(claim: KubeObject) -> dict[str, str]:
     return _string_labels(_dig(claim.value, ("spec", "additionalPodMetadata", "labels")))
 
 
+def claim_annotations(claim: KubeObject) -> dict[str, str]:
+    """``spec.additionalPodMetadata.annotations`` of a claim, string values only."""
+    return _string_labels(_dig(claim.value, ("spec", "additionalPodMetadata", "annotations")))
+
+
 def implied_paths(namespace: Namespace, template_name: str) -> dict[Path, str]:
     """The paths the manifests imply for the template, each with why it exists."""
     paths: dict[Path, str] = {"direct": "the host creates Sandboxes of the template directly"}
@@ -232,15 +240,34 @@ def pod_variants(path: Path, namespace: Namespace, template_name: str) -> list[P
     if path == "warm":
         return [PodVariant("warm", pool=pool) for pool in pools] or [PodVariant("warm")]
     by_labels: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    annotating: dict[tuple[tuple[str, str], ...], list[KubeObject]] = {}
     claims = claims_naming(namespace, template_name)
     if pools or not claims:
         by_labels[()] = []
     for claim in claims:
         labels = tuple(sorted(claim_labels(claim).items()))
+        annotating.setdefault(labels, []).append(claim)
         if pools and not labels:
             continue  # the host's own claims' pod: the unnamed entry
         by_labels.setdefault(labels, []).append(claim.display_name)
     variants = [
-        PodVariant("pooled", tuple(names), dict(labels)) for labels, names in by_labels.items()
+        PodVariant(
+            "pooled",
+            tuple(names),
+            dict(labels),
+            claim_annotations=_annotations_added(annotating.get(labels, [])),
+        )
+        for labels, names in by_labels.items()
     ]
     return sorted(variants, key=lambda variant: variant.claims)
+
+
+def _annotations_added(claims: list[KubeObject]) -> dict[str, tuple[str, str]]:
+    """Every annotation the claims of one pod shape add, with the first
+    claim that adds it: one pod shape stands for all of them, so an
+    annotation any of them adds is on the shape (AGENT-SANDBOX §6)."""
+    added: dict[str, tuple[str, str]] = {}
+    for claim in claims:
+        for key, value in claim_annotations(claim).items():
+            added.setdefault(key, (claim.display_name, value))
+    return added

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from lint.decision.controller import claim_policy, controller_policy
+from lint.decision.controller import claim_policy, controller_policy, management_problem
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.model import Candidate, PolicyDocument, Tri
 from lint.declarations.entries import DeclaredSandbox
@@ -92,9 +92,10 @@ def _synthesized(
         manifests = [claim_policy(template.value, claim, namespace.name) for claim in claims]
     else:
         manifests = [controller_policy(template.value, namespace.name, column)]
+    problem = management_problem(template.value, column)
     return [
         Sourced(
-            Candidate(NP, manifest, 0),
+            Candidate(NP, manifest, 0, unreadable=problem),
             "synthesized",
             KubeObject(NP, manifest["metadata"]["name"], namespace.name, template.document),
             ("spec", "networkPolicy"),

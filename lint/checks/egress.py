@@ -83,6 +83,8 @@ class EgressInput:
     template: KubeObject | None
     declaration: Location
     facts: ControllerFacts = DEFAULT_FACTS
+    claim_annotations: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    """The annotations the path's SandboxClaims add (``PodVariant``)."""
 
     @property
     def translation(self) -> Translation:
@@ -221,6 +223,7 @@ def _reach_input(
         cilium=_reads_cilium(ctx, given),
         union=judged,
         cilium_under_core=_cilium_under_core(ctx, given, allowance),
+        claim_annotations=given.claim_annotations,
     )
 
 

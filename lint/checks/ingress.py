@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from lint.checks.advisories import ingress_advisories
 from lint.checks.context import CheckContext
 from lint.checks.judging import (
     Judging,
@@ -16,6 +17,7 @@ from lint.checks.judging import (
     refusal_finding,
     with_controller,
 )
+from lint.checks.reach import reach_data_of
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.ingress import (
     examine_ingress,
@@ -62,8 +64,10 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
         facts=given.facts,
     )
 
+    groups = reach_data_of(ctx).cidr_groups
+
     def read(candidate: Candidate) -> list[PolicyDocument]:
-        return ingress_documents(candidate, given.subject, given.agent_port)
+        return ingress_documents(candidate, given.subject, given.agent_port, groups)
 
     judging = Judging(
         read, examine_ingress, ("ingress", given.agent_port), "ingress", given.subject
@@ -71,8 +75,10 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
     judged = judged_entries(ctx, scope, given.subject.labels, judging)
     decision = summarize_ingress(examined_of(judged), given.agent_port)
     report = decision_report(decision, judged)
+    # Warnings of their own, which change no verdict (issue 15, item 7).
+    advisories = ingress_advisories(judged, given.agent_port)
     if decision.refusal is None:
-        return IngressReport(given.agent_port, report), []
+        return IngressReport(given.agent_port, report), advisories
     refusal = RefusalContext(
         sandbox=given.sandbox,
         declaration=given.declaration,
@@ -80,4 +86,5 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
         remedy=ingress_remedy(decision.refusal),
         offending_verdict=_OFFENDING_VERDICT.get(decision.refusal),
     )
-    return IngressReport(given.agent_port, report), [refusal_finding(judged, decision, refusal)]
+    finding = refusal_finding(judged, decision, refusal)
+    return IngressReport(given.agent_port, report), [finding, *advisories]

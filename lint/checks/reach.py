@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 
 from lint.checks.candidates import location_of, unparsed_placeholders
@@ -22,6 +22,7 @@ from lint.checks.judging import examined_of
 from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
 from lint.decision.model import Allowance, EgressVerdict, IngressVerdict, Subject, Tri, Verdict
 from lint.decision.reach import decide_reach, reach_outcome, subject_documents
+from lint.decision.reach.catch_all import CLAIM_ANNOTATIONS_PATH
 from lint.decision.reach.ingress import (
     decide_ingress_reach,
     ingress_documents,
@@ -38,7 +39,7 @@ from lint.decision.reach.model import (
 from lint.decision.reach.selection import mentioned_keys
 from lint.decision.reach.selection import selects_nothing as reach_selects_nothing
 from lint.inventory import KubeObject
-from lint.kinds import NETWORK_POLICY, REACH_POLICY_KINDS
+from lint.kinds import NETWORK_POLICY, REACH_POLICY_KINDS, SANDBOX_CLAIM
 from lint.report.model import (
     DecisionReport,
     ExaminedEntry,
@@ -88,6 +89,9 @@ class ReachInput:
     cilium: bool
     union: Sequence[JudgedEntry]
     cilium_under_core: Sequence[JudgedEntry]
+    claim_annotations: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """The annotations the path's SandboxClaims add to the pod, each with the
+    claim that adds it (``PodVariant.claim_annotations``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +175,32 @@ def reach_subject(given: ReachInput) -> ReachSubject:
         cilium=given.cilium,
         iso_policy=iso_policy,
         pod_template=_pod_template(given.template),
+        pod_annotations=_added_annotations(given.claim_annotations),
     )
+
+
+def _added_annotations(added: Mapping[str, tuple[str, str]]) -> dict[str, str]:
+    return {key: value for key, (_, value) in added.items()}
+
+
+def _condition_object(
+    ctx: CheckContext,
+    namespace: str,
+    template: KubeObject | None,
+    document: ReachDocument,
+    added: Mapping[str, tuple[str, str]],
+) -> KubeObject | None:
+    """The object a pod condition is reported at: the claim that adds the
+    annotation, when it comes from one, else the template."""
+    path = document.rule_path
+    if tuple(path[: len(CLAIM_ANNOTATIONS_PATH)]) == CLAIM_ANNOTATIONS_PATH:
+        claim = added.get(str(path[-1]))
+        found = (
+            ctx.inventory.namespace(namespace).named(SANDBOX_CLAIM.key, claim[0]) if claim else None
+        )
+        if found is not None:
+            return found
+    return template
 
 
 def reach_data_of(ctx: CheckContext) -> ReachData:
@@ -340,7 +369,9 @@ def _path_documents(
     when there is one, else at the template, else at the declaration."""
     judged = []
     for document in subject_documents(subject, data):
-        obj = _object_named(ctx, document.kind, document.name) or given.template
+        obj = _object_named(ctx, document.kind, document.name) or _condition_object(
+            ctx, subject.namespace, given.template, document, given.claim_annotations
+        )
         location = _location(obj, document) if obj is not None else given.declaration
         judged.append(_Judged(document, obj, location))
     return judged
@@ -482,6 +513,7 @@ class IngressReachInput:
     subject: Subject
     template: KubeObject | None
     allowance: Allowance
+    claim_annotations: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def check_ingress_reach(
@@ -498,6 +530,7 @@ def check_ingress_reach(
         iso=False,
         cilium=False,
         pod_template=_pod_template(given.template),
+        pod_annotations=_added_annotations(given.claim_annotations),
     )
     data = reach_data_of(ctx)
     judged: list[_Judged] = []
@@ -509,7 +542,9 @@ def check_ingress_reach(
         for document in documents:
             judged.append(_Judged(document, offered.obj, _location(offered.obj, document)))
     for document in ingress_pod_condition_documents(subject):
-        obj = given.template
+        obj = _condition_object(
+            ctx, subject.namespace, given.template, document, given.claim_annotations
+        )
         location = _location(obj, document) if obj is not None else given.declaration
         judged.append(_Judged(document, obj, location))
     judged += _unparsed(ctx, subject.namespace, IngressVerdict.NOT_EVALUABLE)

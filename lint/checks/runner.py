@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lint.checks.advisories import nat64_advisory
 from lint.checks.candidates import declared_location
 from lint.checks.context import CheckContext, ReadCilium, allowance_of, rule_finding
 from lint.checks.controller import (
@@ -153,6 +154,7 @@ def _check_sandbox(
     ctx.memo.begin_namespace(declared.namespace)
     namespace = ctx.inventory.namespace(declared.namespace)
     reports, findings = [], omitted_paths(declared, ctx.inventory)
+    findings.extend(nat64_advisory(declared, allowance_of(ctx, declared.translation)))
     for path in declared_paths(declared, namespace):
         for variant in pod_variants(path, namespace, declared.template):
             report, variant_findings = _check_variant(ctx, facts, declared, variant)
@@ -176,7 +178,7 @@ def _check_variant(
         declared.namespace, declared.template, declared.profile, variant.path, variant.claim
     )
     egress, egress_findings = check_egress(
-        ctx, EgressInput(ref, declared, subject, template, at, facts)
+        ctx, EgressInput(ref, declared, subject, template, at, facts, variant.claim_annotations)
     )
     findings.extend(egress_findings)
     ingress = None
@@ -186,8 +188,9 @@ def _check_variant(
             ctx, IngressInput(ref, engine, declared.agent_port, subject, template, at, facts)
         )
         findings.extend(ingress_findings)
+        allowance = allowance_of(ctx, declared.translation)
         reach_input = IngressReachInput(
-            ref, at, subject, template, allowance_of(ctx, declared.translation)
+            ref, at, subject, template, allowance, variant.claim_annotations
         )
         ingress_reach, reach_findings = check_ingress_reach(ctx, reach_input)
         ingress = dataclasses.replace(ingress, reach=ingress_reach)

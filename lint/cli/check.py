@@ -24,6 +24,7 @@ from lint.cli.options import (
     CONFIG,
     CONTROLLER_VERSION,
     JOBS,
+    MAX_REPORT_BYTES,
     PATHS,
     READ_CILIUM,
     declaration_start,
@@ -36,11 +37,12 @@ from lint.cli.options import (
 )
 from lint.declarations import DeclarationError, declaration_file_for, load_declarations
 from lint.declarations.renders import DeclaredRender
-from lint.loading import LoadLimits, RenderedInput
+from lint.loading import STDIN_NAME, LoadLimits, RenderedInput
 from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
 from lint.render import HelmRender, RenderSpec
-from lint.render.lines import template_lines
+from lint.render.lines import stream_reader, template_lines
+from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, fit_json, truncation_note
 from lint.report.environments import in_environment, joined
 from lint.report.model import Report
 from lint.report.reporters import CHECK_REPORTERS, RenderOptions
@@ -71,6 +73,8 @@ class OutputOptions:
     write_baseline: Path | None
     rendering: RenderOptions
     """For the reporter; ``colour`` is decided when the report is written."""
+    max_report_bytes: int = DEFAULT_MAX_REPORT_BYTES
+    """``--max-report-bytes``: the bound on a JSON report (``fit_json``)."""
 
 
 def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
@@ -83,20 +87,26 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
 
 
 def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
-    run = _checked(options, stdin)
+    run = _checked(options, stdin, out.rendering.helm_chart_root)
     return _write(run.report, run, out, stdin)
 
 
-def _checked(options: CheckOptions, stdin: bytes | None) -> CheckRun:
+def _checked(options: CheckOptions, stdin: bytes | None, chart_root: str | None) -> CheckRun:
+    """The run, its Helm findings placed on their template lines
+    (``lint.render.lines``): ``chart_root`` maps the ``# Source:`` paths of
+    a piped render; a render of ours has mapped them already."""
     try:
         run = check_run(options, stdin=stdin)
     except DeclarationError as error:
         fail(error.report(), USAGE)
     except BaselineError as error:
         fail(str(error), USAGE)
+    if not any(f.location.source is not None for f in run.report.findings):
+        return run
     if isinstance(stdin, RenderedInput):
-        return dataclasses.replace(run, report=template_lines(run.report, stdin))
-    return run
+        chart_root = None
+    placed = template_lines(run.report, stream_reader(stdin, STDIN_NAME), chart_root)
+    return dataclasses.replace(run, report=placed)
 
 
 def execute_environments(
@@ -113,7 +123,11 @@ def execute_environments(
             command = "helm template" if isinstance(spec, HelmRender) else "kustomize build"
             stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
             namespace = options.namespace or environment.namespace
-            run = _checked(dataclasses.replace(options, paths=("-",), namespace=namespace), stdin)
+            run = _checked(
+                dataclasses.replace(options, paths=("-",), namespace=namespace),
+                stdin,
+                out.rendering.helm_chart_root,
+            )
             reports.append(in_environment(run.report, environment.name))
             runs.append(run)
         return _write(joined(reports), tuple(runs), out, None)
@@ -125,6 +139,12 @@ def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None)
     colour = out.output is None and not out.passthrough and sys.stdout.isatty()
     rendering = dataclasses.replace(out.rendering, colour=colour)
     text = CHECK_REPORTERS[out.fmt].render(report, rendering)
+    if out.fmt == "json":
+        text, truncated = fit_json(text, out.max_report_bytes)
+        if truncated is not None and not out.passthrough:
+            # Under --passthrough the report itself is on standard error,
+            # and its `truncated` member says it.
+            click.echo(truncation_note(truncated), err=True)
     if out.passthrough and stdin is not None:
         sys.stdout.buffer.write(stdin)
         if not isinstance(stdin, RenderedInput):
@@ -206,6 +226,7 @@ def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
     show_default=True,
     help="SARIF: the automationDetails category.",
 )
+@MAX_REPORT_BYTES
 @CONTROLLER_VERSION
 @JOBS
 @render_options
@@ -225,6 +246,7 @@ def check_command(
     helm_chart_root: str | None,
     category: str,
     renders_only: bool,
+    max_report_bytes: int,
     controller_version: str | None,
     jobs: int | None,
     limits: LoadLimits,
@@ -243,7 +265,9 @@ def check_command(
     rendering = RenderOptions(
         show_suppressed=show_suppressed, helm_chart_root=helm_chart_root, category=category
     )
-    out = OutputOptions(fmt, output, fail_on, passthrough, write_baseline, rendering)
+    out = OutputOptions(
+        fmt, output, fail_on, passthrough, write_baseline, rendering, max_report_bytes
+    )
     if renders_only and (paths or render is not None or passthrough):
         raise click.UsageError(
             "--renders checks the renders: environments: give no PATH, "

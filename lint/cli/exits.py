@@ -3,7 +3,8 @@ stops with a message.
 
 0  the command did what was asked (``check``: nothing at or above --fail-on)
 1  ``check``: findings at or above --fail-on; ``generate``: it refused to
-   overwrite a file or to write outside DIR
+   overwrite a file or to write outside DIR; ``explain --to``: the
+   destination is (or may be) let out beyond the allowance
 2  usage error, or an unreadable or invalid declaration file or baseline
 3  egress-lint itself failed (a bug: one line on stderr, no traceback)
 """

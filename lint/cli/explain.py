@@ -1,19 +1,22 @@
 """``egress-lint explain``: the click command. It gathers options into an
 ``ExplainOptions``; ``lint.explain.command.run_explain`` does the work.
 
-Exit codes: 0 the report was written, 2 usage or declaration error. The
-answer itself is in the report, not the status. The group imports this
-module only when ``explain`` is asked for.
+Exit codes: 0 the report was written and, with ``--to``, the destination
+is not let out beyond the allowance (it is inside it, or denied); 1 with
+``--to``, the destination is (or may be) let out beyond the allowance; 2
+usage or declaration error, a ``--to`` value in none of the accepted forms
+included. The group imports this module only when ``explain`` is asked for.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from lint.checks.context import ReadCilium
-from lint.cli.exits import USAGE, fail
+from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
     CONFIG,
     CONTROLLER_VERSION,
@@ -27,7 +30,7 @@ from lint.cli.options import (
     render_options,
 )
 from lint.declarations import DeclarationError
-from lint.explain.command import ExplainOptions, run_explain
+from lint.explain.command import ExplainOptions, let_out_beyond, run_explain
 from lint.explain.destination import DestinationError
 from lint.explain.reporters import EXPLAIN_REPORTERS
 from lint.explain.selection import SelectionError
@@ -51,7 +54,8 @@ from lint.sandboxes import PATHS as ACQUISITION_PATHS
 )
 @click.option(
     "--to",
-    help="One destination: ADDRESS:PORT[/PROTOCOL], [IPV6]:PORT, a CIDR, or HOSTNAME:PORT.",
+    help="One destination: ADDRESS:PORT[/PROTOCOL], [IPV6]:PORT, a CIDR, or HOSTNAME:PORT. "
+    "Exit 1 when it is let out beyond the allowance, 0 when not, 2 when it is none of these.",
 )
 @CONFIG
 @format_option(EXPLAIN_REPORTERS)
@@ -75,7 +79,16 @@ def explain_command(
 ) -> None:
     """Show what one sandbox's pods can reach: every policy that selects them,
     what each lets out, and with --to, whether one destination is allowed
-    and by which policy and rule."""
+    and by which policy and rule.
+
+    \b
+    Exit status:
+      0  the report was written; with --to, the destination is inside the
+         allowance, or not let out beyond it
+      1  with --to, the destination is let out beyond the allowance (or may
+         be: a rule that may reach it counts)
+      2  usage error: no such declaration, an ambiguous one, a --to value in
+         none of the forms above, an invalid declaration file"""
     config = declaration_start(config, render)
     paths, stdin = manifest_input(paths, limits, render)
     walked = next((p for p in ACQUISITION_PATHS if p == acquisition), None)
@@ -98,3 +111,4 @@ def explain_command(
     except (SelectionError, DestinationError) as error:
         fail(str(error), USAGE)
     click.echo(EXPLAIN_REPORTERS[fmt].render(explained, None), nl=False)
+    sys.exit(FAILED if let_out_beyond(explained[1]) else OK)

@@ -28,6 +28,7 @@ from lint.loading.files import path_refusal
 from lint.parallel.shares import MAX_PROCESSES
 from lint.render import HelmRender, KustomizeRender, RenderError, RenderSpec
 from lint.render import render as run_render
+from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, MIN_MAX_REPORT_BYTES
 
 PATHS: Final = click.argument("paths", nargs=-1)
 
@@ -58,6 +59,30 @@ JOBS: Final = click.option(
     type=click.IntRange(min=1),
     help="Processes to load and judge on (default: one per CPU, at most "
     f"{MAX_PROCESSES}; large inputs only). 1 stays in one process.",
+)
+
+
+def _report_bytes(value: str | None) -> int:
+    if value is None:
+        return DEFAULT_MAX_REPORT_BYTES
+    try:
+        size = parse_size(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--max-report-bytes") from None
+    if size < MIN_MAX_REPORT_BYTES:
+        raise click.BadParameter(
+            f"must be at least {MIN_MAX_REPORT_BYTES // 1024}K", param_hint="--max-report-bytes"
+        )
+    return size
+
+
+MAX_REPORT_BYTES: Final = click.option(
+    "--max-report-bytes",
+    "max_report_bytes",
+    metavar="SIZE",
+    callback=lambda _context, _param, value: _report_bytes(value),
+    help="Largest JSON report written (default 64M, at least 64K); past it long strings "
+    "are capped and trailing entries left out, and the report says it was truncated.",
 )
 
 

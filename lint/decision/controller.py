@@ -16,7 +16,7 @@ from typing import Final
 
 from lint.decision.constants import CORE_API_VERSION, CORE_KIND, UNKNOWN_LABEL_VALUE
 from lint.decision.controller_versions import NEWEST, ControllerColumn
-from lint.decision.values import ABSENT, JSON
+from lint.decision.values import ABSENT, JSON, compact_json
 
 TEMPLATE_HASH_LABEL: Final = "agents.x-k8s.io/sandbox-template-ref-hash"
 """The pod label the controller's policy selects on (AGENT-SANDBOX §4.1)."""
@@ -81,6 +81,30 @@ def is_unmanaged(template: Mapping[str, JSON], column: ControllerColumn = NEWEST
         column.management_field
         and isinstance(spec, dict)
         and spec.get("networkPolicyManagement") == UNMANAGED
+    )
+
+
+MANAGED_VALUES: Final = (None, "", "Managed")
+"""``networkPolicyManagement`` values the controller reads as Managed (AGENT-SANDBOX §3.1, §4.1)."""
+
+
+def management_problem(
+    template: Mapping[str, JSON], column: ControllerColumn = NEWEST
+) -> str | None:
+    """Why the template's ``networkPolicyManagement`` cannot be read, when
+    it cannot: a value that is none of absent, null, ``""``, ``Managed`` and
+    ``Unmanaged``. The API server refuses such a template, so whether the
+    controller would write its policy is unknown, and it fails closed."""
+    spec = template.get("spec")
+    if not column.management_field or not isinstance(spec, dict):
+        return None
+    value = spec.get("networkPolicyManagement")
+    if value in MANAGED_VALUES or value == UNMANAGED:
+        return None
+    return (
+        f"the template's `networkPolicyManagement` is {compact_json(value)}, neither "
+        f"`Managed` nor `{UNMANAGED}`, so whether the agent-sandbox controller writes "
+        "this policy cannot be known"
     )
 
 

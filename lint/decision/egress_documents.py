@@ -48,6 +48,8 @@ def egress_documents(
     CiliumCIDRGroup objects a ``toCIDRSet`` group reference resolves
     against (CLUSTER-POLICIES §6.3)."""
     name = document_name(candidate)
+    if candidate.unreadable is not None:
+        return [_unreadable(candidate.kind, name, candidate.unreadable)]
     if not isinstance(candidate.raw, dict):
         return [_unreadable(candidate.kind, name, NOT_A_POLICY_OBJECT)]
     if candidate.kind == CORE_KIND:

@@ -6,11 +6,14 @@ that port. Policies are read into documents as for egress (§5.3, §5.4) but
 with the ingress fields; rules are judged on whether they open the port.
 
 Whether a rule reaches the port at all (§13.2) is read in
-:mod:`lint.decision.ingress_ports`.
+:mod:`lint.decision.ingress_ports`. A `fromCIDRSet` entry that references
+CiliumCIDRGroups is resolved by CLUSTER-POLICIES §6.3, which that spec's
+§11 makes binding over §13.3 step 7.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -35,6 +38,8 @@ from lint.decision.policy_shape import (
     read_core_shape,
     spec_entries,
 )
+from lint.decision.reach.cidr_groups import Unresolved, resolved_cidrs
+from lint.decision.reach.model import ReachCandidate
 from lint.decision.selectors import match_selector, selector_readable
 from lint.decision.union import first_of, verdicts_of
 from lint.decision.values import (
@@ -59,6 +64,8 @@ CILIUM_SOURCE_FIELDS: Final = (
     "fromNodes",
     "fromGroups",
 )
+GROUP_FIELDS: Final = ("cidrGroupRef", "cidrGroupSelector")
+"""The `fromCIDRSet` fields that reference CiliumCIDRGroups (CLUSTER-POLICIES §6.2)."""
 
 
 def _tcp(agent_port: int) -> str:
@@ -121,8 +128,11 @@ def _core_peers_verdict(peers: list[JSON], index: int, agent_port: int) -> RuleV
     return _closed(index)
 
 
-def cilium_ingress_verdict(rule: JSON, index: int, agent_port: int) -> RuleVerdict:
-    """§13.3, Cilium steps 1-10. ``fromEndpoints: [{}]`` is not wide open."""
+def cilium_ingress_verdict(
+    rule: JSON, index: int, agent_port: int, groups: Sequence[ReachCandidate] = ()
+) -> RuleVerdict:
+    """§13.3, Cilium steps 1-10. ``fromEndpoints: [{}]`` is not wide open.
+    ``groups`` resolve `fromCIDRSet` group references (CLUSTER-POLICIES §6.3)."""
     if not isinstance(rule, dict):
         return _undecided(NOT_A_RULE, index)
     reach, culprit = cilium_port_reach(rule, agent_port)
@@ -136,7 +146,7 @@ def cilium_ingress_verdict(rule: JSON, index: int, agent_port: int) -> RuleVerdi
         if value is UNREADABLE:
             return _undecided(f"`{field}` is not a list", index)
         sources[field] = value or []
-    verdict = _cilium_sources_verdict(sources, index, agent_port)
+    verdict = _cilium_sources_verdict(sources, index, agent_port, groups)
     if verdict is not None:
         return verdict
     if not any(sources.values()):
@@ -148,10 +158,14 @@ def cilium_ingress_verdict(rule: JSON, index: int, agent_port: int) -> RuleVerdi
 
 
 def _cilium_sources_verdict(
-    sources: Mapping[str, list[JSON]], index: int, agent_port: int
+    sources: Mapping[str, list[JSON]],
+    index: int,
+    agent_port: int,
+    groups: Sequence[ReachCandidate],
 ) -> RuleVerdict | None:
     """§13.3 steps 5-8, in order; None when none of them decides."""
-    for step in (_entities_verdict, _cidrs_verdict, _cidr_sets_verdict, _selectors_verdict):
+    cidr_sets = functools.partial(_cidr_sets_verdict, groups=groups)
+    for step in (_entities_verdict, _cidrs_verdict, cidr_sets, _selectors_verdict):
         verdict = step(sources, index, agent_port)
         if verdict is not None:
             return verdict
@@ -191,13 +205,21 @@ def _cidrs_verdict(
 
 
 def _cidr_sets_verdict(
-    sources: Mapping[str, list[JSON]], index: int, agent_port: int
+    sources: Mapping[str, list[JSON]],
+    index: int,
+    agent_port: int,
+    groups: Sequence[ReachCandidate] = (),
 ) -> RuleVerdict | None:
     for entry in sources["fromCIDRSet"]:
         if not isinstance(entry, dict):
             return _undecided(
                 f"the `fromCIDRSet` entry {compact_json(entry)} is not an object", index
             )
+        if any(entry.get(name) is not None for name in GROUP_FIELDS):
+            verdict = _group_entry_verdict(entry, index, agent_port, groups)
+            if verdict is not None:
+                return verdict
+            continue
         cidr = entry.get("cidr", ABSENT)
         if cidr is ABSENT:
             continue
@@ -208,6 +230,25 @@ def _cidr_sets_verdict(
             )
         if _is_wide_cidr(cidr):
             return _open(f"`fromCIDRSet` admits {cidr!r} on {_tcp(agent_port)}", index)
+    return None
+
+
+def _group_entry_verdict(
+    entry: Mapping[str, JSON], index: int, agent_port: int, groups: Sequence[ReachCandidate]
+) -> RuleVerdict | None:
+    """CLUSTER-POLICIES §6.3 for a `fromCIDRSet` entry that references
+    CiliumCIDRGroups: unknown when it cannot be resolved, open when a
+    resolved CIDR (the entry's own ``cidr`` included) is wide."""
+    resolved = resolved_cidrs(entry, groups)
+    if isinstance(resolved, Unresolved):
+        return _undecided(f"a `fromCIDRSet` entry cannot be resolved: {resolved.detail}", index)
+    for cidr in resolved:
+        if _is_wide_cidr(cidr):
+            return _open(
+                f"`fromCIDRSet` entry {compact_json(entry)} admits {cidr!r}, from its "
+                f"CiliumCIDRGroup, on {_tcp(agent_port)}",
+                index,
+            )
     return None
 
 
@@ -231,17 +272,23 @@ def _unreadable(kind: str, name: str, detail: str, spec_index: int | None = None
 
 
 def ingress_documents(
-    candidate: Candidate, subject: Subject, agent_port: int = DEFAULT_AGENT_PORT
+    candidate: Candidate,
+    subject: Subject,
+    agent_port: int = DEFAULT_AGENT_PORT,
+    groups: Sequence[ReachCandidate] = (),
 ) -> list[PolicyDocument]:
     """§13.1: read a NetworkPolicy, CiliumNetworkPolicy or
     CiliumClusterwideNetworkPolicy into its ingress documents, with rules
-    judged against TCP ``agent_port``. Node-scoped Cilium specs give none."""
+    judged against TCP ``agent_port``. Node-scoped Cilium specs give none;
+    ``groups`` resolve `fromCIDRSet` group references (CLUSTER-POLICIES §6.3)."""
     name = document_name(candidate)
+    if candidate.unreadable is not None:
+        return [_unreadable(candidate.kind, name, candidate.unreadable)]
     if not isinstance(candidate.raw, dict):
         return [_unreadable(candidate.kind, name, NOT_A_POLICY_OBJECT)]
     if candidate.kind == CORE_KIND:
         return [_core_document(candidate.raw, name, subject, agent_port)]
-    return _cilium_documents(candidate, name, subject, agent_port)
+    return _cilium_documents(candidate, name, subject, agent_port, groups)
 
 
 def _core_document(
@@ -265,7 +312,11 @@ def _core_document(
 
 
 def _cilium_documents(
-    candidate: Candidate, name: str, subject: Subject, agent_port: int
+    candidate: Candidate,
+    name: str,
+    subject: Subject,
+    agent_port: int,
+    groups: Sequence[ReachCandidate],
 ) -> list[PolicyDocument]:
     """§13.1 Cilium: each spec document in order; node-scoped ones give none."""
     entries = spec_entries(candidate.raw)
@@ -276,7 +327,13 @@ def _cilium_documents(
     documents = []
     for spec, spec_index in entries:
         document = _cilium_document(
-            spec, spec_index, kind=kind, name=name, labels=labels, agent_port=agent_port
+            spec,
+            spec_index,
+            kind=kind,
+            name=name,
+            labels=labels,
+            agent_port=agent_port,
+            groups=groups,
         )
         if document is not None:
             documents.append(document)
@@ -291,6 +348,7 @@ def _cilium_document(
     name: str,
     labels: Mapping[str, str],
     agent_port: int,
+    groups: Sequence[ReachCandidate],
 ) -> PolicyDocument | None:
     """One Cilium spec document (§5.4 step 4 with the §13.1 ingress fields)."""
     if not isinstance(spec, dict):
@@ -306,7 +364,7 @@ def _cilium_document(
     # but only for a document that can select the pod (§13.4 step 2).
     judged = (rules or []) if selects is not Tri.NO else []
     verdicts = tuple(
-        cilium_ingress_verdict(rule, index, agent_port) for index, rule in enumerate(judged)
+        cilium_ingress_verdict(rule, index, agent_port, groups) for index, rule in enumerate(judged)
     )
     return PolicyDocument(kind, name, selects, enforces, verdicts, spec_index=spec_index)
 

@@ -218,6 +218,9 @@ class Candidate:
     raw: JSON
     position: int
     clusterwide: bool = False
+    unreadable: str | None = None
+    """Why the object cannot be known at all, when it cannot: a policy the
+    controller writes from a template it cannot read. It fails closed."""
 
 
 @dataclass(frozen=True, slots=True)

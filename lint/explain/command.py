@@ -13,6 +13,8 @@ from pathlib import Path
 
 from lint.checks.context import ReadCilium
 from lint.checks.controller import controller_setting
+from lint.decision.allowance import build_allowance
+from lint.explain.allowance import judge_allowance
 from lint.explain.destination import parse_destination
 from lint.explain.reach_to import admin_admits
 from lint.explain.sandbox import Explanation, explain
@@ -66,4 +68,13 @@ def run_explain(
         examined = explanation.reach.decision.examined if explanation.reach else ()
         admits = admin_admits(explanation.reach_offered, examined, destination)
         explanation = dataclasses.replace(explanation, admin_admits=admits)
+        answer = judge_allowance(build_allowance(explanation.translation), verdict, admits)
+        verdict = dataclasses.replace(verdict, allowance=answer)
     return explanation, verdict
+
+
+def let_out_beyond(verdict: ToVerdict | None) -> bool:
+    """True when ``--to`` names a destination let out beyond the allowance,
+    or that may be (an unknown route counts): ``explain`` then exits 1."""
+    answer = None if verdict is None else verdict.allowance
+    return answer is not None and answer.outside

@@ -123,6 +123,9 @@ def _admits(explanation: Explanation) -> list[dict[str, Any]]:
             "rule": a.rule,
             "ruleName": a.rule_name,
             **_file_line(a.location),
+            "ports": a.ports,
+            "certain": a.certain,
+            "why": a.why,
         }
         for a in explanation.admin_admits
     ]
@@ -193,6 +196,21 @@ def _to(to: ToVerdict) -> dict[str, Any]:
         "undecided": [_hit(h) for h in to.undecided],
         "deniedBy": [_hit(h) for h in to.denied_by],
         "unreadablePolicies": [f"{p.entry.kind}/{p.entry.name}" for p in to.unreadable],
+        **_allowance(to),
+    }
+
+
+def _allowance(to: ToVerdict) -> dict[str, Any]:
+    """``allowance``: inside, outside and the routes beyond it (issue 13)."""
+    answer = to.allowance
+    if answer is None:
+        return {}
+    return {
+        "allowance": {
+            "inside": answer.inside,
+            "outside": answer.outside,
+            "routes": list(answer.routes),
+        }
     }
 
 
@@ -285,8 +303,8 @@ def _reach_lines(explanation: Explanation) -> Iterator[str]:
 
 def _admit_lines(explanation: Explanation) -> Iterator[str]:
     if explanation.admin_admits:
-        yield "  yet the cluster admits it (reach): an Admin-tier rule, which no NetworkPolicy"
-        yield "  can take back, admits it:"
+        yield "  the cluster's own policies (reach): an Admin-tier or Calico allow rule,"
+        yield "  which no NetworkPolicy can take back:"
         yield from (f"    {admit.text}" for admit in explanation.admin_admits)
 
 
@@ -337,6 +355,8 @@ def _to_lines(to: ToVerdict) -> Iterator[str]:
     if to.unreadable:
         listed = ", ".join(p.label for p in to.unreadable)
         yield f"  policies that cannot be read, so may admit it: {listed}"
+    if to.allowance is not None:
+        yield f"  allowance: {to.allowance.text}"
 
 
 def _hit_text(hit: Hit) -> str:

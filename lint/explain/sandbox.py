@@ -130,7 +130,8 @@ def explain(
     judged = judged_entries(ctx, scope, labels, judging)
     decision = summarize_union([j.examined for j in judged], allowance)
     ref = SandboxRef(chosen.namespace, chosen.template, chosen.profile, walked, variant.claim)
-    egress = EgressInput(ref, chosen, subject, template, declared_location(chosen), facts)
+    at = declared_location(chosen)
+    egress = EgressInput(ref, chosen, subject, template, at, facts, variant.claim_annotations)
     reach = None
     if chosen.union_verified:
         reach, _ = egress_reach(ctx, egress, allowance, judged)

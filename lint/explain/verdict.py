@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from lint.decision.constants import CORE_KIND
 from lint.decision.model import EgressVerdict
@@ -20,6 +21,9 @@ from lint.explain.destination import Destination
 from lint.explain.grants import Grant
 from lint.explain.matching import Match, Reach, match_grant
 from lint.explain.sandbox import PolicyView, RuleView
+
+if TYPE_CHECKING:
+    from lint.explain.allowance import AllowanceAnswer
 
 
 class Verdict(StrEnum):
@@ -51,6 +55,9 @@ class ToVerdict:
     undecided: tuple[Hit, ...]
     denied_by: tuple[Hit, ...]
     unreadable: tuple[PolicyView, ...]
+    allowance: AllowanceAnswer | None = None
+    """Whether the destination is let out beyond the allowance (the exit
+    status of ``explain --to``); set by ``run_explain``."""
 
 
 def _hits(policies: Sequence[PolicyView], destination: Destination, *, deny: bool) -> Iterator[Hit]:

@@ -105,6 +105,18 @@ def _file_type(mode: int) -> str:
     return "a special file"
 
 
+def standard_input_once(
+    paths: Sequence[str], stdin: bytes | None, limits: LoadLimits = DEFAULT_LIMITS
+) -> bytes | None:
+    """Standard input's bytes, read now when ``-`` is among ``paths`` and
+    they were not given, so a second read of the same input sees them again.
+    At most one byte past the limits is read, as a read during the walk
+    would, so an input that is too long is still known to be."""
+    if stdin is not None or "-" not in paths:
+        return stdin
+    return _read_stdin(min(limits.max_file_size, limits.max_total_size) + 1)
+
+
 def _read_stdin(size: int) -> bytes:
     return b"" if sys.stdin is None else sys.stdin.buffer.read(size)
 

@@ -1,11 +1,13 @@
 """Turning one parsed document into the documents the check reads.
 
-A ``kind: List`` or ``<Kind>List`` wrapper is opened and each item becomes a
-document of its own (INTEGRATIONS.md §4.3). Items keep their own line. An
-``items`` value that is not a list is a problem, never "no policies" (quirk
-Q20). A non-object item of a NetworkPolicyList or CiliumNetworkPolicyList is
-kept so the check reads it as an unreadable policy (SEMANTICS §5.1). An
-object whose kind or namespace cannot be read is a problem (``identity``).
+A ``kind: List`` or ``<Kind>List`` wrapper, or any object with an ``items``
+key (kubectl opens those as lists whatever their kind: ``is_list_object``),
+is opened and each item becomes a document of its own (INTEGRATIONS.md
+§4.3). Items keep their own line. An ``items`` value that is not a list is
+a problem, never "no policies" (quirk Q20). A non-object item of a
+NetworkPolicyList or CiliumNetworkPolicyList is kept so the check reads it
+as an unreadable policy (SEMANTICS §5.1). An object whose kind or namespace
+cannot be read is a problem (``identity``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from lint.loading.identity import kind_of, kindless_policy, unreadable_namespace
 from lint.loading.kinds import (
     NO_KIND,
     NOT_AN_OBJECT,
-    is_list_kind,
+    is_list_object,
     item_kind_of,
 )
 from lint.loading.sniff import suspect_policy
@@ -102,10 +104,10 @@ def harvest(
         into.skipped[NOT_AN_OBJECT] += 1
         return
     kind = kind_of(value)
-    if kind is None:
+    if is_list_object(value, kind):
+        _open_list(document, kind or NO_KIND, relevant, root(), into)
+    elif kind is None:
         _kindless(document, value, into)
-    elif is_list_kind(kind):
-        _open_list(document, kind, relevant, root(), into)
     elif keeps(value, kind, relevant):
         _keep(document, kind, into)
     else:
@@ -174,10 +176,10 @@ def _add_item(document: LoadedDocument, list_kind: str, inner: _Inner) -> None:
     relevant, into = inner.relevant, inner.into
     if isinstance(item, dict):
         kind = kind_of(item) or implied
-        if kind is None:
+        if is_list_object(item, kind):
+            _nested_list(document, kind or NO_KIND, inner)
+        elif kind is None:
             _kindless(document, item, into)
-        elif is_list_kind(kind):
-            _nested_list(document, kind, inner)
         elif keeps(item, kind, relevant):
             _keep(document, kind, into)
         else:

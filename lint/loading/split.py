@@ -24,9 +24,12 @@ from dataclasses import dataclass, field
 from typing import Final
 
 # A column-0 line the kind sniff can vouch for: blank, comment, a plain
-# `identifier:` key, or an entry of a block sequence that a key opened.
+# `identifier:` key, or an entry of a block sequence that a key opened. An
+# `items:` key is not one: kubectl opens any object with `items` as a list,
+# whatever its kind (lists.py), so such a document is always parsed.
 _PLAIN_KEY_LINE: Final = (
-    r"(?:[ \t\r\n#]|\Z|[A-Za-z_][A-Za-z0-9_.\-/]*:(?:[ \t]|\r?\n|\r?\Z)|-(?:[ \t]|\r?\n|\r?\Z))"
+    r"(?:[ \t\r\n#]|\Z|(?!items:)[A-Za-z_][A-Za-z0-9_.\-/]*:(?:[ \t]|\r?\n|\r?\Z)"
+    r"|-(?:[ \t]|\r?\n|\r?\Z))"
 )
 # Every pattern starts at the newline before a line, so the regex engine
 # jumps from newline to newline instead of trying every offset.

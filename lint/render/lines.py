@@ -1,54 +1,217 @@
-"""The template line of a finding in a rendered chart.
+"""The template line of a finding in a rendered chart (issue 13, item 6).
 
 Helm cannot say which template line produced a rendered line (INTEGRATIONS
-§4.1), so the check places a finding at the same offset inside the
-template as inside the rendered document. When the rendered line's text
-appears in the template file, that line is a better answer: the one
-nearest the offset among the lines that read the same.
+§4.1). What can be known is which *document* of the template file a
+rendered document came from: Helm renders a template's documents in order,
+so the k-th rendered document whose ``# Source:`` names a file is the k-th
+object document of that file, when the file has as many as were rendered.
+The finding's line is then looked for inside that document only, never in
+another object's:
+
+1. a template line that reads the same as the rendered line, nearest the
+   rendered line's offset in the document;
+2. else a template line that renders to it, its ``{{ ... }}`` actions read
+   as "any text" (``cidr: {{ .Values.cidr }}`` for ``cidr: 0.0.0.0/0``);
+3. else the document's first line in the template.
+
+When the template's documents cannot be paired with the rendered ones (a
+``range`` or an ``if`` around ``---``), the answer is the template file's
+first line, unless the file rendered this one object only: then any line
+of the file is this object's or no object's, and the search runs over the
+whole file. A template that cannot be read keeps the offset guess for a
+lone object and line 1 otherwise.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
-from lint.loading.rendered import RenderedInput
-from lint.report.model import Finding, Report
+from lint.loading.rendered import RenderedInput, chart_file
+from lint.loading.split import Chunk, split_stream
+from lint.report.model import Location, Report
+
+_OBJECT_START: Final = re.compile(r"^(?:apiVersion|kind)\s*:", re.MULTILINE)
+_ACTION: Final = re.compile(r"\{\{.*?\}\}")
 
 
-def template_lines(report: Report, rendered: RenderedInput) -> Report:
-    """The report with each finding of this render placed on the template
-    line whose text is the rendered line's, when the template has one."""
-    if rendered.chart_root is None:
-        return report
-    lines = bytes(rendered).decode("utf-8", "replace").splitlines()
-    cache: dict[str, list[str] | None] = {}
-    findings = tuple(_placed(f, rendered.name, lines, cache) for f in report.findings)
+@dataclass(frozen=True, slots=True)
+class _Document:
+    """One document of a text: its first and last line, and its content's
+    first line (1-based)."""
+
+    first: int
+    last: int
+    content: int
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedDocument:
+    """Where a rendered line sits: its document, that document's place among
+    the rendered documents from the same template (``ordinal`` of ``count``)."""
+
+    document: _Document
+    ordinal: int
+    count: int
+
+
+def _documents(text: str) -> list[tuple[Chunk, _Document]]:
+    chunks = [c for c in split_stream(text) if c.content is not None]
+    documents = []
+    for chunk in chunks:
+        assert chunk.content is not None
+        last = chunk.line + text.count("\n", chunk.start, max(chunk.start, chunk.stop - 1))
+        documents.append((chunk, _Document(chunk.line, last, chunk.line_at(text, chunk.content))))
+    return documents
+
+
+def rendered_document(text: str, line: int) -> RenderedDocument | None:
+    """The rendered document holding ``line``, and its rank among those
+    with its ``# Source:``; None outside every document with a source."""
+    documents = _documents(text)
+    found = next(
+        ((c, d) for c, d in documents if d.first <= line <= d.last and d.content <= line), None
+    )
+    if found is None:
+        return None
+    source = found[0].source(text)
+    if source is None:
+        return None
+    same = [d for c, d in documents if c.source(text) == source]
+    return RenderedDocument(found[1], same.index(found[1]), len(same))
+
+
+def template_line(rendered: str, line: int, template: str | None) -> int | None:
+    """The template line for rendered ``line`` (see the module docstring);
+    None when the line is in no document with a ``# Source:``."""
+    where = rendered_document(rendered, line)
+    if where is None:
+        return None
+    offset = line - where.document.content
+    if template is None:
+        return offset + 1 if where.count == 1 else 1
+    lines = template.splitlines()
+    span = _template_span(template, where)
+    if span is None:
+        return 1
+    rendered_lines = rendered.splitlines()
+    wanted = rendered_lines[line - 1].strip() if line <= len(rendered_lines) else ""
+    first_wanted = rendered_lines[where.document.content - 1].strip()
+    guess = span.content + offset
+    for matches in (_same_text(wanted), _renders_to(wanted)):
+        found = _nearest(lines, span, guess, matches)
+        if found is not None:
+            return found
+    start = _nearest(lines, span, span.content, _same_text(first_wanted))
+    return start if start is not None else span.content
+
+
+def _template_span(template: str, where: RenderedDocument) -> _Document | None:
+    """The template document the rendered one came from; the whole file
+    when it rendered this one object only; None when that cannot be told."""
+    documents = [d for _, d in _documents(template)]
+    objects = [d for d in documents if _OBJECT_START.search(_text_of(template, d)) is not None]
+    for candidates in (objects, documents):
+        if len(candidates) == where.count:
+            return candidates[where.ordinal]
+    if where.count == 1 and documents:
+        return _Document(1, documents[-1].last, documents[0].content)
+    return None
+
+
+def _text_of(text: str, document: _Document) -> str:
+    lines = text.splitlines()
+    return "\n".join(lines[document.first - 1 : document.last])
+
+
+Matcher = Callable[[str], bool]
+
+
+def _same_text(wanted: str) -> Matcher:
+    return lambda text: bool(wanted) and text.strip() == wanted
+
+
+def _renders_to(wanted: str) -> Matcher:
+    """A template line whose actions, read as any text, give ``wanted``."""
+
+    def matches(text: str) -> bool:
+        stripped = text.strip()
+        if not wanted or "{{" not in stripped:
+            return False
+        pieces = [re.escape(piece) for piece in _ACTION.split(stripped)]
+        return re.fullmatch(".*".join(pieces), wanted, re.DOTALL) is not None
+
+    return matches
+
+
+def _nearest(lines: Sequence[str], span: _Document, guess: int, matches: Matcher) -> int | None:
+    found = [
+        n for n in range(span.first, span.last + 1) if n <= len(lines) and matches(lines[n - 1])
+    ]
+    if not found:
+        return None
+    return min(found, key=lambda number: (abs(number - guess), number))
+
+
+# --- the pass over a report --------------------------------------------------------
+
+
+def template_lines(
+    report: Report,
+    streams: Callable[[str], str | None],
+    chart_root: str | None = None,
+) -> Report:
+    """The report with each finding from a rendered chart placed on its
+    template line. ``streams`` gives the text of a report file (the
+    rendered stream) by name; ``chart_root`` maps raw ``# Source:`` paths
+    to files (``--helm-chart-root``), otherwise sources are read as named."""
+    texts: dict[str, str | None] = {}
+
+    def text_of(name: str, read: Callable[[str], str | None]) -> str | None:
+        if name not in texts:
+            texts[name] = read(name)
+        return texts[name]
+
+    def placed(location: Location) -> Location:
+        if location.source is None:
+            return location
+        rendered = text_of(f"r:{location.file}", lambda _: streams(location.file))
+        if rendered is None:
+            return location
+        path = chart_file(location.source, chart_root)
+        template = text_of(f"t:{path}", lambda _: _read(path))
+        line = template_line(rendered, location.line, template)
+        return location if line is None else dataclasses.replace(location, source_line=line)
+
+    findings = tuple(
+        dataclasses.replace(
+            f, location=placed(f.location), related=tuple(placed(r) for r in f.related)
+        )
+        for f in report.findings
+    )
     return dataclasses.replace(report, findings=findings)
 
 
-def _placed(
-    finding: Finding, name: str, rendered: list[str], cache: dict[str, list[str] | None]
-) -> Finding:
-    location = finding.location
-    if location.file != name or location.source is None or not 0 < location.line <= len(rendered):
-        return finding
-    if location.source not in cache:
-        cache[location.source] = _read(location.source)
-    template = cache[location.source]
-    wanted = rendered[location.line - 1].strip()
-    if template is None or not wanted:
-        return finding
-    same = [number for number, text in enumerate(template, 1) if text.strip() == wanted]
-    if not same:
-        return finding
-    guess = location.source_line or 1
-    line = min(same, key=lambda number: (abs(number - guess), number))
-    return dataclasses.replace(finding, location=dataclasses.replace(location, source_line=line))
+def stream_reader(stdin: bytes | None, stdin_name: str) -> Callable[[str], str | None]:
+    """Read a report file's text: ``stdin`` (a render's output or standard
+    input) by its name, any other from disk."""
+
+    def read(name: str) -> str | None:
+        if stdin is not None and name == (
+            stdin.name if isinstance(stdin, RenderedInput) else stdin_name
+        ):
+            return bytes(stdin).decode("utf-8", "replace")
+        return _read(name)
+
+    return read
 
 
-def _read(path: str) -> list[str] | None:
+def _read(path: str) -> str | None:
     try:
-        return Path(path).read_text(encoding="utf-8").splitlines()
+        return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None

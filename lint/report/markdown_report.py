@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from lint.report.bounded import bounded
 from lint.report.github_report import annotated_place
 from lint.report.model import Finding, Report, SandboxReport
 
@@ -120,8 +121,8 @@ def _sandbox_row(sandbox: SandboxReport, report: Report, with_environment: bool)
 
 
 def _cell(text: str) -> str:
-    """Text safe in a table cell: no HTML, no pipes, one line."""
-    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text safe in a table cell: no HTML, no pipes, one line, quotes capped."""
+    escaped = bounded(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     escaped = escaped.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
     return escaped.replace("`", "\\`")
 

@@ -4,12 +4,13 @@ environment after the rule's own message."""
 
 from __future__ import annotations
 
+from lint.report.bounded import bounded
 from lint.report.model import Finding
 
 
 def placed_message(finding: Finding) -> str:
     """The message, then the sandbox it is about and its environment."""
-    text = finding.message
+    text = bounded(finding.message)
     if finding.sandbox is not None:
         ref = finding.sandbox
         profile = f", profile {ref.profile}" if ref.profile else ""

@@ -1,7 +1,9 @@
 """``--format sarif``: one SARIF 2.1.0 log with one run, shaped for GitHub
 code scanning (INTEGRATIONS.md §1).
 
-Every result has a region with ``startLine >= 1``. A finding in a Helm
+Every result has a region with ``startLine >= 1``, and every artifact URI
+is percent-encoded, never climbing out of the current directory with
+``../`` (``lint.report.uris``). A finding in a Helm
 rendered document is placed on the chart template named by ``# Source:``,
 with the rendered location as a related location, because code scanning
 only shows results on committed files.
@@ -19,6 +21,7 @@ from lint.loading.rendered import chart_file
 from lint.report.fingerprints import fingerprint
 from lint.report.messages import placed_message
 from lint.report.model import Finding, Location, Report
+from lint.report.uris import artifact_uri
 from lint.rules import RULES, Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -79,7 +82,7 @@ def _physical(
 ) -> dict[str, Any]:
     return {
         "physicalLocation": {
-            "artifactLocation": {"uri": uri or location.file},
+            "artifactLocation": {"uri": artifact_uri(uri or location.file)},
             "region": {"startLine": max(1, line if line is not None else location.line)},
         }
     }

@@ -15,6 +15,7 @@ from operator import attrgetter, ne
 from typing import Final
 
 from lint.decision.model import EgressRefusal, EgressVerdict, IngressRefusal
+from lint.report.bounded import bounded
 from lint.report.escaping import escape
 from lint.report.model import ControllerReport, DecisionReport, Finding, Report, SandboxReport
 from lint.rules import level_rank, rule_ids_for
@@ -35,7 +36,7 @@ class _Painter:
 
 def _wrap(text: str, indent: str) -> list[str]:
     return textwrap.wrap(
-        escape(text),
+        escape(bounded(text)),
         WIDTH,
         initial_indent=indent,
         subsequent_indent=" " * len(indent) + "  ",

@@ -11,6 +11,7 @@ import pytest
 from lint.decision.controller import (
     TEMPLATE_HASH_LABEL,
     controller_policy,
+    management_problem,
     name_hash,
     strip_reserved_labels,
 )
@@ -302,3 +303,20 @@ def test_corpus_templates_synthesize_a_policy_or_none() -> None:
         outcomes.add("custom" if spec.get("networkPolicy") is not None else "default")
     # The corpus is known to hold all three cases (AGENT-SANDBOX §9).
     assert outcomes == {"none", "custom", "default"}
+
+
+@pytest.mark.parametrize(
+    ("value", "readable"),
+    [
+        (None, True),
+        ("", True),
+        ("Managed", True),
+        ("Unmanaged", True),
+        ("managed", False),
+        ([], False),
+        (True, False),
+    ],
+)
+def test_which_network_policy_management_values_are_read(value: object, readable: bool) -> None:
+    template = {"metadata": {"name": "t"}, "spec": {"networkPolicyManagement": value}}
+    assert (management_problem(template) is None) is readable

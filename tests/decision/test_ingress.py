@@ -19,6 +19,7 @@ from lint.decision.ingress import (
 )
 from lint.decision.ingress_ports import cilium_port_reach, core_port_reach
 from lint.decision.model import Candidate, PolicyDocument, RuleVerdict, Subject, Tri
+from lint.decision.reach.model import ReachCandidate
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 NS = "namzu-sandboxes"
@@ -324,7 +325,11 @@ def test_core_details_name_the_agent_port(rule: Any) -> None:
             id="cidrset-wide",
         ),
         pytest.param({"fromCIDRSet": [{"cidr": "192.0.2.0/24"}]}, NO, None, id="cidrset-narrow"),
-        pytest.param({"fromCIDRSet": [{"cidrGroupRef": "g"}]}, NO, None, id="cidrset-no-cidr"),
+        # CLUSTER-POLICIES §6.3 replaces §13.3 step 7 for a group reference:
+        # with no CiliumCIDRGroup named `g` in the manifests, it is unknown.
+        pytest.param(
+            {"fromCIDRSet": [{"cidrGroupRef": "g"}]}, UNKNOWN, "resolved", id="cidrset-group"
+        ),
         pytest.param({"fromCIDRSet": ["0.0.0.0/0"]}, UNKNOWN, "not an object", id="cidrset-entry"),
         pytest.param({"fromCIDRSet": [{"cidr": None}]}, UNKNOWN, "`cidr`", id="cidrset-null"),
         pytest.param({"fromCIDRSet": [{"cidr": 0}]}, UNKNOWN, "`cidr`", id="cidrset-number"),
@@ -931,3 +936,54 @@ def test_corpus_policies_never_crash() -> None:
         seen.update(entry.verdict for entry in decision.examined)
     assert seen <= VOCABULARY
     assert {"covers", "opens-agent-port", "does-not-select"} <= seen
+
+
+# --- fromCIDRSet group references (CLUSTER-POLICIES §6.3, binding by its §11) ------------
+
+
+def _cidr_group(name: str, cidrs: Any, labels: Any = None) -> ReachCandidate:
+    metadata: dict[str, Any] = {"name": name}
+    if labels is not None:
+        metadata["labels"] = labels
+    raw = {"apiVersion": "cilium.io/v2", "kind": "CiliumCIDRGroup", "metadata": metadata}
+    raw["spec"] = {"externalCIDRs": cidrs}
+    return ReachCandidate("cilium.io/v2", "CiliumCIDRGroup", raw)
+
+
+EVERYONE = _cidr_group("everyone", ["10.0.0.0/8", "0.0.0.0/0"], {"scope": "all"})
+OFFICE = _cidr_group("office", ["192.0.2.0/24"], {"scope": "office"})
+
+
+@pytest.mark.parametrize(
+    ("entry", "outcome", "fragment"),
+    [
+        pytest.param({"cidrGroupRef": "everyone"}, YES, "0.0.0.0/0", id="ref-wide"),
+        pytest.param({"cidrGroupRef": "office"}, NO, None, id="ref-narrow"),
+        pytest.param({"cidrGroupRef": "missing"}, UNKNOWN, "missing", id="ref-missing"),
+        pytest.param({"cidrGroupRef": 5}, UNKNOWN, "fromCIDRSet", id="ref-not-a-string"),
+        pytest.param(
+            {"cidrGroupSelector": {"matchLabels": {"scope": "all"}}}, YES, "0.0.0.0/0", id="sel"
+        ),
+        pytest.param({"cidrGroupSelector": {}}, YES, "/0", id="empty-selector-is-every-address"),
+        pytest.param(
+            {"cidrGroupSelector": {"matchLabels": {"scope": "none"}}}, UNKNOWN, None, id="no-match"
+        ),
+        pytest.param(
+            {"cidr": "192.0.2.0/24", "cidrGroupRef": "everyone"}, YES, "0.0.0.0/0", id="both"
+        ),
+    ],
+)
+def test_a_cidr_set_group_reference_is_resolved(
+    entry: dict[str, Any], outcome: Tri, fragment: str | None
+) -> None:
+    rule = {"fromCIDRSet": [entry]}
+    verdict = cilium_ingress_verdict(rule, 0, PORT, (EVERYONE, OFFICE))
+    assert verdict.outcome is outcome
+    if fragment is not None:
+        assert verdict.detail is not None and fragment in verdict.detail
+
+
+def test_without_the_groups_a_reference_cannot_be_resolved() -> None:
+    # The reference reading skipped such an entry as closed; §6.3 fails closed.
+    verdict = cilium_ingress_verdict({"fromCIDRSet": [{"cidrGroupRef": "everyone"}]}, 0, PORT)
+    assert verdict.outcome is UNKNOWN

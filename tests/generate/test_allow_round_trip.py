@@ -94,7 +94,12 @@ def test_generated_objects_check_clean(tmp_path: Path, case: str) -> None:
     assert len(files) == written
     checked = run_cli(["check", ".", "--format", "json"], tmp_path)
     report = json.loads(checked.stdout)
-    assert report["findings"] == [], report["findings"]
+    # The public-internet allowance takes in the NAT64 prefixes: an advisory
+    # about the intent (issue 15), which the translation copies; nothing else.
+    advisories = [f for f in report["findings"] if f["ruleId"] == "nat-prefix-reaches-private"]
+    assert len(advisories) == ("public-internet" in entries)
+    rest = [f for f in report["findings"] if f not in advisories]
+    assert rest == [], rest
     assert checked.exit_code == 0
     for sandbox in report["sandboxes"]:
         verdicts = {e["name"]: e["verdict"] for e in sandbox["egress"]["union"]["examined"]}

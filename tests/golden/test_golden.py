@@ -12,7 +12,11 @@ import pytest
 
 from tests.bench_tree import generate_tree
 from tests.golden.cases import BENCH_SHAPE, CORPUS, DIGESTS, Case, run_case
-from tests.golden.changed_outputs import in_issue_14_scenario, issue_14_changed
+from tests.golden.changed_outputs import (
+    in_issue_14_scenario,
+    in_recorded_new_scenario,
+    issue_14_changed,
+)
 
 RECORDED: dict[str, dict[str, Any]] = json.loads(DIGESTS.read_text(encoding="utf-8"))
 
@@ -115,6 +119,46 @@ def _issue_12_changed(key: str) -> bool:
     return "--format json" in key or "--format sarif" in key
 
 
+ISSUE_15_SCENARIOS = ("host-accepts-network-may-not",)
+"""The scenario issue 15 added (its advisories): recorded new."""
+
+
+def in_issue_15_scenario(key: str) -> bool:
+    return any(f"scenarios/{name} $" in key for name in ISSUE_15_SCENARIOS)
+
+
+def _issue_15_changed(key: str) -> bool:
+    """Issue 15 (item 7) adds three warning rules, so the rule catalog of
+    every SARIF report and the ``rules`` listing change; no other output
+    does (the advisories fire on no earlier tree, and the caps on quoted
+    values leave every recorded text whole)."""
+    if in_issue_15_scenario(key):
+        return False
+    command = key.split(" $ ", 1)[1]
+    return command.startswith("rules") or (
+        command.startswith("check ") and "--format sarif" in command
+    )
+
+
+_ISSUE_13_HELM_LINES = {
+    "bench:. $ check . --format sarif",
+    "bench:. $ check . --format text",
+    "fixtures:helm/rendered $ check . --format sarif",
+    "fixtures:helm/rendered $ check . --format text",
+}
+"""Trees with Helm findings from templates that render several objects: each
+finding moves to its own document's template line (issue 13, item 6)."""
+
+
+def _issue_13_explain_sarif_changed(key: str) -> bool:
+    """Issue 13 (explain/sarif part): every ``explain --to`` output (the exit
+    status, ``to.allowance``, ports in ``reachAdmittedBy``), and the check
+    outputs whose Helm findings changed line (``_ISSUE_13_HELM_LINES``)."""
+    if " $ explain " in key and " --to " in key:
+        return True
+    return key in _ISSUE_13_HELM_LINES
+
+
 def test_every_output_changed_on_purpose_says_why() -> None:
     """The digests were taken before issue 11's layout; an entry changed
     since then carries its reason: one in issue 11 (generate on the corpus),
@@ -122,18 +166,28 @@ def test_every_output_changed_on_purpose_says_why() -> None:
     reach, the rule catalog; the text of trees with the kinds it moves or
     adds) and issue 14's (``changed_outputs``: the controller object and
     header line, the ``sandbox-name-hash`` label; every output but
-    ``generate`` and its own new scenarios)."""
+    ``generate`` and its own new scenarios) and issue 15's (the rule catalog
+    of every SARIF report and the ``rules`` listing)."""
     changed = sorted(key for key, entry in RECORDED.items() if "why" in entry)
     expected = set(_CHANGED_IN_ISSUE_16)
     expected |= {key for key in RECORDED if _issue_12_changed(key)}
     expected |= {key for key in RECORDED if issue_14_changed(key)}
+    # A scenario added later was recorded new: no earlier issue changed it.
+    expected = {key for key in expected if not in_issue_15_scenario(key)}
+    expected |= {key for key in RECORDED if _issue_15_changed(key)}
+    expected = {key for key in expected if not in_recorded_new_scenario(key)}
+    # Issue 13's explain --to change came after every scenario was recorded.
+    expected |= {key for key in RECORDED if _issue_13_explain_sarif_changed(key)}
     assert changed == sorted(expected)
     for key in expected:
         why = RECORDED[key]["why"]
+        older = not in_issue_15_scenario(key) and not in_recorded_new_scenario(key)
         for issue, says in (
-            ("issue 16", key in _CHANGED_IN_ISSUE_16),
-            ("issue 12", _issue_12_changed(key)),
-            ("issue 14", issue_14_changed(key)),
+            ("issue 16", older and key in _CHANGED_IN_ISSUE_16),
+            ("issue 12", older and _issue_12_changed(key)),
+            ("issue 14", older and issue_14_changed(key)),
+            ("issue 15", _issue_15_changed(key) and not in_recorded_new_scenario(key)),
+            ("issue 13 (explain/sarif part)", _issue_13_explain_sarif_changed(key)),
         ):
             assert not says or issue in why.lower(), (key, issue)
     assert all(len(RECORDED[key]["why"]) > 40 for key in changed)

@@ -65,6 +65,14 @@ TAILS = {
     ),
     "unknown-tag": b"---\n" + _yaml("!k8s NetworkPolicy"),
     "binary-kind": b"---\n" + _yaml("!!binary TmV0d29ya1BvbGljeQ=="),
+    # kubectl opens any object with `items` as a list, whatever its kind
+    "items-on-a-config-map": (
+        b"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nitems:\n- " + OPEN_JSON + b"\n"
+    ),
+    "items-on-a-policy": (
+        b"---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+        b"metadata: {name: wrapper}\nspec: {podSelector: {}}\nitems:\n- " + OPEN_JSON + b"\n"
+    ),
     # 3. unparsed documents that may be policies fail closed
     "unparsed-tagged-kind": b"---\n" + _broken("!k8s NetworkPolicy", ""),
     "unparsed-escaped-kind": b"---\n" + _broken('"Net\\u0077orkPolicy"', ""),

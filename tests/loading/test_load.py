@@ -183,6 +183,59 @@ def test_list_without_items_is_empty(tree: Path, items: str) -> None:
     assert (result.documents, result.problems) == ((), ())
 
 
+OPEN_ITEM = (
+    "- apiVersion: networking.k8s.io/v1\n  kind: NetworkPolicy\n"
+    "  metadata: {name: open, namespace: team-a}\n"
+    "  spec: {podSelector: {}, policyTypes: [Egress], egress: [{}]}\n"
+)
+
+
+@pytest.mark.parametrize(
+    "wrapper",
+    [
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n",
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: w}\n",
+        "metadata: {name: no-kind}\n",
+    ],
+)
+def test_any_object_with_items_is_opened_as_kubectl_opens_it(tree: Path, wrapper: str) -> None:
+    """kubectl's unstructured decoder makes any object with an ``items`` key
+    a list and applies its items, never the object itself (docs/yaml.md)."""
+    result = load_text(tree, wrapper + "items:\n" + OPEN_ITEM)
+    assert [(d.kind, d.line, d.list_index) for d in result.documents] == [
+        ("NetworkPolicy", wrapper.count("\n") + 2, 0)
+    ]
+    assert names(result.documents) == ["open"]
+    assert result.problems == ()
+
+
+def test_items_of_a_kind_without_list_suffix_take_that_kind(tree: Path) -> None:
+    text = "kind: NetworkPolicy\nmetadata: {name: w}\nitems:\n- metadata: {name: inner}\n"
+    result = load_text(tree, text)
+    assert [(d.kind, d.list_kind) for d in result.documents] == [("NetworkPolicy", "NetworkPolicy")]
+
+
+@pytest.mark.parametrize("items", ["items: null\n", "items: []\n"])
+def test_a_policy_with_empty_items_is_an_empty_list(tree: Path, items: str) -> None:
+    """kubectl applies nothing of it: not the wrapper, and no item."""
+    text = "kind: NetworkPolicy\nmetadata: {name: w}\nspec: {podSelector: {}}\n" + items
+    result = load_text(tree, text)
+    assert (result.documents, result.problems) == ((), ())
+
+
+def test_a_policy_whose_items_are_not_a_list_fails_closed(tree: Path) -> None:
+    text = "kind: NetworkPolicy\nmetadata: {name: w, namespace: a}\nitems: {x: 1}\n"
+    result = load_text(tree, text)
+    assert result.documents == ()
+    (problem,) = result.problems
+    assert (problem.line, problem.suspect_kind, problem.suspect_namespace) == (
+        3,
+        "NetworkPolicy",
+        None,
+    )
+
+
 def test_empty_and_comment_only_documents_are_nothing(tree: Path) -> None:
     result = load_text(tree, "---\n---\n# just a comment\n---\nnull\n---\n~\n...\n")
     assert (result.documents, result.problems, result.skipped) == ((), (), {})

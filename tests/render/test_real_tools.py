@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
@@ -84,7 +85,8 @@ def test_sarif_result_points_at_the_chart_template(helm: Tools) -> None:
     assert template[rule_line - 1].strip() == "- to:"
     assert where["region"]["startLine"] == rule_line
     related = result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-    assert related == "<helm template charts/sandboxes>"
+    # A stream's name is percent-encoded like any path (issue 13).
+    assert unquote(related) == "<helm template charts/sandboxes>"
 
 
 @pytest.mark.parametrize(("overlay", "expected"), OVERLAYS)
@@ -156,8 +158,10 @@ def test_explain_and_generate_render_too(helm: Tools) -> None:
         "1.1.1.1:443",
         path=[helm.directory],
     )
-    assert explained.returncode == 0, explained.err
+    # dev's debug policy lets 1.1.1.1:443 out beyond the allowance (issue 13).
+    assert explained.returncode == 1, explained.err
     assert "namzu-task-debug-egress" in explained.out
+    assert "allowance: OUTSIDE the allowance" in explained.out
     generated = egress_lint(
         "generate", "--stdout", "--helm", CHART, *_helm_flags("prod"), path=[helm.directory]
     )

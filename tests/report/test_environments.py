@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lint.loading import RenderedInput
-from lint.render.lines import template_lines
+from lint.render.lines import stream_reader, template_lines
 from lint.report.environments import in_environment, joined
 from lint.report.model import Finding, Location, ParseErrorReport, Report
 
@@ -57,8 +57,10 @@ def test_a_rendered_finding_lands_on_the_template_line_that_reads_the_same(
         "widens",
         Location("<helm template chart>", 5, "chart/templates/p.yaml", 3),
     )
-    (placed,) = template_lines(_report(finding), rendered).findings
+    (placed,) = template_lines(_report(finding), stream_reader(rendered, "<stdin>")).findings
     # Lines 4 and 5 both read `- to: all`; 4 is nearest the offset guess (3).
     assert placed.location.source_line == 4
     elsewhere = Finding("parse-error", "error", "bad", Location("other.yaml", 5, None, None))
-    assert template_lines(_report(elsewhere), rendered).findings == (elsewhere,)
+    assert template_lines(_report(elsewhere), stream_reader(rendered, "<stdin>")).findings == (
+        elsewhere,
+    )

@@ -245,10 +245,8 @@ def pod_condition_documents(subject: ReachSubject) -> tuple[ReachDocument, ...]:
     `k8s.v1.cni.cncf.io/networks`, and `spec.hostNetwork: true`."""
     template = subject.pod_template if isinstance(subject.pod_template, dict) else {}
     documents: list[ReachDocument] = []
-    if (
-        NETWORKS_ANNOTATION in _annotations(template)
-        or NETWORKS_ANNOTATION in subject.pod_annotations
-    ):
+    networks = _networks_annotation_path(template, subject)
+    if networks is not None:
         documents.append(
             _document(
                 POD_CONDITION_KIND,
@@ -256,7 +254,7 @@ def pod_condition_documents(subject: ReachSubject) -> tuple[ReachDocument, ...]:
                 f"the pod's annotation `{NETWORKS_ANNOTATION}` gives it secondary interfaces, "
                 "whose egress no NetworkPolicy, AdminNetworkPolicy or ClusterNetworkPolicy "
                 "governs",
-                ("spec", "podTemplate", "metadata", "annotations", NETWORKS_ANNOTATION),
+                networks,
             )
         )
     spec = template.get("spec")
@@ -272,6 +270,22 @@ def pod_condition_documents(subject: ReachSubject) -> tuple[ReachDocument, ...]:
             )
         )
     return tuple(documents)
+
+
+CLAIM_ANNOTATIONS_PATH: Final = ("spec", "additionalPodMetadata", "annotations")
+"""Where a SandboxClaim adds annotations to its pod (AGENT-SANDBOX §6)."""
+
+
+def _networks_annotation_path(
+    template: Mapping[str, JSON], subject: ReachSubject
+) -> tuple[str, ...] | None:
+    """Where the secondary-network annotation comes from: the template's pod
+    metadata, else the path's extra annotations (a claim's), else nowhere."""
+    if NETWORKS_ANNOTATION in _annotations(template):
+        return ("spec", "podTemplate", "metadata", "annotations", NETWORKS_ANNOTATION)
+    if NETWORKS_ANNOTATION in subject.pod_annotations:
+        return (*CLAIM_ANNOTATIONS_PATH, NETWORKS_ANNOTATION)
+    return None
 
 
 def _annotations(template: Mapping[str, JSON]) -> Mapping[str, JSON]:
