@@ -1,7 +1,7 @@
 """The egress-lint benchmark: one command, one table.
 
     python bench/run.py [--repeat N] [--sizes 4,8,16] [--no-corpus] [--no-check] [--jobs N]
-                        [--cluster-policy-sizes 16]
+                        [--cluster-policy-sizes 16] [--scale all] [--only-scale]
 
 For generated trees of the given sizes (MB, made by ``bench/generate.py``
 under ``bench/out/``) and for ``shared/corpus`` when it is present, it
@@ -14,6 +14,14 @@ measures:
 - ``egress-lint check <tree> --format json --config <tree>/.egress-lint.yaml``
   in a subprocess: wall time and peak RSS (``--jobs`` is passed on when
   given; by default the CLI uses one process per CPU).
+
+With ``--scale`` it also runs the scale families of issue 18 (``--scale
+all``, or some of ``one-namespace,dense,large``): one namespace with 250,
+500, 1,000 and 2,000 templates each with a named policy; one namespace with
+20,000 NetworkPolicies and 500 templates; the 132 MB tree; each with its
+wall time and peak RSS. The start-up table (``python -c pass`` beside
+``--version``, ``--help`` and ``check fixtures/demo``) ends every run that
+runs the CLI.
 
 Times are the best of ``--repeat`` runs. The ratio columns divide by the
 fastest bare parse. A failing or missing CLI leaves its columns as ``n/a``.
@@ -232,6 +240,104 @@ def tree_for(megabytes: int, calico: int = 0, cluster_policies: int = 0) -> Path
     return root
 
 
+ONE_NAMESPACE_SIZES = (250, 500, 1000, 2000)
+"""Templates in the one-namespace family, each with its own named policy."""
+DENSE_POLICIES, DENSE_TEMPLATES = 20_000, 500
+LARGE_MEGABYTES = 132
+LARGE_NAMESPACES = 160
+"""132.5 MB (126 MiB): the largest generated tree within the default 128 MiB
+limit on all input, so that every file is read."""
+
+
+def one_namespace_tree(templates: int) -> Path:
+    """One namespace, ``templates`` SandboxTemplates each with a named
+    policy (half NetworkPolicies under core, half CiliumNetworkPolicies
+    under cilium), and nothing else (issue 18)."""
+    half = templates // 2
+    shape = TreeShape(
+        namespaces=1, policies=half, cilium=templates - half, templates=templates, filler=0
+    )
+    return _made(OUT / f"one-namespace-{templates}", shape)
+
+
+def dense_tree() -> Path:
+    """One namespace with 20,000 NetworkPolicies and 500 templates."""
+    shape = TreeShape(
+        namespaces=1,
+        policies=DENSE_POLICIES,
+        cilium=DENSE_TEMPLATES // 2,
+        templates=DENSE_TEMPLATES,
+        filler=0,
+    )
+    return _made(OUT / f"dense-{DENSE_POLICIES}-policies-{DENSE_TEMPLATES}-templates", shape)
+
+
+def large_tree() -> Path:
+    """The generated tree of 160 namespaces, 132 MB."""
+    return _made(OUT / f"large-{LARGE_MEGABYTES}mb", TreeShape(namespaces=LARGE_NAMESPACES))
+
+
+def _made(root: Path, shape: TreeShape) -> Path:
+    stamp = root / ".shape"
+    if not stamp.is_file() or stamp.read_text() != repr(shape):
+        shutil.rmtree(root, ignore_errors=True)
+        generate(root, shape)
+        stamp.write_text(repr(shape))
+    return root
+
+
+def run_once(root: Path, fmt: str, jobs: int | None) -> tuple[float, float, int]:
+    """One CLI run of ``check`` on ``root``: wall time, peak RSS (MB), exit code."""
+    script = shutil.which("egress-lint") or str(Path(sys.executable).with_name("egress-lint"))
+    command = [
+        script,
+        "check",
+        str(root),
+        "--format",
+        fmt,
+        "--config",
+        str(root / ".egress-lint.yaml"),
+    ]
+    if jobs is not None:
+        command += ["--jobs", str(jobs)]
+    return timed_process(command)
+
+
+def measure_scale(repeat: int, jobs: int | None, families: set[str]) -> str:
+    """The scale families of issue 18, each as a subprocess: one namespace
+    with N templates and named policies (text), the 20,000-policy namespace
+    (text and JSON) and the 132 MB tree (text and JSON). Time is the best of
+    ``repeat`` runs, peak RSS the largest."""
+    cases: list[tuple[str, Path, str]] = []
+    if "one-namespace" in families:
+        cases += [
+            (f"one namespace, {n} templates", one_namespace_tree(n), "text")
+            for n in ONE_NAMESPACE_SIZES
+        ]
+    if "dense" in families:
+        root = dense_tree()
+        cases += [
+            (f"one namespace, {DENSE_POLICIES:,} policies", root, f) for f in ("text", "json")
+        ]
+    if "large" in families:
+        root = large_tree()
+        cases += [(f"generated {LARGE_MEGABYTES} MB", root, f) for f in ("text", "json")]
+    lines = ["| scale | MB | format | best | peak RSS |", "|---|---|---|---|---|"]
+    for name, root, fmt in cases:
+        runs = [run_once(root, fmt, jobs) for _ in range(repeat)]
+        size = sum(p.stat().st_size for p in manifest_files(root)) / MB
+        codes = sorted({code for _, _, code in runs})
+        note = "" if codes[-1] <= 1 else f" (exit {codes[-1]})"
+        best = min(wall for wall, _, _ in runs)
+        peak = max(rss for _, rss, _ in runs)
+        lines.append(f"| {name} | {size:.1f} | {fmt} | {best:.2f} s{note} | {peak:.0f} MB |")
+        print(f"measured {root} ({fmt})", file=sys.stderr)
+    return "\n".join(lines)
+
+
+SCALE_FAMILIES = ("one-namespace", "dense", "large")
+
+
 def render(rows: list[Row]) -> str:
     parsers = list(rows[0].parses) if rows else []
     header = [
@@ -307,9 +413,25 @@ def main() -> None:
         help="also measure trees of these sizes with 200 Calico and 50 ClusterNetworkPolicy "
         "objects",
     )
+    parser.add_argument(
+        "--scale",
+        default="",
+        help="also run the scale families (issue 18), comma-separated: "
+        + ", ".join(SCALE_FAMILIES)
+        + ", or all",
+    )
+    parser.add_argument("--only-scale", action="store_true", help="skip the size table")
     args = parser.parse_args()
-    if not args.no_check:
+    families = (
+        set(SCALE_FAMILIES) if args.scale == "all" else set(filter(None, args.scale.split(",")))
+    )
+    if families - set(SCALE_FAMILIES):
+        parser.error(f"unknown scale family: {', '.join(sorted(families - set(SCALE_FAMILIES)))}")
+    if not args.no_check or families:
         compile_package()
+    if args.only_scale:
+        print(measure_scale(args.repeat, args.jobs, families))
+        return
     rows = []
     for size in (int(s) for s in args.sizes.split(",") if s):
         root = tree_for(size)
@@ -330,6 +452,9 @@ def main() -> None:
     if not args.no_check:
         print()
         print(measure_startup(args.repeat))
+    if families:
+        print()
+        print(measure_scale(args.repeat, args.jobs, families))
 
 
 if __name__ == "__main__":

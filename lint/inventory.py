@@ -67,13 +67,27 @@ class Namespace:
 
     name: str
     objects: dict[str, list[KubeObject]] = field(default_factory=lambda: defaultdict(list))
+    _by_name: dict[str, tuple[int, dict[str | None, list[KubeObject]]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    """Per kind, the objects by name, with the count of objects it was built
+    from: a lookup by name is a dict, not a scan of the kind's objects."""
 
     def of_kind(self, kind: str) -> list[KubeObject]:
         return self.objects.get(kind, [])
 
     def named_all(self, kind: str, name: str) -> list[KubeObject]:
         """Every object of that kind and name, in load order."""
-        return [obj for obj in self.of_kind(kind) if obj.name == name]
+        objects = self.of_kind(kind)
+        built = self._by_name.get(kind)
+        if built is None or built[0] != len(objects):
+            # Objects are only ever appended, while the inventory is built.
+            names: dict[str | None, list[KubeObject]] = {}
+            for obj in objects:
+                names.setdefault(obj.name, []).append(obj)
+            built = (len(objects), names)
+            self._by_name[kind] = built
+        return list(built[1].get(name, ()))
 
     def named(self, kind: str, name: str) -> KubeObject | None:
         """The last object of that kind and name: a later apply replaces an

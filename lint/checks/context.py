@@ -23,6 +23,7 @@ from lint.decision.model import (
 )
 from lint.decision.policy_shape import Direction
 from lint.decision.selection import required_labels, selects_nothing
+from lint.decision.selection_index import Requirements, candidate_requirements
 from lint.decision.selection_keys import candidate_label_keys
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
@@ -64,6 +65,51 @@ class JudgmentMemo:
     )
     reach: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
     """Reach's judgements of new-kind candidates, per candidate and subject."""
+    selection: dict[Hashable, tuple[object, list[Requirements] | None]] = field(
+        default_factory=dict
+    )
+    """What each candidate's selectors require, per direction (``selection_index``)."""
+
+    def requirements_of(
+        self, candidate: Candidate, direction: Direction
+    ) -> list[Requirements] | None:
+        """``candidate_requirements``, once per object and direction: every
+        scope of a namespace indexes the same objects."""
+        raw = candidate.raw
+        key = (id(raw), candidate.kind, direction)
+        hit = self.selection.get(key)
+        if hit is None or hit[0] is not raw:
+            hit = (raw, candidate_requirements(candidate, direction))
+            self.selection[key] = hit
+        return hit[1]
+
+    namespace: str | None = None
+    """The namespace being judged (``begin_namespace``)."""
+    kept: frozenset[Hashable] = frozenset({"reach-data"})
+    """The ``scopes`` entries of the whole run, kept across namespaces."""
+
+    def begin_namespace(self, namespace: str) -> None:
+        """Forget what was judged for another namespace. Sandboxes are judged
+        a namespace at a time (``checks.shares``), and reuse is within one
+        namespace, so the memo stays as large as one namespace's judgements
+        instead of the whole run's. Clearing a cache never changes an answer."""
+        if namespace == self.namespace:
+            return
+        self.namespace = namespace
+        kept = {key: self.scopes[key] for key in self.kept if key in self.scopes}
+        for table in (
+            self.entries,
+            self.label_keys,
+            self.scopes,
+            self.groups,
+            self.unselected,
+            self.quiet,
+            self.required,
+            self.reach,
+            self.selection,
+        ):
+            table.clear()
+        self.scopes.update(kept)
 
     def keys_of(self, candidate: Candidate) -> tuple[str, ...]:
         hit = self.label_keys.get(id(candidate.raw))

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
-from lint.checks.candidates import CCNP, CNP, Sourced, location_of
+from lint.checks.candidates import CCNP, CNP, location_of
 from lint.checks.context import (
     CheckContext,
     JudgedEntry,
@@ -22,6 +22,7 @@ from lint.checks.judging import (
     Judging,
     Scope,
     decision_report,
+    examined_of,
     judged_entries,
     with_controller,
 )
@@ -194,12 +195,10 @@ def _cilium_under_core(
     if not namespace.of_kind(CNP) and not ctx.inventory.cluster_objects(CCNP):
         return []
     scope = dataclasses.replace(_scope(given, True), only_cilium=True)
-    judged = judged_entries(ctx, scope, given.subject.labels, _judging(ctx, given, allowance))
-    return [
-        j
-        for j in judged
-        if isinstance(j.origin, Sourced) and j.origin.candidate.kind in (CNP, CCNP)
-    ]
+    # Only the Cilium candidates, without the unparsed placeholders (the
+    # union has those already).
+    judging = _judging(ctx, given, allowance)
+    return judged_entries(ctx, scope, given.subject.labels, judging, placeholders=False)
 
 
 def _reach_input(
@@ -247,7 +246,7 @@ def _check_union(
 ) -> tuple[DecisionReport, list[JudgedEntry], list[Finding]]:
     scope = _scope(given, given.declared.engine == "cilium")
     judged = judged_entries(ctx, scope, given.subject.labels, _judging(ctx, given, allowance))
-    decision = summarize_union([j.examined for j in judged], allowance)
+    decision = summarize_union(examined_of(judged), allowance)
     report = decision_report(decision, judged)
     if decision.refusal is None:
         return report, judged, []

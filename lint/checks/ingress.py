@@ -11,6 +11,7 @@ from lint.checks.judging import (
     Judging,
     Scope,
     decision_report,
+    examined_of,
     judged_entries,
     with_controller,
 )
@@ -61,7 +62,7 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
         read, examine_ingress, ("ingress", given.agent_port), "ingress", given.subject
     )
     judged = judged_entries(ctx, scope, given.subject.labels, judging)
-    decision = summarize_ingress([j.examined for j in judged], given.agent_port)
+    decision = summarize_ingress(examined_of(judged), given.agent_port)
     report = decision_report(decision, judged)
     # Warnings of their own, which change no verdict (issue 15, item 7).
     advisories = ingress_advisories(judged, given.agent_port)

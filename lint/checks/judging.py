@@ -11,8 +11,10 @@ candidate is judged once per distinct context and the entries are reused
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+import operator
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
 
 from lint.checks.candidates import (
     Placeholder,
@@ -32,6 +34,7 @@ from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import document_name
 from lint.decision.model import Candidate, Decision, Examined, PolicyDocument, Subject
 from lint.decision.policy_shape import Direction
+from lint.decision.selection_index import ScopeSelection, selection_index
 from lint.inventory import KubeObject
 from lint.report.model import DecisionReport
 
@@ -101,6 +104,17 @@ class Prepared:
     name: str
 
 
+@dataclass
+class _Quiet:
+    """One direction of a scope: the selection index, and each indexable
+    candidate's shared ``does-not-select`` entries, filled the first time a
+    pod it cannot select is judged (``missing`` are those not filled yet)."""
+
+    index: ScopeSelection
+    slots: list[tuple[JudgedEntry, ...] | None]
+    missing: set[int]
+
+
 @dataclass(frozen=True)
 class PreparedScope:
     """A scope's candidates in §5.1 order, grouped by the label keys their
@@ -112,6 +126,8 @@ class PreparedScope:
     group_of: dict[int, int]
     """The group number of each candidate index."""
     by_name: dict[tuple[str, str], tuple[int, ...]]
+    quiet: dict[Direction, _Quiet] = field(default_factory=dict)
+    """Per direction, built on first use (``_quiet_of``)."""
 
 
 def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
@@ -143,20 +159,55 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
     return prepared
 
 
+def _quiet_of(memo: JudgmentMemo, prepared: PreparedScope, direction: Direction) -> _Quiet:
+    quiet = prepared.quiet.get(direction)
+    if quiet is None:
+        requirements = [
+            memo.requirements_of(p.item.candidate, direction) for p in prepared.candidates
+        ]
+        index = selection_index([p.item.candidate for p in prepared.candidates], requirements)
+        always = set(index.core.always) | set(index.cilium.always)
+        missing = {i for i in range(len(prepared.candidates)) if i not in always}
+        quiet = _Quiet(index, [None] * len(prepared.candidates), missing)
+        prepared.quiet[direction] = quiet
+    return quiet
+
+
 def judged_entries(
-    ctx: CheckContext, scope: Scope, labels: Mapping[str, str], judging: Judging
+    ctx: CheckContext,
+    scope: Scope,
+    labels: Mapping[str, str],
+    judging: Judging,
+    *,
+    placeholders: bool = True,
 ) -> list[JudgedEntry]:
     """Every examined entry of the decision, in §5.1 order, reusing what an
     earlier decision with the same context already judged.
 
-    A group's memo key holds the pod's own values of the keys its selectors
-    read. The namespace, which Cilium adds to the labels it matches, is
-    fixed by the scope.
+    Only the candidates the selection index says can select the pod are
+    visited; every other one takes its shared ``does-not-select`` entries
+    (``_unselected``), with no entry of its own in the memo. A group's memo
+    key holds the pod's own values of the keys its selectors read, which
+    also settle which of its candidates the index visits. The namespace,
+    which Cilium adds to the labels it matches, is fixed by the scope.
     """
     prepared = _prepared(ctx, scope)
+    quiet = _quiet_of(ctx.memo, prepared, judging.rules_key)
+    selecting = quiet.index.selecting(judging.subject)
     named = _named_by_group(prepared, judging)
-    slots: list[tuple[JudgedEntry, ...]] = [()] * len(prepared.candidates)
-    for number, (keys, indices) in enumerate(prepared.groups):
+    for i in quiet.missing - selecting:
+        quiet.slots[i] = _unselected(ctx.memo, prepared.candidates[i], False, judging)
+    quiet.missing &= selecting
+    slots = quiet.slots.copy()
+    for named_indices in named.values():
+        for i in named_indices:
+            if i not in selecting:
+                slots[i] = _unselected(ctx.memo, prepared.candidates[i], True, judging)
+    visited: dict[int, list[int]] = {}
+    for i in sorted(selecting):
+        visited.setdefault(prepared.group_of[i], []).append(i)
+    for number, members in visited.items():
+        keys = prepared.groups[number][0]
         read_labels = tuple(map(labels.get, keys))
         group_named = named.get(number, ())
         key = (id(prepared), number, judging.context, read_labels, group_named)
@@ -166,14 +217,15 @@ def judged_entries(
                 _entries_for(
                     ctx.memo, prepared.candidates[i], read_labels, i in group_named, judging
                 )
-                for i in indices
+                for i in members
             )
             hit = (prepared, entries)
             ctx.memo.groups[key] = hit
-        for index, entries in zip(indices, hit[1], strict=True):
+        for index, entries in zip(members, hit[1], strict=True):
             slots[index] = entries
-    result = [entry for entries in slots for entry in entries]
-    for placeholder in _placeholders(ctx, scope):
+    # A slot left empty (a bug) fails loudly here: None is not iterable.
+    result: list[JudgedEntry] = list(chain.from_iterable(slots))  # type: ignore[arg-type]
+    for placeholder in _placeholders(ctx, scope) if placeholders else ():
         examined = judging.examine(placeholder.document)
         origins: dict[int, Origin] = {id(placeholder.document): placeholder}
         entry = examined_entries([examined], origins, judging.rules_key)[0]
@@ -238,6 +290,15 @@ def _judge(prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
     return tuple(JudgedEntry(e, r, prepared.item) for e, r in zip(examined, entries, strict=True))
 
 
+_ENTRY = operator.attrgetter("entry")
+_EXAMINED = operator.attrgetter("examined")
+
+
+def examined_of(judged: Sequence[JudgedEntry]) -> list[Examined]:
+    """Each judged entry's examined entry, in order, at C speed."""
+    return list(map(_EXAMINED, judged))
+
+
 def decision_report(decision: Decision, judged: list[JudgedEntry]) -> DecisionReport:
     refusal = None if decision.refusal is None else str(decision.refusal)
-    return DecisionReport(refusal, decision.summary, tuple(j.entry for j in judged))
+    return DecisionReport(refusal, decision.summary, tuple(map(_ENTRY, judged)))

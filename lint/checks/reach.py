@@ -11,8 +11,10 @@ its file and line; a culprit the union reports is not reported again.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from lint.checks.candidates import location_of, unparsed_placeholders
 from lint.checks.context import (
@@ -23,6 +25,7 @@ from lint.checks.context import (
     rule_finding,
 )
 from lint.checks.culprits import content_hash, lets_out_clause, rule_path
+from lint.checks.judging import examined_of
 from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
 from lint.decision.model import Allowance, EgressVerdict, IngressVerdict, Subject, Tri, Verdict
 from lint.decision.reach import decide_reach, reach_outcome, subject_documents
@@ -40,6 +43,8 @@ from lint.decision.reach.model import (
     Skipped,
     pod_label_view,
 )
+from lint.decision.reach.selection import mentioned_keys
+from lint.decision.reach.selection import selects_nothing as reach_selects_nothing
 from lint.inventory import KubeObject
 from lint.kinds import NETWORK_POLICY, REACH_POLICY_KINDS, SANDBOX_CLAIM
 from lint.report.messages import culprit_message
@@ -70,6 +75,12 @@ _RULE_OF_VERDICT = {
     EgressVerdict.NOT_EVALUABLE: NOT_EVALUABLE_RULE,
 }
 _OFFENDING = frozenset(_RULE_OF_VERDICT)
+_ENTRY = operator.attrgetter("entry")
+_ORIGIN = operator.attrgetter("origin")
+_VERDICT = operator.attrgetter("verdict")
+_FIRST = operator.itemgetter(0)
+_DOCUMENT = operator.attrgetter("examined.document")
+_SELECTS = operator.attrgetter("selects")
 
 
 @dataclass(frozen=True)
@@ -105,8 +116,8 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     subject = reach_subject(given)
     judged, skipped = _new_documents(ctx, given, subject)
     decision = decide_reach(
-        [j.examined for j in given.union],
-        [j.examined for j in given.cilium_under_core],
+        examined_of(given.union),
+        examined_of(given.cilium_under_core),
         [j.document for j in judged],
         given.allowance,
         skipped=[s for s, _ in skipped],
@@ -117,25 +128,29 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         DecisionReport(
             None if decision.refusal is None else str(decision.refusal),
             decision.summary,
-            tuple(entry for entry, _ in entries),
+            tuple(map(_FIRST, entries)),
         ),
         tuple(SkippedEntry(s.kind, s.name, s.reason, where) for s, where in skipped),
     )
-    return report, _findings(entries, given, paths)
+    return report, _findings(entries, given, paths, given.cilium_under_core)
 
 
 def is_isolated(union: Sequence[JudgedEntry]) -> tuple[bool, str | None]:
     """§1.3 ISO over the union's documents, and the isolating policy's name."""
-    for judged in union:
-        document = judged.examined.document
-        if (
-            document.kind == NETWORK_POLICY.name
-            and document.unreadable is None
-            and document.selects is Tri.YES
-            and document.enforces
-        ):
+    # Most documents do not select the pod: those that do are found by a
+    # search at C speed, then tested in order.
+    documents = list(map(_DOCUMENT, union))
+    selects = list(map(_SELECTS, documents))
+    at = -1
+    while True:
+        try:
+            at = selects.index(Tri.YES, at + 1)
+        except ValueError:
+            return False, None
+        document = documents[at]
+        readable = document.kind == NETWORK_POLICY.name and document.unreadable is None
+        if readable and document.enforces:
             return True, document.name
-    return False, None
 
 
 def service_account_name(template: KubeObject | None) -> str:
@@ -233,6 +248,61 @@ def _judge(offered: Offered, subject: ReachSubject, data: ReachData) -> _Outcome
     return (_unjudged(offered),), ()
 
 
+def _quiet(
+    ctx: CheckContext,
+    offered: Offered,
+    subject: ReachSubject,
+    labels: Mapping[str, str],
+    data: ReachData,
+) -> bool:
+    """``selection.selects_nothing``, once per object, namespace, service
+    account and values of the pod labels its subject can read."""
+    candidate = offered.candidate
+    raw = candidate.raw
+    hit = ctx.memo.reach.get(("reach-keys", id(raw)))
+    if hit is None or hit[0] is not raw:
+        mentioned = mentioned_keys(candidate)
+        hit = (raw, None if mentioned is None else tuple(sorted(mentioned)))
+        ctx.memo.reach[("reach-keys", id(raw))] = hit
+    keys: tuple[str, ...] | None = hit[1]
+    if keys is None:
+        return False
+    read = tuple(labels.get(key) for key in keys)
+    memo_key = (
+        "reach-quiet",
+        id(raw),
+        candidate.position,
+        subject.namespace,
+        subject.service_account,
+        read,
+    )
+    known = ctx.memo.reach.get(memo_key)
+    if known is None or known[0] is not raw:
+        known = (raw, reach_selects_nothing(candidate, subject, data))
+        ctx.memo.reach[memo_key] = known
+    answer: bool = known[1]
+    return answer
+
+
+def _quiet_outcome(
+    ctx: CheckContext, offered: Offered, direction: str, subject: ReachSubject, data: ReachData
+) -> _Outcome:
+    """The documents of an object that selects nothing: the same for every
+    pod it does not select (``selection``), so judged once per direction."""
+    raw = offered.candidate.raw
+    key = ("reach-unselected", id(raw), offered.candidate.position, direction)
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and hit[0] is raw:
+        outcome: _Outcome = hit[1]
+        return outcome
+    if direction == "egress":
+        outcome = _judge(offered, subject, data)
+    else:
+        outcome = (ingress_documents(offered.candidate, subject, data), ())
+    ctx.memo.reach[key] = (raw, outcome)
+    return outcome
+
+
 def _unjudged(offered: Offered) -> ReachDocument:
     name = offered.obj.name or f"(unnamed #{offered.candidate.position})"
     return ReachDocument(
@@ -264,13 +334,16 @@ def _new_documents(
     )
     for offered in _offered(ctx, subject.namespace):
         raw = offered.candidate.raw
-        key = ("reach", id(raw), offered.candidate.position, subject_key)
-        hit = ctx.memo.reach.get(key)
-        if hit is not None and hit[0] is raw:
-            outcome: _Outcome = hit[1]
+        if _quiet(ctx, offered, subject, given.subject.labels, data):
+            outcome: _Outcome = _quiet_outcome(ctx, offered, "egress", subject, data)
         else:
-            outcome = _judge(offered, subject, data)
-            ctx.memo.reach[key] = (raw, outcome)
+            key = ("reach", id(raw), offered.candidate.position, subject_key)
+            hit = ctx.memo.reach.get(key)
+            if hit is not None and hit[0] is raw:
+                outcome = hit[1]
+            else:
+                outcome = _judge(offered, subject, data)
+                ctx.memo.reach[key] = (raw, outcome)
         documents, skips = outcome
         skipped.extend((skip, location_of(offered.obj)) for skip in skips)
         judged.extend(_Judged(d, offered.obj, _location(offered.obj, d)) for d in documents)
@@ -332,16 +405,37 @@ def _entries(
     paths: dict[int, tuple[str | int, ...]] | None = None,
 ) -> list[tuple[ExaminedEntry, KubeObject | None]]:
     """The report's entries in the decision's order, each with its object;
-    ``paths`` gets each entry's offending rule path, by entry identity."""
+    ``paths`` gets the offending rule path of each entry reach itself
+    judged, by entry identity (a Cilium entry's is found when it is a
+    culprit, ``_cilium_paths``).
+
+    The decision hands the Cilium entries back first, as given
+    (``decide_reach``): those are paired at C speed, since under engine core
+    a namespace's every Cilium object is one of them."""
     paths = {} if paths is None else paths
+    head = len(cilium_under_core)
+    documents = decision.documents
+    if len(documents) >= head and all(
+        map(operator.is_, documents[:head], examined_of(cilium_under_core))
+    ):
+        rest = _paired(documents[head:], judged, (), paths)
+        if rest is not None:
+            origins = map(_ORIGIN, cilium_under_core)
+            objects = map(getattr, origins, repeat("obj"), repeat(None))
+            return [*zip(map(_ENTRY, cilium_under_core), objects, strict=True), *rest]
+    paired = _paired(documents, judged, cilium_under_core, paths)
+    return paired if paired is not None else _given_order(cilium_under_core, judged, paths)
+
+
+def _by_identity(
+    judged: Sequence[_Judged],
+    cilium_under_core: Sequence[JudgedEntry],
+    paths: dict[int, tuple[str | int, ...]],
+) -> dict[int, tuple[ExaminedEntry, KubeObject | None]]:
     by_identity: dict[int, tuple[ExaminedEntry, KubeObject | None]] = {}
     for entry in cilium_under_core:
         obj = getattr(entry.origin, "obj", None)
         by_identity[id(entry.examined)] = (entry.entry, obj)
-        union_document = entry.examined.document
-        outcome = Tri.UNKNOWN if entry.entry.verdict == EgressVerdict.NOT_EVALUABLE else Tri.YES
-        index = first_rule(union_document, outcome) if union_document.unreadable is None else None
-        paths[id(entry.entry)] = rule_path(union_document, "egress", index)
     for item in judged:
         document = item.document
         namespace = item.obj.namespace if item.obj is not None else None
@@ -356,25 +450,76 @@ def _entries(
         )
         by_identity[id(document)] = (report_entry, item.obj)
         paths[id(report_entry)] = document.rule_path
-    ordered = [by_identity.get(id(document)) for document in decision.documents]
+    return by_identity
+
+
+def _paired(
+    documents: Sequence[object],
+    judged: Sequence[_Judged],
+    cilium_under_core: Sequence[JudgedEntry],
+    paths: dict[int, tuple[str | int, ...]],
+) -> list[tuple[ExaminedEntry, KubeObject | None]] | None:
+    """Each of ``documents`` with its entry, or None unless they are exactly
+    the ones given."""
+    by_identity = _by_identity(judged, cilium_under_core, paths)
+    ordered = [by_identity.get(id(document)) for document in documents]
     if len(ordered) != len(by_identity) or any(entry is None for entry in ordered):
-        # The decision is expected to hand back exactly what it was given.
-        return list(by_identity.values())
+        return None
     return [entry for entry in ordered if entry is not None]
+
+
+def _given_order(
+    cilium_under_core: Sequence[JudgedEntry],
+    judged: Sequence[_Judged],
+    paths: dict[int, tuple[str | int, ...]],
+) -> list[tuple[ExaminedEntry, KubeObject | None]]:
+    # The decision is expected to hand back exactly what it was given.
+    return list(_by_identity(judged, cilium_under_core, paths).values())
+
+
+def _cilium_paths(cilium_under_core: Sequence[JudgedEntry]) -> dict[int, tuple[str | int, ...]]:
+    """The offending rule path of each Cilium entry, by entry identity:
+    asked for only when one of them is a culprit, which is rare."""
+    paths: dict[int, tuple[str | int, ...]] = {}
+    for entry in cilium_under_core:
+        union_document = entry.examined.document
+        outcome = Tri.UNKNOWN if entry.entry.verdict == EgressVerdict.NOT_EVALUABLE else Tri.YES
+        index = first_rule(union_document, outcome) if union_document.unreadable is None else None
+        paths[id(entry.entry)] = rule_path(union_document, "egress", index)
+    return paths
 
 
 def _findings(
     entries: Sequence[tuple[ExaminedEntry, KubeObject | None]],
     given: ReachInput,
     paths: Mapping[int, tuple[str | int, ...]],
+    cilium_under_core: Sequence[JudgedEntry] = (),
 ) -> list[Finding]:
-    """One finding per culprit beyond the union, at its own line."""
+    """One finding per culprit beyond the union, at its own line. The
+    culprits are found by searching the verdicts at C speed: most entries
+    are not culprits."""
+    verdicts: list[str] = list(map(_VERDICT, map(_FIRST, entries)))
+    culprits: list[int] = []
+    for verdict in _RULE_OF_VERDICT:
+        at = -1
+        while True:
+            try:
+                at = verdicts.index(verdict, at + 1)
+            except ValueError:
+                break
+            culprits.append(at)
     findings = []
-    for entry, obj in entries:
-        rule_id = _RULE_OF_VERDICT.get(EgressVerdict(entry.verdict))
-        if rule_id is None or entry.location is None:
+    cilium_paths: dict[int, tuple[str | int, ...]] | None = None
+    for entry, obj in (entries[at] for at in sorted(culprits)):
+        rule_id = _RULE_OF_VERDICT[EgressVerdict(entry.verdict)]
+        if entry.location is None:
             continue
-        culprit = _culprit(entry, obj, paths.get(id(entry), ()))
+        path = paths.get(id(entry))
+        if path is None:
+            if cilium_paths is None:
+                cilium_paths = _cilium_paths(cilium_under_core)
+            path = cilium_paths.get(id(entry), ())
+        culprit = _culprit(entry, obj, path)
         findings.append(
             rule_finding(
                 rule_id,
@@ -449,7 +594,11 @@ def check_ingress_reach(
     data = reach_data_of(ctx)
     judged: list[_Judged] = []
     for offered in _offered(ctx, subject.namespace):
-        for document in ingress_documents(offered.candidate, subject, data):
+        if _quiet(ctx, offered, subject, given.subject.labels, data):
+            documents = _quiet_outcome(ctx, offered, "ingress", subject, data)[0]
+        else:
+            documents = ingress_documents(offered.candidate, subject, data)
+        for document in documents:
             judged.append(_Judged(document, offered.obj, _location(offered.obj, document)))
     for document in ingress_pod_condition_documents(subject):
         obj = _condition_object(

@@ -158,6 +158,7 @@ def _check_sandbox(
     """Every path of the sandbox, each pod variant of it (a claim's labels)
     judged apart; below the newest controller column, each again under the
     newer columns, for the upgrade hazard."""
+    ctx.memo.begin_namespace(declared.namespace)
     namespace = ctx.inventory.namespace(declared.namespace)
     reports, findings = [], omitted_paths(declared, ctx.inventory)
     findings.extend(nat64_advisory(declared, allowance_of(ctx, declared.translation)))

@@ -46,7 +46,10 @@ def check_plans(
 def shares_of(namespaces: Sequence[str], jobs: int) -> list[list[int]]:
     """Plan indices by process: whole namespaces, largest first onto the
     share it loads least for its weight (``share_weights``), each share in
-    plan order. Empty shares are dropped."""
+    plan order within each namespace, the namespaces in the order of their
+    first plan: a process judges one namespace at a time, and forgets the
+    last one's judgements (``JudgmentMemo.begin_namespace``). Empty shares
+    are dropped."""
     by_namespace: dict[str, list[int]] = {}
     for index, namespace in enumerate(namespaces):
         by_namespace.setdefault(namespace, []).append(index)
@@ -59,4 +62,5 @@ def shares_of(namespaces: Sequence[str], jobs: int) -> list[list[int]]:
             key=lambda number: ((len(shares[number]) + len(indices)) / weights[number], number),
         )
         shares[lightest] += indices
-    return [sorted(share) for share in shares if share]
+    first = {index: group[0] for group in by_namespace.values() for index in group}
+    return [sorted(share, key=lambda i: (first[i], i)) for share in shares if share]

@@ -41,6 +41,7 @@ from lint.decision.policy_shape import (
 from lint.decision.reach.cidr_groups import Unresolved, resolved_cidrs
 from lint.decision.reach.model import ReachCandidate
 from lint.decision.selectors import match_selector, selector_readable
+from lint.decision.union import first_of, verdicts_of
 from lint.decision.values import (
     ABSENT,
     JSON,
@@ -412,19 +413,20 @@ def decide_ingress(documents: Sequence[PolicyDocument], agent_port: int) -> Deci
 def summarize_ingress(examined: Sequence[Examined], agent_port: int) -> Decision:
     """§13.4 precedence and summaries over examined entries in document order."""
     entries = tuple(examined)
+    verdicts = verdicts_of(entries)
     port = _tcp(agent_port)
-    first_open = next((e for e in entries if e.verdict == IngressVerdict.OPENS_AGENT_PORT), None)
+    first_open = first_of(entries, verdicts, IngressVerdict.OPENS_AGENT_PORT)
     if first_open is not None:
         summary = f"{_label(first_open)} selects the pod and opens {port}: {first_open.detail}"
         return Decision(IngressRefusal.PORT_OPEN, summary, entries)
-    undecided = next((e for e in entries if e.verdict == IngressVerdict.NOT_EVALUABLE), None)
+    undecided = first_of(entries, verdicts, IngressVerdict.NOT_EVALUABLE)
     if undecided is not None:
         summary = (
             f"it cannot be decided whether {port} is closed: "
             f"{_label(undecided)}: {undecided.detail}"
         )
         return Decision(IngressRefusal.NOT_EVALUABLE, summary, entries)
-    if not any(e.verdict == IngressVerdict.COVERS for e in entries):
+    if IngressVerdict.COVERS not in verdicts:
         summary = (
             "no policy enforces ingress on the pod, so every pod in the cluster "
             f"can reach the agent port ({port})"

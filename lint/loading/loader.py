@@ -18,7 +18,14 @@ from typing import Any, Final
 
 from yaml.nodes import Node
 
-from lint.kinds import CATCH_ALL_GROUPS, CONFIG_MAP, CONTROLLER_DEPLOYMENT, RELEVANT_KINDS
+from lint.kinds import (
+    CATCH_ALL_GROUPS,
+    CONFIG_MAP,
+    CONFIG_MAP_NAMES,
+    CONTROLLER_DEPLOYMENT,
+    CONTROLLER_IMAGE_NAME,
+    RELEVANT_KINDS,
+)
 from lint.loading.decode import DecodeFailure, decode, decode_leniently
 from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
 from lint.loading.files import SourceFile, read_inputs
@@ -164,6 +171,7 @@ def _load_stream(
     layout = UNUSUAL_BREAKS.sub("\n", text) if unusual else text
     stream = _Stream(source.name, text, layout, source.chart_root)
     into = reading.into
+    mentions = _Mentions.of(stream.layout)
     for chunk in split_stream(stream.layout):
         chunk.line += first_line - 1
         chunk.index += first_index
@@ -171,7 +179,7 @@ def _load_stream(
             continue
         if chunk.problem is not None:
             into.problems.append(_stream_problem(stream, chunk))
-        elif unusual or not _skip(stream.layout, chunk, reading.relevant, into):
+        elif unusual or not _skip(stream.layout, chunk, reading.relevant, into, mentions):
             _load_chunk(stream, chunk, reading)
 
 
@@ -216,17 +224,43 @@ def _load_json_value(stream: _Stream, chunk: Chunk, reading: _Reading) -> None:
     harvest(document, reading.relevant, lambda: _quiet_compose(piece), reading.into)
 
 
-def _skip(text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest) -> bool:
+@dataclass(frozen=True, slots=True)
+class _Mentions:
+    """What a file's text mentions anywhere, found once per file: a document
+    of it can mention only what the file does, so the per-document searches
+    of ``_skip`` run only in files that mention their words at all."""
+
+    catch_all_group: bool
+    controller_image: bool
+    config_map_name: bool
+
+    @classmethod
+    def of(cls, text: str) -> _Mentions:
+        escape = "\\" in text  # an escape sequence can spell any word
+        return cls(
+            any(group in text for group in CATCH_ALL_GROUPS),
+            escape or CONTROLLER_IMAGE_NAME in text,
+            escape or any(name in text for name in CONFIG_MAP_NAMES),
+        )
+
+
+def _skip(
+    text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest, mentions: _Mentions
+) -> bool:
     """Count and skip a document whose text settles that it is not read."""
     kind = certain_kind(text, chunk)
     if kind is None or is_list_kind(kind):
         return False
     if kind == CONTROLLER_DEPLOYMENT.name and kind not in relevant:
-        if may_be_controller_deployment(text, chunk):
+        if mentions.controller_image and may_be_controller_deployment(text, chunk):
             return False
-    elif kind in relevant and (kind != CONFIG_MAP.name or may_name_config_map(text, chunk)):
+    elif kind in relevant and (
+        kind != CONFIG_MAP.name or (mentions.config_map_name and may_name_config_map(text, chunk))
+    ):
         return False
-    if any(text.find(group, chunk.start, chunk.end) >= 0 for group in CATCH_ALL_GROUPS):
+    if mentions.catch_all_group and any(
+        text.find(group, chunk.start, chunk.end) >= 0 for group in CATCH_ALL_GROUPS
+    ):
         return False  # any kind of these groups may be a policy: parse it
     into.skipped[kind] += 1
     return True

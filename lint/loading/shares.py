@@ -23,7 +23,7 @@ from lint.parallel.shares import map_shares, share_weights
 
 FileLoader = Callable[[SourceFile], Harvest]
 
-WAVE_BYTES: Final = 32_000_000
+WAVE_BYTES: Final = 20_000_000
 """File text read ahead and shared out at once: however large the input,
 memory holds at most about this much of it (DESIGN §7: memory grows with
 the policies, not with the bytes of every other document)."""

@@ -87,8 +87,10 @@ def render_text(
     lines: list[str] = []
     if not quiet:
         lines.extend(_preamble(report))
+        by_path = _findings_by_path(shown)
         for sandbox in report.sandboxes:
-            lines.extend(_sandbox_block(sandbox, shown, paint, options))
+            own = by_path.get((sandbox.ref, sandbox.environment), [])
+            lines.extend(_sandbox_block(sandbox, own, paint, options))
         if report.sandboxes:
             lines.append("")
     for finding in sorted(shown, key=_severity_first):
@@ -165,12 +167,10 @@ def _sandbox_block(
     paint: _Painter,
     options: TextOptions,
 ) -> list[str]:
-    """One line: ``ok`` or ``FAIL`` and the names of the culprits; with
-    ``--verbose``, the intent and every decision's examined list."""
-    own = [
-        f for f in findings if sandbox.ref in _paths_of(f) and f.environment == sandbox.environment
-    ]
-    failing = [f for f in own if not f.suppressed]
+    """One line: ``ok`` or ``FAIL`` and the names of the culprits of the
+    sandbox's own ``findings``; with ``--verbose``, the intent and every
+    decision's examined list."""
+    failing = [f for f in findings if not f.suppressed]
     status = paint("FAIL", "error") if failing else paint("ok  ", "ok")
     text = _heading(sandbox)
     if failing:
@@ -181,8 +181,16 @@ def _sandbox_block(
     return lines
 
 
-def _paths_of(finding: Finding) -> tuple[SandboxRef, ...]:
-    return finding.paths
+def _findings_by_path(
+    findings: Sequence[Finding],
+) -> dict[tuple[SandboxRef, str | None], list[Finding]]:
+    """Each sandbox path's findings, gathered once: a scan of every finding
+    per sandbox grew with the square of the sandboxes (issue 18)."""
+    by_path: dict[tuple[SandboxRef, str | None], list[Finding]] = {}
+    for finding in findings:
+        for ref in finding.paths:
+            by_path.setdefault((ref, finding.environment), []).append(finding)
+    return by_path
 
 
 def culprit_name(finding: Finding) -> str:
@@ -253,9 +261,9 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
     if culprit is None:
         lines = _led(finding.level, level, f"{_where(finding)}  {finding.rule_id}{tag}")
         lines.extend(_wrap(in_words(finding.message), "  "))
-        lines.extend(_paths_block(_paths_of(finding), options))
+        lines.extend(_paths_block(finding.paths, options))
     else:
-        count = len(_paths_of(finding))
+        count = len(finding.paths)
         noun = "sandbox path" if count == 1 else "sandbox paths"
         what = f"{culprit.kind}/{culprit.name}"
         head = f"{_where(finding)}  {culprit_name(finding)} "
@@ -272,7 +280,7 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
                     "  ",
                 )
             )
-        lines.extend(_paths_block(_paths_of(finding), options))
+        lines.extend(_paths_block(finding.paths, options))
         label = "lets out" if culprit.verb.startswith("widens") else "why"
         for clause in culprit.lets_out:
             lines.extend(_wrap(f"{label}: {in_words(clause, culprit.namespace)}", "  "))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lint.checks import shares as checks_shares
+from lint.checks.context import JudgmentMemo
 from lint.checks.runner import CheckOptions, run_check
 from lint.checks.shares import shares_of
 from lint.parallel import records
@@ -33,7 +34,9 @@ def small_shares(monkeypatch: pytest.MonkeyPatch) -> None:
     [
         # Whole namespaces, largest first onto the lightest share.
         (["a", "a", "b", "b", "c"], 2, [[0, 1, 4], [2, 3]]),
-        (["a", "b", "a", "c", "b", "a"], 2, [[0, 2, 5], [1, 3, 4]]),
+        # Each namespace's plans together, so a process forgets one
+        # namespace's judgements before the next (JudgmentMemo.begin_namespace).
+        (["a", "b", "a", "c", "b", "a"], 2, [[0, 2, 5], [1, 4, 3]]),
         (["a", "a", "a"], 4, [[0, 1, 2]]),
         (["a", "b", "c"], 8, [[0], [1], [2]]),
         ([], 2, []),
@@ -43,6 +46,19 @@ def test_shares_keep_namespaces_whole(
     small_shares: None, namespaces: list[str], jobs: int, expected: list[list[int]]
 ) -> None:
     assert shares_of(namespaces, jobs) == expected
+
+
+def test_the_memo_forgets_another_namespace_and_keeps_the_run_data() -> None:
+    memo = JudgmentMemo()
+    memo.begin_namespace("a")
+    memo.scopes["reach-data"] = (None, "run-wide")
+    memo.scopes["scope-of-a"] = (None, "a")
+    memo.entries["entry-of-a"] = (None, ())
+    memo.begin_namespace("a")
+    assert "scope-of-a" in memo.scopes and "entry-of-a" in memo.entries
+    memo.begin_namespace("b")
+    assert memo.scopes == {"reach-data": (None, "run-wide")}
+    assert memo.entries == {}
 
 
 def test_few_sandboxes_stay_in_one_process() -> None:

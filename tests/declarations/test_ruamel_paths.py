@@ -12,6 +12,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -224,3 +225,44 @@ def test_the_c_path_is_taken_for_a_plain_file() -> None:
         value = load(text)
     assert value["sandboxes"][0].lc.line == 2
     assert value["sandboxes"][0]["egress"].lc.key("policy") == (3, 13)
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+_nested = st.recursive(
+    st.sampled_from(["a", "b-c", "?", 1, None]),
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=1, max_size=3),
+        st.dictionaries(st.sampled_from(["k", "l-m", "n"]), inner, min_size=1, max_size=3),
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_nested, st.sampled_from([False, None, True]), st.sampled_from([2, 4]))
+def test_the_nesting_bound_is_never_below_the_depth(
+    value: object, flow: bool | None, indent: int
+) -> None:
+    """The C parser is trusted only below the bound, so it must never
+    under-count: block, flow and mixed styles, and compact sequences."""
+    text = yaml.safe_dump(value, default_flow_style=flow, indent=indent)
+    assert ruamel_loader._nesting_bound(text) >= _depth(yaml.safe_load(text))
+
+
+def test_a_long_declaration_file_takes_the_c_path() -> None:
+    """Thousands of entries nest no deeper than one: the bound says so (each
+    flow bracket still counts, so past about 2,000 flow mappings the file
+    goes to the pure-Python parser)."""
+    entry = (
+        "  - template: tpl-{0}\n    namespace: team\n    egress: {{policy: {{kind: deny-all}}}}\n"
+    )
+    text = "version: 1\nsandboxes:\n" + "".join(entry.format(i) for i in range(1_500))
+    assert text.count("\n") > 4_000  # the earlier bound counted every line
+    assert composed_alike(text)

@@ -1144,3 +1144,9 @@ def _ingress_problem(rule: JSON) -> str | None:
     if isinstance(action, str) and action in ACTIONS:
         return None
     return f"has the action {compact_json(action)}, which cannot be read"
+
+
+# The readers' own checks, for ``reach.selection`` (which must agree with them).
+in_scope = _in_scope
+read_policy = _read_policy
+selection = _selection

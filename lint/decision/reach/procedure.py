@@ -11,6 +11,7 @@ new kinds never do (§1.6 item 4, §11 Q1).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Final
 
@@ -77,8 +78,14 @@ def order_documents(documents: Sequence[ReachDocument]) -> tuple[ReachDocument, 
     return tuple(sorted(documents, key=_sort_key))
 
 
-def _first(entries: Sequence[ReachEntry], verdict: EgressVerdict) -> int | None:
-    return next((i for i, entry in enumerate(entries) if entry.verdict == verdict), None)
+_VERDICT = operator.attrgetter("verdict")
+
+
+def _first(verdicts: list[str], verdict: EgressVerdict) -> int | None:
+    try:
+        return verdicts.index(verdict)
+    except ValueError:
+        return None
 
 
 def decide_reach(
@@ -97,11 +104,13 @@ def decide_reach(
     entries: tuple[ReachEntry, ...] = (*union_examined, *beyond)
     ordered_skipped = tuple(sorted(skipped, key=lambda s: (s.kind, s.name.encode(), s.reason)))
     in_union = len(union_examined)
+    # The entries' verdicts, once: the searches then run at C speed.
+    verdicts: list[str] = list(map(_VERDICT, entries))
     for verdict, refusal, summarize in (
         (EgressVerdict.WIDENS_EGRESS, EgressRefusal.POLICY_WIDENS_EGRESS, widening_summary),
         (EgressVerdict.NOT_EVALUABLE, EgressRefusal.NOT_EVALUABLE, undecided_summary),
     ):
-        found = _first(entries, verdict)
+        found = _first(verdicts, verdict)
         if found is not None:
             culprit = entries[found]
             return ReachDecision(
@@ -112,7 +121,7 @@ def decide_reach(
                 culprit=culprit,
                 culprit_in_union=found < in_union,
             )
-    enforcing = any(entry.verdict == EgressVerdict.WITHIN for entry in old)
+    enforcing = EgressVerdict.WITHIN in verdicts[: len(old)]
     if not enforcing and not allowance.permits_everything:
         summary = no_enforcing_summary(allowance, bool(new))
         return ReachDecision(EgressRefusal.NO_ENFORCING_POLICY, summary, beyond, ordered_skipped)
