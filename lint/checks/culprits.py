@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -205,9 +206,20 @@ def content_hash(
 ) -> str:
     """A digest of the offending rule as written (or the detail, for a
     document that could not be read): a changed rule is a new culprit."""
-    body = compact_json(value) if value is not None else detail or ""
+    body = _hashed_text(value) if value is not None else detail or ""
     text = "\x1f".join((kind, namespace or "", name, body))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _hashed_text(value: JSON) -> str:
+    """The value as text for its digest, written by the C encoder: one
+    culprit is hashed once per sandbox path it affects, which made the
+    pure-Python ``compact_json`` a tenth of the checks' time. Keys are sorted,
+    so a rule whose members are only reordered stays the same culprit."""
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):  # keys of mixed types cannot be sorted
+        return compact_json(value)
 
 
 def controller_block(synthesized: JSON, translation: Translation | None) -> str | None:

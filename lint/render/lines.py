@@ -25,6 +25,7 @@ lone object and line 1 otherwise.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -59,14 +60,25 @@ class RenderedDocument:
     count: int
 
 
-def _documents(text: str) -> list[tuple[Chunk, _Document]]:
+# A rendered file is asked about once per finding in it; a large one holds
+# thousands. Each text is cut and split into lines once (``str`` caches its
+# hash, so the lookup is cheap); a small cache bounds what is kept.
+@functools.lru_cache(maxsize=16)
+def _documents(text: str) -> tuple[tuple[Chunk, _Document, str | None], ...]:
+    """Each document of ``text`` with its ``# Source:`` path, if any."""
     chunks = [c for c in split_stream(text) if c.content is not None]
     documents = []
     for chunk in chunks:
         assert chunk.content is not None
         last = chunk.line + text.count("\n", chunk.start, max(chunk.start, chunk.stop - 1))
-        documents.append((chunk, _Document(chunk.line, last, chunk.line_at(text, chunk.content))))
-    return documents
+        document = _Document(chunk.line, last, chunk.line_at(text, chunk.content))
+        documents.append((chunk, document, chunk.source(text)))
+    return tuple(documents)
+
+
+@functools.lru_cache(maxsize=16)
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(text.splitlines())
 
 
 def rendered_document(text: str, line: int) -> RenderedDocument | None:
@@ -74,15 +86,14 @@ def rendered_document(text: str, line: int) -> RenderedDocument | None:
     with its ``# Source:``; None outside every document with a source."""
     documents = _documents(text)
     found = next(
-        ((c, d) for c, d in documents if d.first <= line <= d.last and d.content <= line), None
+        ((d, src) for _, d, src in documents if d.first <= line <= d.last and d.content <= line),
+        None,
     )
-    if found is None:
+    if found is None or found[1] is None:
         return None
-    source = found[0].source(text)
-    if source is None:
-        return None
-    same = [d for c, d in documents if c.source(text) == source]
-    return RenderedDocument(found[1], same.index(found[1]), len(same))
+    document, source = found
+    same = [d for _, d, src in documents if src == source]
+    return RenderedDocument(document, same.index(document), len(same))
 
 
 def template_line(rendered: str, line: int, template: str | None) -> int | None:
@@ -94,11 +105,11 @@ def template_line(rendered: str, line: int, template: str | None) -> int | None:
     offset = line - where.document.content
     if template is None:
         return offset + 1 if where.count == 1 else 1
-    lines = template.splitlines()
+    lines = _lines(template)
     span = _template_span(template, where)
     if span is None:
         return 1
-    rendered_lines = rendered.splitlines()
+    rendered_lines = _lines(rendered)
     wanted = rendered_lines[line - 1].strip() if line <= len(rendered_lines) else ""
     first_wanted = rendered_lines[where.document.content - 1].strip()
     guess = span.content + offset
@@ -113,7 +124,7 @@ def template_line(rendered: str, line: int, template: str | None) -> int | None:
 def _template_span(template: str, where: RenderedDocument) -> _Document | None:
     """The template document the rendered one came from; the whole file
     when it rendered this one object only; None when that cannot be told."""
-    documents = [d for _, d in _documents(template)]
+    documents = [d for _, d, _ in _documents(template)]
     objects = [d for d in documents if _OBJECT_START.search(_text_of(template, d)) is not None]
     for candidates in (objects, documents):
         if len(candidates) == where.count:
@@ -124,7 +135,7 @@ def _template_span(template: str, where: RenderedDocument) -> _Document | None:
 
 
 def _text_of(text: str, document: _Document) -> str:
-    lines = text.splitlines()
+    lines = _lines(text)
     return "\n".join(lines[document.first - 1 : document.last])
 
 
