@@ -31,7 +31,7 @@ def selects_nothing(candidate: Candidate, subject: Subject, direction: Direction
     Cilium object whose every spec is node-scoped). False otherwise, which
     includes every object with an unreadable document."""
     raw = candidate.raw
-    if not isinstance(raw, dict):
+    if not isinstance(raw, dict) or candidate.unreadable is not None:
         return False
     if candidate.kind == CORE_KIND:
         shape = read_core_shape(raw, direction)

@@ -112,7 +112,7 @@ def candidate_requirements(candidate: Candidate, direction: Direction) -> list[R
     Mirrors ``selection.selects_nothing``: the same shape checks in the same
     order. A Cilium spec with a ``nodeSelector`` selects no pod."""
     raw = candidate.raw
-    if not isinstance(raw, dict):
+    if not isinstance(raw, dict) or candidate.unreadable is not None:
         return None
     if candidate.kind == CORE_KIND:
         shape = read_core_shape(raw, direction)
