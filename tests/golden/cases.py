@@ -76,7 +76,18 @@ def run_case(case: Case, roots: dict[str, Path]) -> Outcome:
         result = runner.invoke(main, list(case.args), catch_exceptions=False)
     finally:
         os.chdir(previous)
-    return Outcome(result.exit_code, result.stdout, result.stderr)
+    return Outcome(result.exit_code, _placed(result.stdout), _placed(result.stderr))
+
+
+_REPOSITORY_URI = Path(__file__).resolve().parents[2].as_uri()
+
+
+def _placed(text: str) -> str:
+    """The output with the checkout's own location written as `file:///REPO`:
+    a SARIF report names a file outside the working directory (a declaration
+    file found upward) by its absolute URI, which is wherever the repository
+    was cloned."""
+    return text.replace(_REPOSITORY_URI, "file:///REPO")
 
 
 def fixture_dirs() -> list[str]:
