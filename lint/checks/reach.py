@@ -34,6 +34,7 @@ from lint.decision.reach.ingress import (
     decide_ingress_reach,
     ingress_documents,
     ingress_pod_condition_documents,
+    undecided_for_ingress,
 )
 from lint.decision.reach.model import (
     ReachData,
@@ -621,14 +622,17 @@ def check_ingress_reach(
     ]
     if decision.refusal is None or not culprits:
         return report, []
-    entry, obj, location = culprits[0]
-    finding = rule_finding(
-        "ingress-not-evaluable",
-        decision.summary or entry.detail or "",
-        location,
-        sandbox=given.sandbox,
-        obj=obj,
-        remedy=REACH_REMEDY,
-        related=[given.declaration],
-    )
-    return report, [finding]
+    # One finding per culprit (issue 13), each at its own line.
+    findings = [
+        rule_finding(
+            "ingress-not-evaluable",
+            undecided_for_ingress(entry.kind, entry.name, entry.detail),
+            location,
+            sandbox=given.sandbox,
+            obj=obj,
+            remedy=REACH_REMEDY,
+            related=[given.declaration],
+        )
+        for entry, obj, location in culprits
+    ]
+    return report, findings

@@ -137,8 +137,13 @@ def decide_ingress_reach(documents: Sequence[ReachDocument]) -> ReachDecision:
     undecided = next((d for d in ordered if d.verdict == IngressVerdict.NOT_EVALUABLE), None)
     if undecided is None:
         return ReachDecision(None, None, ordered)
-    summary = (
-        f"{undecided.kind}/{undecided.name} cannot be evaluated for ingress: "
-        f"{undecided.detail}; the agent port's reach cannot be decided from the objects"
-    )
+    summary = undecided_for_ingress(undecided.kind, undecided.name, undecided.detail)
     return ReachDecision(IngressRefusal.NOT_EVALUABLE, summary, ordered, culprit=undecided)
+
+
+def undecided_for_ingress(kind: str, name: str, detail: str | None) -> str:
+    """What one undecided document means for `ingress.reach` (§8)."""
+    return (
+        f"{kind}/{name} cannot be evaluated for ingress: "
+        f"{detail}; the agent port's reach cannot be decided from the objects"
+    )
