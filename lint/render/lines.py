@@ -61,8 +61,9 @@ class RenderedDocument:
 
 
 # A rendered file is asked about once per finding in it; a large one holds
-# thousands. Each text is cut and split into lines once (``str`` caches its
-# hash, so the lookup is cheap); a small cache bounds what is kept.
+# thousands. Each text is cut and split into lines once per report
+# (``template_lines`` clears the caches; ``str`` caches its hash, so a
+# lookup is cheap).
 @functools.lru_cache(maxsize=16)
 def _documents(text: str) -> tuple[tuple[Chunk, _Document, str | None], ...]:
     """Each document of ``text`` with its ``# Source:`` path, if any."""
@@ -198,12 +199,18 @@ def template_lines(
         line = template_line(rendered, location.line, template)
         return location if line is None else dataclasses.replace(location, source_line=line)
 
-    findings = tuple(
-        dataclasses.replace(
-            f, location=placed(f.location), related=tuple(placed(r) for r in f.related)
+    try:
+        findings = tuple(
+            dataclasses.replace(
+                f, location=placed(f.location), related=tuple(placed(r) for r in f.related)
+            )
+            for f in report.findings
         )
-        for f in report.findings
-    )
+    finally:
+        # The texts were cut once for this report; a rendered stream can be
+        # large, so none of them is kept past it.
+        _documents.cache_clear()
+        _lines.cache_clear()
     return dataclasses.replace(report, findings=findings)
 
 
