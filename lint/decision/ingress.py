@@ -13,7 +13,6 @@ CiliumCIDRGroups is resolved by CLUSTER-POLICIES §6.3, which that spec's
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -164,12 +163,12 @@ def _cilium_sources_verdict(
     groups: Sequence[ReachCandidate],
 ) -> RuleVerdict | None:
     """§13.3 steps 5-8, in order; None when none of them decides."""
-    cidr_sets = functools.partial(_cidr_sets_verdict, groups=groups)
-    for step in (_entities_verdict, _cidrs_verdict, cidr_sets, _selectors_verdict):
-        verdict = step(sources, index, agent_port)
-        if verdict is not None:
-            return verdict
-    return None
+    return (
+        _entities_verdict(sources, index, agent_port)
+        or _cidrs_verdict(sources, index, agent_port)
+        or _cidr_sets_verdict(sources, index, agent_port, groups)
+        or _selectors_verdict(sources, index, agent_port)
+    )
 
 
 def _entities_verdict(
