@@ -259,8 +259,13 @@ def _documents(text: str, segments: list[_Segment]) -> list[_Document]:
             # Only the first segment may start without '---'; later implicit
             # segments follow a '...' line.
             documents.append((segment, content, STRAY_CONTENT if number else None))
-        elif segment.stop < segment.end:
+        elif segment.stop < segment.end and not documents:
             documents.append((segment, None, STRAY_END))
+        elif segment.stop < segment.end:
+            # libyaml and go-yaml v2 skip further '...' lines after a
+            # document (parse_document_start, when not implicit): no
+            # document, no problem, and no index of its own.
+            continue
         else:
             carried = segment
     return documents

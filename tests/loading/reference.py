@@ -14,6 +14,7 @@ from yaml.nodes import MappingNode, ScalarNode
 
 from lint.kinds import TYPED_POLICY_LISTS
 from lint.loading import RELEVANT_KINDS, LoadResult
+from lint.loading.json_stream import json_stream
 from lint.loading.kinds import is_list_kind, item_kind_of
 from lint.loading.lists import keeps
 from lint.yaml.construct import Builder, BuildError
@@ -83,6 +84,13 @@ def assert_agrees(result: LoadResult, file: str, text: str) -> None:
     values, complete = stream_values(text)
     expected = relevant_view(values)
     loaded = loaded_view(result, file)
+    if complete and json_stream(text) is not None:
+        # apimachinery reads this stream as JSON values and then YAML, so a
+        # piece libyaml takes as the end of a document (a leading '...')
+        # can be a document of its own there: the documents must agree,
+        # in order, while their positions may not.
+        assert _in_order(loaded) == _in_order(expected), file
+        return
     if complete:
         assert loaded == expected, file
         return
@@ -101,3 +109,10 @@ def assert_agrees(result: LoadResult, file: str, text: str) -> None:
     expected_last = {k: v for k, v in expected.items() if k[0] == last}
     errors = [p for p in result.problems if p.file == file and p.severity == "error"]
     assert at_last == expected_last or (not at_last and errors), file
+
+
+def _in_order(view: View) -> list[Any]:
+    return [
+        view[key]
+        for key in sorted(view, key=lambda key: (key[0], -1 if key[1] is None else key[1]))
+    ]

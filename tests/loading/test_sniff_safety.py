@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import lint.loading.loader as loader_module
@@ -97,6 +97,14 @@ def load_unsniffed(path: str, monkeypatch: pytest.MonkeyPatch) -> LoadResult:
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(stream=streams())
+# Found by Hypothesis: a JSON value, then '...', then a block document.
+# kubectl stops at the '...' (docs/yaml.md); libyaml reads two documents.
+@example(
+    stream='{"apiVersion": "v1", "kind": "NetworkPolicy", "metadata": {"name": "agent-sandbox-config"}}'
+    "\n...\n---\napiVersion: v1\nkind: NetworkPolicy\nmetadata:\n  name: agent-sandbox-config\n"
+)
+# Extra '...' lines after a document are skipped, with no index of their own.
+@example(stream="kind: NetworkPolicy\nmetadata: {name: web}\n...\n...\n---\nkind: NetworkPolicy\n")
 def test_sniff_never_changes_what_is_loaded(
     stream: str, tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
