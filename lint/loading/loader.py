@@ -46,7 +46,7 @@ from lint.loading.sniff import (
 from lint.loading.split import Chunk, kube_separators, split_stream
 from lint.parallel.lifetime import collector_paused
 from lint.yaml.fast_parse import fast_value
-from lint.yaml.parse import ParseFailure, compose, parse_json, parse_yaml
+from lint.yaml.parse import ParseFailure, compose, parse_first_yaml, parse_json, parse_yaml
 
 _FIRST_NON_BLANK: Final = re.compile(r"\S")
 UNRENDERED_HINT: Final = (
@@ -295,8 +295,13 @@ def _parse_chunk(stream: _Stream, chunk: Chunk, piece: str, reading: _Reading) -
             # Read only for a version; an unreadable one was never a policy.
             into.skipped[kind] += 1
             return
-        into.problems.append(_parse_problem(stream.name, chunk.line + failure.line, piece, failure))
-        return
+        first = parse_first_yaml(piece, limits=reading.limits)
+        if first is None:
+            line = chunk.line + failure.line
+            into.problems.append(_parse_problem(stream.name, line, piece, failure))
+            return
+        into.problems.append(_past_first_problem(stream.name, chunk.line, piece, failure))
+        parsed = first
     into.problems += [
         LoadProblem(
             stream.name,
@@ -345,6 +350,34 @@ def _parse_problem(name: str, line: int, piece: str, failure: ParseFailure) -> L
     if "{{" in piece:
         message += f"; {UNRENDERED_HINT}"
     return LoadProblem(name, line, message, kind, namespace)
+
+
+PAST_FIRST_DOCUMENT: Final = (
+    "kubectl reads the document before this line and ignores the rest up to "
+    "the next '---', as egress-lint does"
+)
+
+
+def _past_first_problem(
+    name: str, first_line: int, piece: str, failure: ParseFailure
+) -> LoadProblem:
+    """A refusal past the end of a document that is read all the same, as
+    go-yaml reads it (``parse_first_yaml``). Only the text from the refusal
+    on can hide a policy kubectl would not apply, so only it is sniffed."""
+    rest = piece[_offset_of_line(piece, failure.line) :]
+    kind, namespace = suspect_policy(rest)
+    message = f"{failure.message}; {PAST_FIRST_DOCUMENT}"
+    return LoadProblem(name, first_line + failure.line, message, kind, namespace)
+
+
+def _offset_of_line(text: str, line: int) -> int:
+    """The offset where the 0-based ``line`` of ``text`` starts."""
+    offset = 0
+    for _ in range(line):
+        offset = text.find("\n", offset) + 1
+        if offset == 0:
+            return len(text)
+    return offset
 
 
 def _stream_problem(stream: _Stream, chunk: Chunk) -> LoadProblem:

@@ -82,3 +82,16 @@ def compose_single(text: str, composer: type = COMPOSER) -> Node | None:
     finally:
         parser.dispose()
     return node
+
+
+def compose_first(text: str, composer: type = COMPOSER) -> Node | None:
+    """The node tree of the first document in ``text``, whatever follows it:
+    go-yaml's ``Unmarshal`` reads one document and never looks further, so
+    kubectl applies it even when the text goes on with what libyaml refuses.
+    Raises ``yaml.YAMLError`` when the first document itself is not readable."""
+    parser = composer(text)
+    try:
+        node: Node | None = parser.get_node() if parser.check_node() else None
+    finally:
+        parser.dispose()
+    return node

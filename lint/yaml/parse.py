@@ -15,7 +15,7 @@ import yaml
 from yaml.nodes import Node
 
 from lint.yaml.bounds import DEFAULT_BOUNDS, MAX_DEPTH, DocumentBounds
-from lint.yaml.composer import COMPOSER, READER_OFFSETS_IN_BYTES, compose_single
+from lint.yaml.composer import COMPOSER, READER_OFFSETS_IN_BYTES, compose_first, compose_single
 from lint.yaml.construct import Builder, BuildError, check_expansion, too_deep
 
 _LIBYAML_DEPTH: Final = "exceeded maximum nesting depth"
@@ -65,7 +65,28 @@ def parse_yaml(
     text: str, composer: type = COMPOSER, limits: DocumentBounds = DEFAULT_BOUNDS
 ) -> ParsedDocument:
     """Parse the one document in ``text`` (which may be empty)."""
-    root = compose(text, composer, limits.max_depth)
+    return _built(text, compose(text, composer, limits.max_depth), limits)
+
+
+def parse_first_yaml(text: str, limits: DocumentBounds = DEFAULT_BOUNDS) -> ParsedDocument | None:
+    """The first document of ``text`` that ``parse_yaml`` refused, when the
+    refusal lies past that document's end: what go-yaml, and so kubectl,
+    reads from such text (``compose_first``). None when the first document
+    is itself unreadable, or empty."""
+    try:
+        root = compose_first(text)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if root is None:
+        return None
+    try:
+        return _built(text, root, limits)
+    except ParseFailure:
+        return None
+
+
+def _built(text: str, root: Node | None, limits: DocumentBounds) -> ParsedDocument:
+    """The value of a composed document, with the Kubernetes scalar rules."""
     if root is None:
         return ParsedDocument(None, None, 0, ())
     shared = "&" in text
