@@ -72,13 +72,23 @@ def json_stream(text: str) -> JsonStream | None:
         values.append((position, end))
         position = end
     if failure is None:
-        return JsonStream(tuple(values), None) if len(values) > 1 else None
+        if len(values) == 1 and _yaml_reads_alike(text, values[0]):
+            return None
+        return JsonStream(tuple(values), None)
     if len(values) > 1:
         return JsonStream(tuple(values), position, failure)
     rest = _eat_whitespace(text, values[0][1] if values else 0)
     if not values and all(char in _YAML_BLANKS for char in text[:rest]):
         return None  # YAML from the start, as libyaml reads it anyway
     return JsonStream(tuple(values), rest)
+
+
+def _yaml_reads_alike(text: str, span: tuple[int, int]) -> bool:
+    """Whether libyaml reads the one JSON value at ``span`` as the value
+    itself: only spaces and line breaks around it. A tab before it, which
+    Go's JSON decoder skips, is a token libyaml refuses at a line's start."""
+    start, end = span
+    return not text[:start].strip(" \r\n") and not text[end:].strip(" \r\n")
 
 
 def _eat_whitespace(text: str, start: int) -> int:
