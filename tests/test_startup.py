@@ -80,6 +80,15 @@ def test_a_run_without_a_declaration_file_imports_no_pydantic_or_ruamel(tmp_path
     assert [m for m in loaded if m.startswith(("pydantic", "ruamel"))] == []
 
 
+def test_a_run_with_a_valid_declaration_file_imports_no_pydantic() -> None:
+    """The demo's file is checked plainly (lint.declarations.structure);
+    pydantic loads only to word a refusal."""
+    code = "from lint.cli import run_cli\nsys.argv = ['egress-lint', 'check', 'fixtures/demo']\nrun_cli()"
+    loaded = _loaded_after(code)
+    assert "lint.declarations.loading" in loaded
+    assert [m for m in loaded if m.startswith(("pydantic", "lint.declarations.models"))] == []
+
+
 @pytest.mark.parametrize("name", sorted(cli.COMMANDS))
 @pytest.mark.parametrize("limit", [30, 45, 1000])
 def test_the_help_list_says_what_each_command_says(name: str, limit: int) -> None:

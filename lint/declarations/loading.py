@@ -2,7 +2,8 @@
 
 The steps, each of which may raise :class:`DeclarationError`: read the
 file; parse it (one YAML document, no duplicate keys); check its structure
-with the pydantic models; then, entry by entry, merge ``defaults``, read
+(``structure``, and the pydantic models for what it does not vouch for:
+they word the errors); then, entry by entry, merge ``defaults``, read
 ``allowedHostsFile``, and translate the egress configuration exactly as the
 sandbox host would, so that every refusal of SEMANTICS.md §2 stops the run
 as a usage error (§17.8) naming the field path and file:line.
@@ -13,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path as FilePath
 
-from pydantic import ValidationError
-
 from lint.decision.model import ConfigRefusal, Translation
 from lint.decision.translation import translate, translate_allow, with_selector
 from lint.decision.values import JSON
@@ -23,20 +22,17 @@ from lint.declarations.entries import (
     DeclarationNote,
     Declarations,
     DeclaredSandbox,
-    ExpectedObject,
     HostName,
     IngressCheck,
-    Workload,
 )
 from lint.declarations.errors import DeclarationError
 from lint.declarations.fieldpaths import Path, format_path, join_path, line_of, parse_path
 from lint.declarations.hosts_file import HostList, read_hosts_file
 from lint.declarations.merging import MergedEgress, merge_egress
-from lint.declarations.models import DeclarationFileModel, SandboxModel
 from lint.declarations.notes import entry_notes
 from lint.declarations.reading import Citation, SourceTree, parse_yaml, read_text
 from lint.declarations.renders import declared_renders
-from lint.declarations.schema_errors import first_schema_error
+from lint.declarations.structure import CheckedFile, SandboxEntry, checked_structure
 
 _DEFAULT_NAMESPACE = "default"
 
@@ -63,12 +59,12 @@ def load_declarations(path: FilePath, *, namespace_override: str | None) -> Decl
         notes=tuple(notes),
         lines=tree.lines,
         renders=renders,
-        namespaces={name: dict(entry.labels) for name, entry in model.namespaces.items()},
-        controller_version=model.agent_sandbox.version if model.agent_sandbox else None,
+        namespaces={name: dict(labels) for name, labels in model.namespaces.items()},
+        controller_version=model.controller_version,
     )
 
 
-def _validate(tree: SourceTree) -> DeclarationFileModel:
+def _validate(tree: SourceTree) -> CheckedFile:
     if tree.value is None:
         raise DeclarationError(
             path="",
@@ -77,10 +73,13 @@ def _validate(tree: SourceTree) -> DeclarationFileModel:
             message="the declaration file is empty; it needs `version: 1` and a "
             "`sandboxes` list (see docs/declarations.md)",
         )
-    try:
-        return DeclarationFileModel.model_validate(tree.value)
-    except ValidationError as error:
-        raise first_schema_error(error, DeclarationFileModel, tree) from None
+    checked = checked_structure(tree.value)
+    if checked is not None:
+        return checked
+    # Only now pydantic: its models take the file or word the first error.
+    from lint.declarations.schema_errors import validated  # noqa: PLC0415
+
+    return validated(tree)
 
 
 @dataclass(frozen=True)
@@ -105,7 +104,7 @@ class _EntryLoader:
         self._default_namespace = default_namespace
 
     def load(
-        self, index: int, sandbox: SandboxModel
+        self, index: int, sandbox: SandboxEntry
     ) -> tuple[DeclaredSandbox, list[DeclarationNote]]:
         prefix = f"sandboxes[{index}]"
         target = self._target(index, sandbox)
@@ -134,16 +133,8 @@ class _EntryLoader:
             line=self._tree.lines[("sandboxes", index)],
             lines=resolved.merged.lines,
             host=host,
-            workload=(
-                None
-                if sandbox.workload is None
-                else Workload(sandbox.workload.kind, sandbox.workload.name)
-            ),
-            expect=(
-                None
-                if sandbox.expect is None
-                else ExpectedObject(sandbox.expect.kind, sandbox.expect.name)
-            ),
+            workload=sandbox.workload,
+            expect=sandbox.expect,
         )
         return entry, entry_notes(entry.egress, prefix, entry.file, entry.line_of)
 
@@ -159,7 +150,7 @@ class _EntryLoader:
             excerpt=self._tree.excerpt(line),
         )
 
-    def _target(self, index: int, sandbox: SandboxModel) -> str:
+    def _target(self, index: int, sandbox: SandboxEntry) -> str:
         """The name of the entry's one target: a template or a workload."""
         if sandbox.template is None and sandbox.workload is None:
             raise self._entry_error(index, ("template",), "is required")
@@ -183,7 +174,7 @@ class _EntryLoader:
         assert sandbox.template is not None
         return sandbox.template
 
-    def _host(self, index: int, sandbox: SandboxModel) -> HostName:
+    def _host(self, index: int, sandbox: SandboxEntry) -> HostName:
         """The entry's ``host``, else ``defaults.host``, else ``none`` for a
         workload and ``namzu`` for a template. The namzu host makes pods from
         SandboxTemplates only."""
@@ -233,7 +224,7 @@ class _EntryLoader:
             )
 
     def _check_host(
-        self, index: int, sandbox: SandboxModel, host: HostName, merged: MergedEgress
+        self, index: int, sandbox: SandboxEntry, host: HostName, merged: MergedEgress
     ) -> None:
         """What ``host: none`` refuses: the namzu host's own settings."""
         if host == "namzu":
@@ -269,7 +260,7 @@ class _EntryLoader:
                 excerpt=self._tree.excerpt(line),
             )
 
-    def _namespace(self, sandbox: SandboxModel) -> str:
+    def _namespace(self, sandbox: SandboxEntry) -> str:
         """Entry, then ``--namespace``, then ``defaultNamespace`` (DESIGN §2.1)."""
         return (
             sandbox.namespace
@@ -344,7 +335,7 @@ def _replace_policy(
     return MergedEgress({**merged.egress, "policy": policy}, merged.inherited, lines)
 
 
-def _ingress(sandbox: SandboxModel, host: HostName) -> IngressCheck | None:
+def _ingress(sandbox: SandboxEntry, host: HostName) -> IngressCheck | None:
     """Absent: checked with the default engine, except under ``host: none``,
     where no sandbox host connects to an agent port; ``unverified``: not
     checked (SEMANTICS.md §1.5)."""
@@ -352,7 +343,7 @@ def _ingress(sandbox: SandboxModel, host: HostName) -> IngressCheck | None:
         return IngressCheck() if host == "namzu" else None
     if sandbox.ingress == "unverified":
         return None
-    return IngressCheck(sandbox.ingress.agent_port, sandbox.ingress.engine)
+    return sandbox.ingress
 
 
 def _provenance(parts: tuple[str | int, ...], resolved: _Resolved) -> str:

@@ -19,6 +19,9 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from pydantic.alias_generators import to_camel
 
+from lint.declarations.entries import ExpectedObject, IngressCheck, Workload
+from lint.declarations.structure import CheckedFile, RenderEntry, SandboxEntry
+
 AcquisitionPath = Literal["direct", "pooled", "warm"]
 Engine = Literal["core", "cilium"]
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -195,3 +198,60 @@ class DeclarationFileModel(_Strict):
     renders: list[RenderModel] | None = None
     agent_sandbox: AgentSandboxModel | None = None
     sandboxes: Annotated[list[SandboxModel], Field(min_length=1)]
+
+
+def as_checked(model: DeclarationFileModel) -> CheckedFile:
+    """The values of a file these models took, in the shape
+    ``structure.checked_structure`` gives them (a property holds the two
+    equal wherever both take a file)."""
+    return CheckedFile(
+        sandboxes=tuple(_sandbox_entry(sandbox) for sandbox in model.sandboxes),
+        default_namespace=model.default_namespace,
+        namespaces={name: dict(entry.labels) for name, entry in model.namespaces.items()},
+        renders=None if model.renders is None else tuple(map(_render_entry, model.renders)),
+        controller_version=model.agent_sandbox.version if model.agent_sandbox else None,
+    )
+
+
+def _sandbox_entry(sandbox: SandboxModel) -> SandboxEntry:
+    ingress = sandbox.ingress
+    return SandboxEntry(
+        template=sandbox.template,
+        workload=(
+            None
+            if sandbox.workload is None
+            else Workload(sandbox.workload.kind, sandbox.workload.name)
+        ),
+        host=sandbox.host,
+        expect=(
+            None
+            if sandbox.expect is None
+            else ExpectedObject(sandbox.expect.kind, sandbox.expect.name)
+        ),
+        namespace=sandbox.namespace,
+        external=sandbox.external,
+        pod_labels=dict(sandbox.pod_labels),
+        paths=None if sandbox.paths is None else tuple(sandbox.paths),
+        ingress=(
+            ingress
+            if ingress is None or ingress == "unverified"
+            else IngressCheck(ingress.agent_port, ingress.engine)
+        ),
+    )
+
+
+def _render_entry(render: RenderModel) -> RenderEntry:
+    def listed(values: list[str] | None) -> tuple[str, ...] | None:
+        return None if values is None else tuple(values)
+
+    return RenderEntry(
+        name=render.name,
+        helm=render.helm,
+        kustomize=render.kustomize,
+        values=listed(render.values),
+        set_values=listed(render.set_values),
+        release=render.release,
+        namespace=render.namespace,
+        kube_version=render.kube_version,
+        api_versions=listed(render.api_versions),
+    )

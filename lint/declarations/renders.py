@@ -20,9 +20,9 @@ from lint.declarations.fieldpaths import line_of
 from lint.render.spec import HelmRender, KustomizeRender, RenderSpec
 
 if TYPE_CHECKING:
-    # Types only: pydantic and ruamel.yaml load when a declaration file is read.
-    from lint.declarations.models import RenderModel
+    # Types only: ruamel.yaml loads when a declaration file is read.
     from lint.declarations.reading import SourceTree
+    from lint.declarations.structure import RenderEntry
 
 _HELM_ONLY = ("values", "set_values", "release", "kube_version", "api_versions")
 
@@ -40,7 +40,7 @@ class DeclaredRender:
 
 
 def declared_renders(
-    models: Sequence[RenderModel] | None, tree: SourceTree, base: FilePath
+    models: Sequence[RenderEntry] | None, tree: SourceTree, base: FilePath
 ) -> tuple[DeclaredRender, ...]:
     """The environments of the file, in the order written. Raises
     DeclarationError for an entry with both or neither of ``helm`` and
@@ -59,7 +59,7 @@ def declared_renders(
     return tuple(renders)
 
 
-def _problem(model: RenderModel, seen: dict[str, int]) -> str | None:
+def _problem(model: RenderEntry, seen: dict[str, int]) -> str | None:
     if (model.helm is None) == (model.kustomize is None):
         return "give exactly one of `helm: CHART` and `kustomize: DIR`"
     if model.name in seen:
@@ -72,7 +72,7 @@ def _problem(model: RenderModel, seen: dict[str, int]) -> str | None:
     return None
 
 
-def _spec(model: RenderModel, base: FilePath) -> RenderSpec:
+def _spec(model: RenderEntry, base: FilePath) -> RenderSpec:
     if model.kustomize is not None:
         return KustomizeRender(_local(base, model.kustomize))
     assert model.helm is not None

@@ -20,7 +20,9 @@ from pydantic_core import ErrorDetails
 from lint.decision.values import compact_json
 from lint.declarations.errors import DeclarationError
 from lint.declarations.fieldpaths import Path, format_path, line_of
+from lint.declarations.models import DeclarationFileModel, as_checked
 from lint.declarations.reading import SourceTree
+from lint.declarations.structure import CheckedFile
 
 _SHOWN_VALUE_LIMIT = 60
 _TYPE_MESSAGES = {
@@ -41,6 +43,15 @@ class _Located:
     container: type[BaseModel] | None
     chosen_tag: str | None
     other_tags: tuple[str, ...]
+
+
+def validated(tree: SourceTree) -> CheckedFile:
+    """The file's values as the pydantic models take them, or the first of
+    their errors as a DeclarationError."""
+    try:
+        return as_checked(DeclarationFileModel.model_validate(tree.value))
+    except ValidationError as error:
+        raise first_schema_error(error, DeclarationFileModel, tree) from None
 
 
 def first_schema_error(
