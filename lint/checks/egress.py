@@ -185,9 +185,7 @@ def _reads_cilium(ctx: CheckContext, given: EgressInput) -> bool:
     return given.declared.engine == "cilium" or ctx.read_cilium == "always"
 
 
-def _cilium_under_core(
-    ctx: CheckContext, given: EgressInput, allowance: Allowance
-) -> Judged:
+def _cilium_under_core(ctx: CheckContext, given: EgressInput, allowance: Allowance) -> Judged:
     """The Cilium objects the union does not read under ``engine: core``,
     judged as under ``cilium`` for reach (CLUSTER-POLICIES §11)."""
     if _reads_cilium(ctx, given):
