@@ -396,8 +396,8 @@ def test_vouched_documents_share_their_keys_and_strings() -> None:
     first_port = first["spec"]["egress"][0]["ports"][0]
     second_port = second["spec"]["egress"][0]["ports"][0]
     pairs = [
-        (list(first)[0], list(second)[0]),
-        (list(first_port)[0], list(second_port)[0]),
+        (next(iter(first)), next(iter(second))),
+        (next(iter(first_port)), next(iter(second_port))),
         (first["kind"], second["kind"]),
         (first["spec"]["policyTypes"][0], second["spec"]["policyTypes"][0]),
         (first_port["protocol"], second_port["protocol"]),
