@@ -12,7 +12,7 @@ candidate is judged once per distinct context and the entries are reused
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
 from typing import Any, Final
@@ -255,10 +255,6 @@ class Judged:
         return whole
 
 
-def _selecting(entries: Iterable[JudgedEntry]) -> list[JudgedEntry]:
-    return [j for j in entries if j.entry.verdict != EgressVerdict.DOES_NOT_SELECT]
-
-
 NO_ENTRIES: Final = Judged(_block_of([]), (), (), ())
 """A decision with nothing examined."""
 
@@ -301,12 +297,22 @@ def judged_entries(
     # A candidate with no shared entries left unvisited (a bug) fails loudly.
     assert quiet.block.unfilled <= own.keys(), "a candidate was neither visited nor shared"
     tail = _placeholder_entries(ctx, scope, judging) if placeholders else ()
+    return Judged(quiet.block, tuple(sorted(own.items())), tail, _selecting(quiet, own, tail))
+
+
+def _selecting(
+    quiet: _Quiet, own: dict[int, tuple[JudgedEntry, ...]], tail: tuple[JudgedEntry, ...]
+) -> tuple[JudgedEntry, ...]:
+    """The entries that are not ``does-not-select``, in order: among the
+    visited candidates', the loud shared slots' and the placeholders'; every
+    other entry is a shared ``does-not-select`` one."""
     searched = dict(own)
     for i in quiet.loud - own.keys():
         searched[i] = quiet.slots[i] or ()
     ordered = chain.from_iterable(searched[i] for i in sorted(searched))
-    found = tuple(_selecting(chain(ordered, tail)))
-    return Judged(quiet.block, tuple(sorted(own.items())), tail, found)
+    return tuple(
+        j for j in chain(ordered, tail) if j.entry.verdict != EgressVerdict.DOES_NOT_SELECT
+    )
 
 
 def _visited(
