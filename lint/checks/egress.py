@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from lint.checks.candidates import CCNP, CNP, location_of
 from lint.checks.context import (
     CheckContext,
-    JudgedEntry,
     allowance_of,
     per_translation,
     precise_location,
@@ -19,6 +18,8 @@ from lint.checks.context import (
 from lint.checks.culprits import EGRESS_CULPRIT_RULES, RefusalContext, refusal_findings
 from lint.checks.expected import check_expected
 from lint.checks.judging import (
+    NO_ENTRIES,
+    Judged,
     Judging,
     Scope,
     decision_report,
@@ -39,7 +40,7 @@ from lint.decision.model import (
     Translation,
 )
 from lint.decision.named import compare_named
-from lint.decision.union import examine, summarize_union, union_remedy
+from lint.decision.union import examine, union_refusal, union_remedy
 from lint.decision.values import compact_json
 from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import KubeObject
@@ -184,16 +185,14 @@ def _reads_cilium(ctx: CheckContext, given: EgressInput) -> bool:
     return given.declared.engine == "cilium" or ctx.read_cilium == "always"
 
 
-def _cilium_under_core(
-    ctx: CheckContext, given: EgressInput, allowance: Allowance
-) -> list[JudgedEntry]:
+def _cilium_under_core(ctx: CheckContext, given: EgressInput, allowance: Allowance) -> Judged:
     """The Cilium objects the union does not read under ``engine: core``,
     judged as under ``cilium`` for reach (CLUSTER-POLICIES §11)."""
     if _reads_cilium(ctx, given):
-        return []
+        return NO_ENTRIES
     namespace = ctx.inventory.namespace(given.translation.namespace)
     if not namespace.of_kind(CNP) and not ctx.inventory.cluster_objects(CCNP):
-        return []
+        return NO_ENTRIES
     scope = dataclasses.replace(_scope(given, True), only_cilium=True)
     # Only the Cilium candidates, without the unparsed placeholders (the
     # union has those already).
@@ -202,7 +201,7 @@ def _cilium_under_core(
 
 
 def _reach_input(
-    ctx: CheckContext, given: EgressInput, allowance: Allowance, judged: list[JudgedEntry]
+    ctx: CheckContext, given: EgressInput, allowance: Allowance, judged: Judged
 ) -> ReachInput:
     return ReachInput(
         sandbox=given.sandbox,
@@ -235,7 +234,7 @@ def _named_copy(
 
 
 def egress_reach(
-    ctx: CheckContext, given: EgressInput, allowance: Allowance, judged: list[JudgedEntry]
+    ctx: CheckContext, given: EgressInput, allowance: Allowance, judged: Judged
 ) -> tuple[ReachReport, list[Finding]]:
     """Reach for one sandbox path, given the union's judged entries (for explain)."""
     return check_reach(ctx, _reach_input(ctx, given, allowance, judged))
@@ -243,24 +242,25 @@ def egress_reach(
 
 def _check_union(
     ctx: CheckContext, given: EgressInput, allowance: Allowance
-) -> tuple[DecisionReport, list[JudgedEntry], list[Finding]]:
+) -> tuple[DecisionReport, Judged, list[Finding]]:
     scope = _scope(given, given.declared.engine == "cilium")
     judged = judged_entries(ctx, scope, given.subject.labels, _judging(ctx, given, allowance))
-    decision = summarize_union(examined_of(judged), allowance)
-    report = decision_report(decision, judged)
-    if decision.refusal is None:
+    # Only the entries that select can refuse, or be a culprit.
+    refused, summary = union_refusal(examined_of(judged.selecting), allowance)
+    report = decision_report(refused, summary, judged)
+    if refused is None:
         return report, judged, []
     refusal = RefusalContext(
         sandbox=given.sandbox,
         declaration=given.declaration,
-        rule_id=rule_for(decision.refusal).id,
-        remedy=union_remedy(decision.refusal, named=given.translation.named),
+        rule_id=rule_for(refused).id,
+        remedy=union_remedy(refused, named=given.translation.named),
         culprit_rules=EGRESS_CULPRIT_RULES,
         rules_key="egress",
         template=given.template,
         translation=given.translation,
     )
-    return report, judged, refusal_findings(judged, decision.summary, refusal)
+    return report, judged, refusal_findings(judged.selecting, summary, refusal)
 
 
 def union_context(translation: Translation) -> Hashable:

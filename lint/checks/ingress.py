@@ -20,8 +20,8 @@ from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.ingress import (
     examine_ingress,
     ingress_documents,
+    ingress_refusal,
     ingress_remedy,
-    summarize_ingress,
 )
 from lint.decision.model import (
     Candidate,
@@ -62,20 +62,21 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
         read, examine_ingress, ("ingress", given.agent_port), "ingress", given.subject
     )
     judged = judged_entries(ctx, scope, given.subject.labels, judging)
-    decision = summarize_ingress(examined_of(judged), given.agent_port)
-    report = decision_report(decision, judged)
+    # Only the entries that select can refuse, be a culprit or draw an advisory.
+    refused, summary = ingress_refusal(examined_of(judged.selecting), given.agent_port)
+    report = decision_report(refused, summary, judged)
     # Warnings of their own, which change no verdict (issue 15, item 7).
-    advisories = ingress_advisories(judged, given.agent_port)
-    if decision.refusal is None:
+    advisories = ingress_advisories(judged.selecting, given.agent_port)
+    if refused is None:
         return IngressReport(given.agent_port, report), advisories
     refusal = RefusalContext(
         sandbox=given.sandbox,
         declaration=given.declaration,
-        rule_id=rule_for(decision.refusal).id,
-        remedy=ingress_remedy(decision.refusal),
+        rule_id=rule_for(refused).id,
+        remedy=ingress_remedy(refused),
         culprit_rules=INGRESS_CULPRIT_RULES,
         rules_key="ingress",
         template=given.template,
     )
-    findings = refusal_findings(judged, decision.summary, refusal)
+    findings = refusal_findings(judged.selecting, summary, refusal)
     return IngressReport(given.agent_port, report), [*findings, *advisories]

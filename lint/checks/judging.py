@@ -12,9 +12,10 @@ candidate is judged once per distinct context and the entries are reused
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain
+from typing import Any, Final
 
 from lint.checks.candidates import (
     Placeholder,
@@ -32,11 +33,14 @@ from lint.checks.context import (
 )
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import document_name
-from lint.decision.model import Candidate, Decision, Examined, PolicyDocument, Subject
+from lint.decision.model import Candidate, EgressVerdict, Examined, PolicyDocument, Subject
 from lint.decision.policy_shape import Direction
 from lint.decision.selection_index import ScopeSelection, selection_index
 from lint.inventory import KubeObject
-from lint.report.model import DecisionReport
+from lint.report.model import DecisionReport, ExaminedEntry
+
+_ENTRY = operator.attrgetter("entry")
+_EXAMINED = operator.attrgetter("examined")
 
 DocumentReader = Callable[[Candidate], list[PolicyDocument]]
 Examiner = Callable[[PolicyDocument], Examined]
@@ -104,15 +108,52 @@ class Prepared:
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """The shared entries of one scope and direction, laid out once: every
+    filled slot's entries in candidate order, as judged entries and in their
+    report and examined forms. Candidate ``i``'s entries sit at
+    ``offsets[i]:offsets[i + 1]`` (none for a slot not filled). A path's
+    whole list is this block with its visited candidates put in their places
+    (``Judged``), so it is a copy at C speed, not a pass over every entry.
+    Rebuilt, never changed, when a slot is filled: a ``Judged`` keeps the
+    block it was made with."""
+
+    judged: list[JudgedEntry]
+    report: list[ExaminedEntry]
+    examined: list[Examined]
+    offsets: list[int]
+    unfilled: frozenset[int]
+    """The candidates without shared entries: every path visits them."""
+
+
+def _block_of(slots: Sequence[tuple[JudgedEntry, ...] | None]) -> _Block:
+    judged = list(chain.from_iterable(slot or () for slot in slots))
+    offsets = [0, *accumulate(len(slot or ()) for slot in slots)]
+    unfilled = frozenset(i for i, slot in enumerate(slots) if slot is None)
+    report = list(map(_ENTRY, judged))
+    return _Block(judged, report, list(map(_EXAMINED, judged)), offsets, unfilled)
+
+
 @dataclass
 class _Quiet:
     """One direction of a scope: the selection index, and each indexable
     candidate's shared ``does-not-select`` entries, filled the first time a
-    pod it cannot select is judged (``missing`` are those not filled yet)."""
+    pod it cannot select is judged (``missing`` are those not filled yet),
+    laid out in ``block``. ``loud`` are the filled slots with an entry of
+    another verdict, which the index's guarantee rules out; they are
+    searched all the same, so a verdict never rests on that guarantee."""
 
     index: ScopeSelection
     slots: list[tuple[JudgedEntry, ...] | None]
     missing: set[int]
+    block: _Block
+    loud: set[int] = field(default_factory=set)
+
+    def fill(self, index: int, entries: tuple[JudgedEntry, ...]) -> None:
+        self.slots[index] = entries
+        if any(j.entry.verdict != EgressVerdict.DOES_NOT_SELECT for j in entries):
+            self.loud.add(index)
 
 
 @dataclass(frozen=True)
@@ -168,9 +209,54 @@ def _quiet_of(memo: JudgmentMemo, prepared: PreparedScope, direction: Direction)
         index = selection_index([p.item.candidate for p in prepared.candidates], requirements)
         always = set(index.core.always) | set(index.cilium.always)
         missing = {i for i in range(len(prepared.candidates)) if i not in always}
-        quiet = _Quiet(index, [None] * len(prepared.candidates), missing)
+        slots: list[tuple[JudgedEntry, ...] | None] = [None] * len(prepared.candidates)
+        quiet = _Quiet(index, slots, missing, _block_of(slots))
         prepared.quiet[direction] = quiet
     return quiet
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """Every examined entry of one decision, in §5.1 order: the scope's
+    shared block with the candidates visited for this pod in their places,
+    then the unparsed placeholders.
+
+    ``selecting`` holds, in order, every entry whose verdict is not
+    ``does-not-select``: those alone can decide a refusal, be a culprit,
+    isolate the pod or draw an advisory, so every verdict search reads them
+    and no other. The whole list, in any of its forms, is assembled on
+    demand: a copy of the block at C speed and a few placings."""
+
+    block: _Block
+    own: tuple[tuple[int, tuple[JudgedEntry, ...]], ...]
+    """The visited candidates' entries, by candidate, in candidate order."""
+    tail: tuple[JudgedEntry, ...]
+    selecting: tuple[JudgedEntry, ...]
+
+    def entries(self) -> list[JudgedEntry]:
+        return self._assembled(self.block.judged, None)
+
+    def report(self) -> tuple[ExaminedEntry, ...]:
+        """Each entry's report form: the decision report's ``examined``."""
+        return tuple(self._assembled(self.block.report, _ENTRY))
+
+    def examined(self) -> tuple[Examined, ...]:
+        return tuple(self._assembled(self.block.examined, _EXAMINED))
+
+    def _assembled(self, shared: list[Any], form: Callable[[JudgedEntry], Any] | None) -> list[Any]:
+        whole = shared.copy()
+        offsets = self.block.offsets
+        # From the last candidate back, so each place is still where the
+        # block says when it is filled.
+        for index, entries in reversed(self.own):
+            placed = entries if form is None else list(map(form, entries))
+            whole[offsets[index] : offsets[index + 1]] = placed
+        whole += self.tail if form is None else map(form, self.tail)
+        return whole
+
+
+NO_ENTRIES: Final = Judged(_block_of([]), (), (), ())
+"""A decision with nothing examined."""
 
 
 def judged_entries(
@@ -180,29 +266,65 @@ def judged_entries(
     judging: Judging,
     *,
     placeholders: bool = True,
-) -> list[JudgedEntry]:
+) -> Judged:
     """Every examined entry of the decision, in §5.1 order, reusing what an
     earlier decision with the same context already judged.
 
     Only the candidates the selection index says can select the pod are
     visited; every other one takes its shared ``does-not-select`` entries
-    (``_unselected``), with no entry of its own in the memo. A group's memo
-    key holds the pod's own values of the keys its selectors read, which
-    also settle which of its candidates the index visits. The namespace,
-    which Cilium adds to the labels it matches, is fixed by the scope.
+    (``_unselected``, laid out in the scope's block), with no entry of its
+    own in the memo. A group's memo key holds the pod's own values of the
+    keys its selectors read, which also settle which of its candidates the
+    index visits. The namespace, which Cilium adds to the labels it
+    matches, is fixed by the scope.
     """
     prepared = _prepared(ctx, scope)
     quiet = _quiet_of(ctx.memo, prepared, judging.rules_key)
     selecting = quiet.index.selecting(judging.subject)
+    filled = quiet.missing - selecting
+    for i in filled:
+        quiet.fill(i, _unselected(ctx.memo, prepared.candidates[i], False, judging))
+    if filled:
+        quiet.missing &= selecting
+        quiet.block = _block_of(quiet.slots)
+    own: dict[int, tuple[JudgedEntry, ...]] = {}
     named = _named_by_group(prepared, judging)
-    for i in quiet.missing - selecting:
-        quiet.slots[i] = _unselected(ctx.memo, prepared.candidates[i], False, judging)
-    quiet.missing &= selecting
-    slots = quiet.slots.copy()
     for named_indices in named.values():
         for i in named_indices:
             if i not in selecting:
-                slots[i] = _unselected(ctx.memo, prepared.candidates[i], True, judging)
+                own[i] = _unselected(ctx.memo, prepared.candidates[i], True, judging)
+    own.update(_visited(ctx, prepared, selecting, named, labels, judging))
+    # A candidate with no shared entries left unvisited (a bug) fails loudly.
+    assert quiet.block.unfilled <= own.keys(), "a candidate was neither visited nor shared"
+    tail = _placeholder_entries(ctx, scope, judging) if placeholders else ()
+    return Judged(quiet.block, tuple(sorted(own.items())), tail, _selecting(quiet, own, tail))
+
+
+def _selecting(
+    quiet: _Quiet, own: dict[int, tuple[JudgedEntry, ...]], tail: tuple[JudgedEntry, ...]
+) -> tuple[JudgedEntry, ...]:
+    """The entries that are not ``does-not-select``, in order: among the
+    visited candidates', the loud shared slots' and the placeholders'; every
+    other entry is a shared ``does-not-select`` one."""
+    searched = dict(own)
+    for i in quiet.loud - own.keys():
+        searched[i] = quiet.slots[i] or ()
+    ordered = chain.from_iterable(searched[i] for i in sorted(searched))
+    return tuple(
+        j for j in chain(ordered, tail) if j.entry.verdict != EgressVerdict.DOES_NOT_SELECT
+    )
+
+
+def _visited(
+    ctx: CheckContext,
+    prepared: PreparedScope,
+    selecting: set[int],
+    named: dict[int, tuple[int, ...]],
+    labels: Mapping[str, str],
+    judging: Judging,
+) -> Iterator[tuple[int, tuple[JudgedEntry, ...]]]:
+    """The entries of each candidate the index visits, judged or reused a
+    group at a time."""
     visited: dict[int, list[int]] = {}
     for i in sorted(selecting):
         visited.setdefault(prepared.group_of[i], []).append(i)
@@ -221,16 +343,19 @@ def judged_entries(
             )
             hit = (prepared, entries)
             ctx.memo.groups[key] = hit
-        for index, entries in zip(members, hit[1], strict=True):
-            slots[index] = entries
-    # A slot left empty (a bug) fails loudly here: None is not iterable.
-    result: list[JudgedEntry] = list(chain.from_iterable(slots))  # type: ignore[arg-type]
-    for placeholder in _placeholders(ctx, scope) if placeholders else ():
+        yield from zip(members, hit[1], strict=True)
+
+
+def _placeholder_entries(
+    ctx: CheckContext, scope: Scope, judging: Judging
+) -> tuple[JudgedEntry, ...]:
+    entries = []
+    for placeholder in _placeholders(ctx, scope):
         examined = judging.examine(placeholder.document)
         origins: dict[int, Origin] = {id(placeholder.document): placeholder}
         entry = examined_entries([examined], origins, judging.rules_key)[0]
-        result.append(JudgedEntry(examined, entry, placeholder))
-    return result
+        entries.append(JudgedEntry(examined, entry, placeholder))
+    return tuple(entries)
 
 
 def _named_by_group(prepared: PreparedScope, judging: Judging) -> dict[int, tuple[int, ...]]:
@@ -290,15 +415,10 @@ def _judge(prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
     return tuple(JudgedEntry(e, r, prepared.item) for e, r in zip(examined, entries, strict=True))
 
 
-_ENTRY = operator.attrgetter("entry")
-_EXAMINED = operator.attrgetter("examined")
-
-
 def examined_of(judged: Sequence[JudgedEntry]) -> list[Examined]:
     """Each judged entry's examined entry, in order, at C speed."""
     return list(map(_EXAMINED, judged))
 
 
-def decision_report(decision: Decision, judged: list[JudgedEntry]) -> DecisionReport:
-    refusal = None if decision.refusal is None else str(decision.refusal)
-    return DecisionReport(refusal, decision.summary, tuple(map(_ENTRY, judged)))
+def decision_report(refusal: str | None, summary: str | None, judged: Judged) -> DecisionReport:
+    return DecisionReport(None if refusal is None else str(refusal), summary, judged.report())

@@ -25,9 +25,17 @@ from lint.checks.context import (
     rule_finding,
 )
 from lint.checks.culprits import content_hash, lets_out_clause, rule_path
-from lint.checks.judging import examined_of
+from lint.checks.judging import NO_ENTRIES, Judged, examined_of
 from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
-from lint.decision.model import Allowance, EgressVerdict, IngressVerdict, Subject, Tri, Verdict
+from lint.decision.model import (
+    Allowance,
+    EgressVerdict,
+    Examined,
+    IngressVerdict,
+    Subject,
+    Tri,
+    Verdict,
+)
 from lint.decision.reach import decide_reach, reach_outcome, subject_documents
 from lint.decision.reach.catch_all import CLAIM_ANNOTATIONS_PATH
 from lint.decision.reach.ingress import (
@@ -97,8 +105,8 @@ class ReachInput:
     context: Hashable
     """The union's judging context (the allowance's key), for the memo."""
     cilium: bool
-    union: Sequence[JudgedEntry]
-    cilium_under_core: Sequence[JudgedEntry]
+    union: Judged
+    cilium_under_core: Judged
     claim_annotations: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """The annotations the path's SandboxClaims add to the pod, each with the
     claim that adds it (``PodVariant.claim_annotations``)."""
@@ -116,28 +124,34 @@ class _Judged:
 def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list[Finding]]:
     subject = reach_subject(given)
     judged, skipped = _new_documents(ctx, given, subject)
+    cilium = given.cilium_under_core
+    cilium_examined = cilium.examined()
+    # The union is only searched, and only its selecting entries can be found.
     decision = decide_reach(
-        examined_of(given.union),
-        examined_of(given.cilium_under_core),
+        examined_of(given.union.selecting),
+        cilium_examined,
         [j.document for j in judged],
         given.allowance,
         skipped=[s for s, _ in skipped],
+        cilium_selecting=examined_of(cilium.selecting),
     )
     paths: dict[int, tuple[str | int, ...]] = {}
-    entries = _entries(decision, given.cilium_under_core, judged, paths)
+    examined, searched = _entries(decision, cilium, cilium_examined, judged, paths)
     report = ReachReport(
         DecisionReport(
             None if decision.refusal is None else str(decision.refusal),
             decision.summary,
-            tuple(map(_FIRST, entries)),
+            examined,
         ),
         tuple(SkippedEntry(s.kind, s.name, s.reason, where) for s, where in skipped),
     )
-    return report, _findings(entries, given, paths, given.cilium_under_core)
+    return report, _findings(searched, given, paths, cilium.selecting)
 
 
 def is_isolated(union: Sequence[JudgedEntry]) -> tuple[bool, str | None]:
-    """§1.3 ISO over the union's documents, and the isolating policy's name."""
+    """§1.3 ISO over the union's documents, and the isolating policy's name.
+    A document that selects the pod is never ``does-not-select``, so the
+    union's selecting entries are enough."""
     # Most documents do not select the pod: those that do are found by a
     # search at C speed, then tested in order.
     documents = list(map(_DOCUMENT, union))
@@ -176,7 +190,7 @@ def _pod_spec(template: KubeObject | None) -> object:
 
 
 def reach_subject(given: ReachInput) -> ReachSubject:
-    iso, iso_policy = is_isolated(given.union)
+    iso, iso_policy = is_isolated(given.union.selecting)
     return ReachSubject(
         namespace=given.subject.namespace,
         pod=pod_label_view(given.subject.labels),
@@ -399,33 +413,40 @@ def _location(obj: KubeObject, document: ReachDocument) -> Location:
     return location_of(obj)
 
 
+_Paired = tuple[ExaminedEntry, KubeObject | None]
+
+
 def _entries(
     decision: ReachDecision,
-    cilium_under_core: Sequence[JudgedEntry],
+    cilium: Judged,
+    cilium_examined: Sequence[Examined],
     judged: Sequence[_Judged],
     paths: dict[int, tuple[str | int, ...]] | None = None,
-) -> list[tuple[ExaminedEntry, KubeObject | None]]:
-    """The report's entries in the decision's order, each with its object;
-    ``paths`` gets the offending rule path of each entry reach itself
-    judged, by entry identity (a Cilium entry's is found when it is a
-    culprit, ``_cilium_paths``).
+) -> tuple[tuple[ExaminedEntry, ...], list[_Paired]]:
+    """The report's entries in the decision's order, and those of them that
+    can be culprits, each with its object; ``paths`` gets the offending rule
+    path of each entry reach itself judged, by entry identity (a Cilium
+    entry's is found when it is a culprit, ``_cilium_paths``).
 
     The decision hands the Cilium entries back first, as given
-    (``decide_reach``): those are paired at C speed, since under engine core
-    a namespace's every Cilium object is one of them."""
+    (``decide_reach``): under engine core a namespace's every Cilium object
+    is one of them, so their report forms are the block's (``Judged``), and
+    only their selecting entries are searched for culprits."""
     paths = {} if paths is None else paths
-    head = len(cilium_under_core)
+    head = len(cilium_examined)
     documents = decision.documents
-    if len(documents) >= head and all(
-        map(operator.is_, documents[:head], examined_of(cilium_under_core))
-    ):
+    if len(documents) >= head and all(map(operator.is_, documents[:head], cilium_examined)):
         rest = _paired(documents[head:], judged, (), paths)
         if rest is not None:
-            origins = map(_ORIGIN, cilium_under_core)
-            objects = map(getattr, origins, repeat("obj"), repeat(None))
-            return [*zip(map(_ENTRY, cilium_under_core), objects, strict=True), *rest]
-    paired = _paired(documents, judged, cilium_under_core, paths)
-    return paired if paired is not None else _given_order(cilium_under_core, judged, paths)
+            selecting = cilium.selecting
+            objects = map(getattr, map(_ORIGIN, selecting), repeat("obj"), repeat(None))
+            searched = [*zip(map(_ENTRY, selecting), objects, strict=True), *rest]
+            return (*cilium.report(), *map(_FIRST, rest)), searched
+    every = cilium.entries()
+    paired = _paired(documents, judged, every, paths)
+    if paired is None:
+        paired = _given_order(every, judged, paths)
+    return tuple(map(_FIRST, paired)), paired
 
 
 def _by_identity(
@@ -609,11 +630,9 @@ def check_ingress_reach(
         judged.append(_Judged(document, obj, location))
     judged += _unparsed(ctx, subject.namespace, IngressVerdict.NOT_EVALUABLE)
     decision = decide_ingress_reach([j.document for j in judged])
-    entries = _entries(decision, (), judged)
+    examined, entries = _entries(decision, NO_ENTRIES, (), judged)
     report = DecisionReport(
-        None if decision.refusal is None else str(decision.refusal),
-        decision.summary,
-        tuple(entry for entry, _ in entries),
+        None if decision.refusal is None else str(decision.refusal), decision.summary, examined
     )
     culprits = [
         (entry, obj, entry.location)

@@ -412,26 +412,36 @@ def decide_ingress(documents: Sequence[PolicyDocument], agent_port: int) -> Deci
 def summarize_ingress(examined: Sequence[Examined], agent_port: int) -> Decision:
     """§13.4 precedence and summaries over examined entries in document order."""
     entries = tuple(examined)
-    verdicts = verdicts_of(entries)
+    refusal, summary = ingress_refusal(entries, agent_port)
+    return Decision(refusal, summary, entries)
+
+
+def ingress_refusal(
+    examined: Sequence[Examined], agent_port: int
+) -> tuple[IngressRefusal | None, str | None]:
+    """The refusal of ``summarize_ingress`` and its summary. No
+    ``does-not-select`` entry takes part, so a caller may pass the others
+    alone, in document order, and get the same answer."""
+    verdicts = verdicts_of(examined)
     port = _tcp(agent_port)
-    first_open = first_of(entries, verdicts, IngressVerdict.OPENS_AGENT_PORT)
+    first_open = first_of(examined, verdicts, IngressVerdict.OPENS_AGENT_PORT)
     if first_open is not None:
         summary = f"{_label(first_open)} selects the pod and opens {port}: {first_open.detail}"
-        return Decision(IngressRefusal.PORT_OPEN, summary, entries)
-    undecided = first_of(entries, verdicts, IngressVerdict.NOT_EVALUABLE)
+        return IngressRefusal.PORT_OPEN, summary
+    undecided = first_of(examined, verdicts, IngressVerdict.NOT_EVALUABLE)
     if undecided is not None:
         summary = (
             f"it cannot be decided whether {port} is closed: "
             f"{_label(undecided)}: {undecided.detail}"
         )
-        return Decision(IngressRefusal.NOT_EVALUABLE, summary, entries)
+        return IngressRefusal.NOT_EVALUABLE, summary
     if IngressVerdict.COVERS not in verdicts:
         summary = (
             "no policy enforces ingress on the pod, so every pod in the cluster "
             f"can reach the agent port ({port})"
         )
-        return Decision(IngressRefusal.NO_COVERING_POLICY, summary, entries)
-    return Decision(None, None, entries)
+        return IngressRefusal.NO_COVERING_POLICY, summary
+    return None, None
 
 
 _CLOSE_IT = (

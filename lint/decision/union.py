@@ -73,19 +73,27 @@ def examine(document: PolicyDocument) -> Examined:
 def summarize_union(examined: Sequence[Examined], allowance: Allowance) -> Decision:
     """§11.3 precedence and summaries over examined entries in document order."""
     entries = tuple(examined)
-    verdicts = verdicts_of(entries)
-    widening = first_of(entries, verdicts, EgressVerdict.WIDENS_EGRESS)
+    refusal, summary = union_refusal(entries, allowance)
+    return Decision(refusal, summary, entries)
+
+
+def union_refusal(
+    examined: Sequence[Examined], allowance: Allowance
+) -> tuple[EgressRefusal | None, str | None]:
+    """The refusal of ``summarize_union`` and its summary. No
+    ``does-not-select`` entry takes part, so a caller may pass the others
+    alone, in document order, and get the same answer."""
+    verdicts = verdicts_of(examined)
+    widening = first_of(examined, verdicts, EgressVerdict.WIDENS_EGRESS)
     if widening is not None:
-        return Decision(EgressRefusal.POLICY_WIDENS_EGRESS, _widening_summary(widening), entries)
-    undecided = first_of(entries, verdicts, EgressVerdict.NOT_EVALUABLE)
+        return EgressRefusal.POLICY_WIDENS_EGRESS, _widening_summary(widening)
+    undecided = first_of(examined, verdicts, EgressVerdict.NOT_EVALUABLE)
     if undecided is not None:
-        return Decision(EgressRefusal.NOT_EVALUABLE, _undecided_summary(undecided), entries)
+        return EgressRefusal.NOT_EVALUABLE, _undecided_summary(undecided)
     enforcing = EgressVerdict.WITHIN in verdicts
     if not enforcing and not allowance.permits_everything:
-        return Decision(
-            EgressRefusal.NO_ENFORCING_POLICY, _no_enforcing_summary(allowance), entries
-        )
-    return Decision(None, None, entries)
+        return EgressRefusal.NO_ENFORCING_POLICY, _no_enforcing_summary(allowance)
+    return None, None
 
 
 def verdicts_of(examined: Sequence[Examined]) -> list[str]:

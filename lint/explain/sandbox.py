@@ -128,14 +128,15 @@ def explain(
     judging = Judging(read, examine, union_context(chosen.translation), "egress", subject, named)
     ctx = CheckContext(inventory, problems, read_cilium, namespace_labels=namespace_labels or {})
     judged = judged_entries(ctx, scope, labels, judging)
-    decision = summarize_union([j.examined for j in judged], allowance)
+    every = judged.entries()
+    decision = summarize_union([j.examined for j in every], allowance)
     ref = SandboxRef(chosen.namespace, chosen.template, chosen.profile, walked, variant.claim)
     at = declared_location(chosen)
     egress = EgressInput(ref, chosen, subject, template, at, facts, variant.claim_annotations)
     reach = None
     if chosen.union_verified:
         reach, _ = egress_reach(ctx, egress, allowance, judged)
-    policies = tuple(_policy_view(j.entry, j.examined.document, j.origin) for j in judged)
+    policies = tuple(_policy_view(j.entry, j.examined.document, j.origin) for j in every)
     skipped = 0
     if not with_cilium:
         skipped = len(namespace.of_kind(CILIUM_KIND))

@@ -46,13 +46,19 @@ starting with ``|``, ``>``, ``?`` or ``:``.
 Finally, yaml_rs recurses per level of block nesting and crashes the whole
 process near ten thousand levels; a text whose lines could nest that deep
 is never handed to it.
+
+The walk that proves a value also builds its mappings again, with one key
+object for each name and one object for each recent string value, shared
+by every document: yaml_rs makes a new string for every key and value, and
+the kept documents' keys alone took about 90 MiB of the 132 MB bench tree's
+memory (issue 18: memory bounded by the policies). Equal strings read the
+same, so nothing downstream can tell.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 try:
     import yaml_rs
@@ -131,11 +137,13 @@ start with these indicators: ``[|]``, ``{?a: 1}``, ``{::}`` in flow."""
 _CHECKED_STARTS: Final = RESOLVING_STARTS | _INDICATOR_STARTS | {"\n"}
 _CHECKED_KEY_STARTS: Final = _CHECKED_STARTS | {"<"}
 _TOKEN: Final = re.compile(r"[0-9A-Za-z+\-._~]+")
-# The walk's verdicts on keys, and on the strings it must check: manifests
-# repeat the same few names (``name``, ``to``, ``TCP``) thousands of times,
-# and a lookup costs a tenth of a verdict.
-_KEY_VERDICTS: Final[dict[Any, bool]] = {}
+# The walk's verdicts on keys (the key to share, or False), and on the
+# strings it must check: manifests repeat the same few names (``name``,
+# ``to``, ``TCP``) thousands of times, and a lookup costs a tenth of a verdict.
+_KEYS: Final[dict[Any, Any]] = {}
 _TEXT_VERDICTS: Final[dict[str, bool]] = {}
+_SHARED: Final[dict[str, str]] = {}
+"""One copy of each recent string value, shared by every document read."""
 _MAX_VERDICTS: Final = 16_384
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
@@ -153,12 +161,10 @@ def fast_value(piece: str, max_depth: int) -> FastValue | None:
         return None
     kind = type(value)
     if kind is dict:
-        agrees = _mapping_agrees(value, max_depth)
-    elif kind is list:
-        agrees = _sequence_agrees(value, max_depth)
-    else:  # empty, null or scalar documents are rare: the slow path
-        return None
-    return value if agrees else None
+        return _agreed_mapping(value, max_depth)
+    if kind is list:
+        return value if _agreed_sequence(value, max_depth) else None
+    return None  # empty, null or scalar documents are rare: the slow path
 
 
 def _plain_text(piece: str) -> bool:
@@ -189,38 +195,62 @@ def _plain_text(piece: str) -> bool:
     return _FLOW_VALUE_CLOSED.search(piece) is None and _VALUE_OPENS_LINE.search(piece) is None
 
 
-def _mapping_agrees(mapping: dict[Any, Any], room: int) -> bool:
-    """Whether every key and value reads the same for Kubernetes; ``room``
-    counts the collection levels still allowed, this one included."""
-    verdicts = _KEY_VERDICTS
-    for key in mapping:
-        verdict = verdicts.get(key)
-        if verdict is None:
-            verdict = _remember(verdicts, key, _key_agrees(key))
-        if not verdict:
-            return False
-    return _values_agree(mapping.values(), room)
+def _agreed_mapping(mapping: dict[Any, Any], room: int) -> dict[str, Any] | None:
+    """The mapping built again with shared keys and strings (``_SHARED``),
+    when every key and value reads the same for Kubernetes; None otherwise.
+    ``room`` counts the collection levels still allowed, this one included."""
+    if room <= 0:
+        return None
+    room -= 1
+    keys, shared = _KEYS, _SHARED
+    agreed: dict[str, Any] = {}
+    for key, item in mapping.items():
+        known = keys.get(key)
+        if known is None:
+            known = _remember(keys, key, key if _key_agrees(key) else False)
+        if known is False:
+            return None
+        kind = type(item)
+        value = item
+        if kind is str:
+            if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
+                return None
+            value = shared.setdefault(item, item)
+        elif kind is dict:
+            value = _agreed_mapping(item, room)
+            if value is None:
+                return None
+        elif kind is list:
+            if not _agreed_sequence(item, room):
+                return None
+        elif not _scalar_agrees(item):
+            return None
+        agreed[known] = value
+    if len(shared) >= _MAX_VERDICTS:
+        shared.clear()  # kept small: the repeated strings come back at once
+    return agreed
 
 
-def _sequence_agrees(sequence: list[Any], room: int) -> bool:
-    return _values_agree(sequence, room)
-
-
-def _values_agree(values: Iterable[Any], room: int) -> bool:
-    """Whether every value of one collection reads the same."""
+def _agreed_sequence(sequence: list[Any], room: int) -> bool:
+    """Whether every item reads the same, sharing its strings and mappings'
+    keys in place."""
     if room <= 0:
         return False
     room -= 1
-    for item in values:
+    shared = _SHARED
+    for index, item in enumerate(sequence):
         kind = type(item)
         if kind is str:
             if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
                 return False
+            sequence[index] = shared.setdefault(item, item)
         elif kind is dict:
-            if not _mapping_agrees(item, room):
+            agreed = _agreed_mapping(item, room)
+            if agreed is None:
                 return False
+            sequence[index] = agreed
         elif kind is list:
-            if not _values_agree(item, room):
+            if not _agreed_sequence(item, room):
                 return False
         elif not _scalar_agrees(item):
             return False
@@ -266,7 +296,10 @@ def _judge_text(text: str) -> bool:
     return type(alone) is not str
 
 
-def _remember(verdicts: dict[Any, bool], subject: Any, verdict: bool) -> bool:
+V = TypeVar("V")
+
+
+def _remember(verdicts: dict[Any, V], subject: Any, verdict: V) -> V:
     if len(verdicts) >= _MAX_VERDICTS:
         verdicts.clear()  # the set of repeated names changes between trees
     verdicts[subject] = verdict

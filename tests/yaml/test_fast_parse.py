@@ -378,3 +378,29 @@ def test_long_decimals_read_alike(mantissa: str, point: int, exponent: int | Non
     if exponent is not None:
         number += f"e{exponent}"
     check_stream(f"a: {number}\nb: -{number}\n")
+
+
+# ---- sharing: one object per key and per recent string ----------------------
+
+
+def test_vouched_documents_share_their_keys_and_strings() -> None:
+    text = (
+        "kind: NetworkPolicy\nmetadata: {name: a}\nspec:\n"
+        "  policyTypes: [Egress]\n  egress:\n  - ports: [{protocol: TCP, port: 53}]\n"
+    )
+    first, second = fast_value(text, 100), fast_value(text.replace("name: a", "name: b"), 100)
+    assert isinstance(first, dict) and isinstance(second, dict)
+    # The values are yaml_rs's, key order included...
+    assert strictly_equal(first, yaml_rs.loads(text, parse_datetime=False))
+    # ...built from the same key and string objects.
+    first_port = first["spec"]["egress"][0]["ports"][0]
+    second_port = second["spec"]["egress"][0]["ports"][0]
+    pairs = [
+        (next(iter(first)), next(iter(second))),
+        (next(iter(first_port)), next(iter(second_port))),
+        (first["kind"], second["kind"]),
+        (first["spec"]["policyTypes"][0], second["spec"]["policyTypes"][0]),
+        (first_port["protocol"], second_port["protocol"]),
+    ]
+    assert all(ours is theirs for ours, theirs in pairs)
+    assert first["metadata"]["name"] != second["metadata"]["name"]

@@ -95,15 +95,24 @@ def decide_reach(
     allowance: Allowance,
     *,
     skipped: Sequence[Skipped] = (),
+    cilium_selecting: Sequence[Examined] | None = None,
 ) -> ReachDecision:
     """§1.5 with S§11.3 over ``union_examined`` ++ ``cilium_under_core`` ++
     the new-kind documents in §1.5 order. ``documents`` holds only the
-    entries beyond the union's."""
-    old: tuple[Examined, ...] = (*union_examined, *cilium_under_core)
-    beyond: tuple[ReachEntry, ...] = (*cilium_under_core, *order_documents(new))
-    entries: tuple[ReachEntry, ...] = (*union_examined, *beyond)
+    entries beyond the union's.
+
+    No ``does-not-select`` entry takes part in the search, so the union's
+    entries may come without them (they are only searched), and
+    ``cilium_selecting``, when given, is ``cilium_under_core`` without them,
+    searched in its place: a namespace can hold thousands of policies that
+    select nothing."""
+    ordered = order_documents(new)
+    beyond: tuple[ReachEntry, ...] = (*cilium_under_core, *ordered)
+    searched_cilium = cilium_under_core if cilium_selecting is None else cilium_selecting
+    entries: tuple[ReachEntry, ...] = (*union_examined, *searched_cilium, *ordered)
     ordered_skipped = tuple(sorted(skipped, key=lambda s: (s.kind, s.name.encode(), s.reason)))
     in_union = len(union_examined)
+    in_old = in_union + len(searched_cilium)
     # The entries' verdicts, once: the searches then run at C speed.
     verdicts: list[str] = list(map(_VERDICT, entries))
     for verdict, refusal, summarize in (
@@ -121,7 +130,7 @@ def decide_reach(
                 culprit=culprit,
                 culprit_in_union=found < in_union,
             )
-    enforcing = EgressVerdict.WITHIN in verdicts[: len(old)]
+    enforcing = EgressVerdict.WITHIN in verdicts[:in_old]
     if not enforcing and not allowance.permits_everything:
         summary = no_enforcing_summary(allowance, bool(new))
         return ReachDecision(EgressRefusal.NO_ENFORCING_POLICY, summary, beyond, ordered_skipped)

@@ -210,3 +210,30 @@ def test_reach_never_passes_where_the_union_refuses(
     if reach.culprit_in_union:
         # A culprit the union already names is worded as the union words it.
         assert (reach.refusal, reach.summary) == (union_decision.refusal, union_decision.summary)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_old_verdicts, _old_verdicts, _new_verdicts, st.sampled_from(["D", "P", "A", "N", "S"]))
+def test_the_selecting_entries_alone_decide_alike(
+    old_verdicts: list[str],
+    cilium_verdicts: list[str],
+    new_verdicts: list[EgressVerdict],
+    code: str,
+) -> None:
+    """No ``does-not-select`` entry takes part in the search: the union's
+    entries without them, and ``cilium_selecting``, give the same decision,
+    culprit object included (the check passes only those, issue 18)."""
+    allowed = allowance(code)
+    union = [old(f"np{i}", verdict) for i, verdict in enumerate(old_verdicts)]
+    cilium = [old(f"cnp{i}", verdict) for i, verdict in enumerate(cilium_verdicts)]
+    new = [doc(f"n{i}", verdict, detail="d") for i, verdict in enumerate(new_verdicts)]
+
+    def selecting(entries: list[Any]) -> list[Any]:
+        return [e for e in entries if e.verdict != EgressVerdict.DOES_NOT_SELECT]
+
+    whole = decide_reach(union, cilium, new, allowed)
+    searched = decide_reach(
+        selecting(union), cilium, new, allowed, cilium_selecting=selecting(cilium)
+    )
+    assert searched == whole
+    assert searched.culprit is whole.culprit
