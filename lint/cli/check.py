@@ -23,6 +23,7 @@ from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
     CONFIG,
     CONTROLLER_VERSION,
+    EXAMINED,
     JOBS,
     MAX_REPORT_BYTES,
     PATHS,
@@ -31,6 +32,7 @@ from lint.cli.options import (
     VERBOSE,
     colour_wanted,
     declaration_start,
+    examined_for,
     format_option,
     limit_options,
     manifest_input,
@@ -228,6 +230,7 @@ def _pass_through(stdin: bytes) -> None:
     help="SARIF: the automationDetails category.",
 )
 @MAX_REPORT_BYTES
+@EXAMINED
 @CONTROLLER_VERSION
 @JOBS
 @render_options
@@ -250,6 +253,7 @@ def check_command(
     category: str,
     renders_only: bool,
     max_report_bytes: int,
+    examined: str | None,
     controller_version: str | None,
     jobs: int | None,
     limits: LoadLimits,
@@ -271,6 +275,7 @@ def check_command(
         category=category,
         verbose=verbose,
         quiet=quiet,
+        examined=examined_for(fmt, examined),
     )
     out = OutputOptions(
         fmt, output, fail_on, passthrough, write_baseline, rendering, max_report_bytes
