@@ -15,7 +15,9 @@ from, one list entry at a time (``lint.report.bounded.fit_document``).
 
 from __future__ import annotations
 
+import itertools
 import json
+import operator
 from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
 from typing import Any, Final, Literal
@@ -238,22 +240,24 @@ class JsonWriter:
         return listed.size
 
     def _joined(self, listed: _Entries) -> str:
-        ids = list(map(id, listed.entries))
-        if listed.size < 0:
+        try:
+            return ",".join(map(self._texts.__getitem__, map(id, listed.entries)))
+        except KeyError:  # not measured: encode the entries not seen before
+            ids = list(map(id, listed.entries))
             self._learn(listed.entries, ids)
-        return ",".join(map(self._texts.__getitem__, ids))
+            return ",".join(map(self._texts.__getitem__, ids))
 
     def _learn(self, entries: tuple[ExaminedEntry, ...], ids: list[int]) -> None:
-        """Encode the entries not seen before; which they are is found at C
-        speed, as most lists repeat entries other lists had."""
-        new = set(ids).difference(self._texts)
-        if not new:
-            return
-        by_id = dict(zip(ids, entries, strict=True))
-        for key in new:
-            text = _entry_text(by_id[key])
-            self._texts[key] = text
-            self._sizes[key] = report_size(text)
+        """Encode the entries not seen before. Most of a list's entries were
+        in lists before it, so they are passed over at C speed."""
+        texts = self._texts
+        unseen = itertools.compress(entries, map(operator.not_, map(texts.__contains__, ids)))
+        for entry in unseen:
+            key = id(entry)
+            if key not in texts:  # the same entry twice in one list
+                text = _entry_text(entry)
+                texts[key] = text
+                self._sizes[key] = report_size(text)
 
 
 def _head(report: Report) -> dict[str, Any]:
