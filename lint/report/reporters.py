@@ -2,9 +2,9 @@
 ``check``'s formats (text, json, sarif, github, markdown) that ``--format`` takes its choices from.
 
 A reporter turns a finished report into text and writes nothing; the
-command line writes it. A ``check`` reporter also gives its text in
-chunks (:class:`CheckReporter`), which the command line writes as they
-come, so a large report is never held whole. :func:`registry` builds the name -> reporter
+command line writes it. A ``check`` reporter also gives its text in chunks
+(:class:`CheckReporter`), which the command line writes as they come, so a
+large report is never held whole. :func:`registry` builds the name -> reporter
 mapping of every command that has formats the same way (``check`` here,
 ``explain`` in ``lint.explain.reporters``, ``rules`` in ``lint.cli.rules``),
 so a new reporter shows up in ``--format`` and its ``--help`` by itself.
