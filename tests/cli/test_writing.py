@@ -83,10 +83,37 @@ def test_a_closed_standard_output_ends_the_writing_quietly(fmt: str, fail_on: st
     assert done.returncode == (DEMO_EXIT if fail_on == "error" else 0)
 
 
-def test_under_passthrough_a_closed_standard_output_still_gets_the_report_on_stderr() -> None:
-    manifests = b"".join(
+def _manifests() -> bytes:
+    return b"".join(
         p.read_bytes() + b"\n---\n" for p in sorted(DEMO.glob("*.yaml")) if p.name[0] != "."
     )
+
+
+def test_under_passthrough_the_input_comes_first_then_the_report() -> None:
+    """Both streams into one pipe: the input copy is written whole before
+    the report starts."""
+    manifests = _manifests()
+    args = ["check", "-", "--passthrough", "--format", "json"]
+    separate = _console(args, stdout=subprocess.PIPE, stdin=manifests)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    merged = subprocess.run(
+        [sys.executable, "-m", "lint.console", *args],
+        cwd=DEMO,
+        input=manifests,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert merged.stdout == manifests + separate.stderr
+
+
+def test_under_passthrough_a_closed_standard_output_still_gets_the_report_on_stderr() -> None:
+    manifests = _manifests()
     args = ["check", "-", "--passthrough", "--format", "json"]
     whole = _console(args, stdout=subprocess.PIPE, stdin=manifests)
     assert whole.stdout == manifests
