@@ -27,7 +27,7 @@ needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipe
 
 
 def _console(
-    args: Sequence[str], *, stdout: int, stdin: bytes = b""
+    args: Sequence[str], *, stdout: int, stdin: bytes = b"", stderr: int = subprocess.PIPE
 ) -> subprocess.CompletedProcess[bytes]:
     """The command line of this checkout in a process of its own."""
     env = {
@@ -40,7 +40,7 @@ def _console(
         cwd=DEMO,
         input=stdin,
         stdout=stdout,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         env=env,
         timeout=120,
         check=False,
@@ -95,20 +95,7 @@ def test_under_passthrough_the_input_comes_first_then_the_report() -> None:
     manifests = _manifests()
     args = ["check", "-", "--passthrough", "--format", "json"]
     separate = _console(args, stdout=subprocess.PIPE, stdin=manifests)
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-    }
-    merged = subprocess.run(
-        [sys.executable, "-m", "lint.console", *args],
-        cwd=DEMO,
-        input=manifests,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    merged = _console(args, stdout=subprocess.PIPE, stdin=manifests, stderr=subprocess.STDOUT)
     assert merged.stdout == manifests + separate.stderr
 
 
