@@ -23,6 +23,7 @@ from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
     CONFIG,
     CONTROLLER_VERSION,
+    EXAMINED,
     JOBS,
     MAX_REPORT_BYTES,
     PATHS,
@@ -31,6 +32,7 @@ from lint.cli.options import (
     VERBOSE,
     colour_wanted,
     declaration_start,
+    examined_for,
     format_option,
     limit_options,
     manifest_input,
@@ -38,6 +40,7 @@ from lint.cli.options import (
     render_options,
     rendered_input,
 )
+from lint.cli.writing import reader_may_leave, write_output, write_standard
 from lint.declarations import DeclarationError, declaration_file_for, load_declarations
 from lint.declarations.renders import DeclaredRender
 from lint.loading import STDIN_NAME, LoadLimits, RenderedInput
@@ -45,8 +48,9 @@ from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
 from lint.render import HelmRender, RenderSpec
 from lint.render.lines import stream_reader, template_lines
-from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, fit_json, truncation_note
+from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, truncation_note
 from lint.report.environments import in_environment, joined
+from lint.report.json_report import bounded_json
 from lint.report.model import Report
 from lint.report.reporters import CHECK_REPORTERS, RenderOptions
 from lint.rules import level_rank
@@ -77,7 +81,7 @@ class OutputOptions:
     rendering: RenderOptions
     """For the reporter; ``colour`` is decided when the report is written."""
     max_report_bytes: int = DEFAULT_MAX_REPORT_BYTES
-    """``--max-report-bytes``: the bound on a JSON report (``fit_json``)."""
+    """``--max-report-bytes``: the bound on a JSON report (``bounded_json``)."""
 
 
 def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
@@ -138,44 +142,38 @@ def execute_environments(
 
 def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None) -> int:
     if out.write_baseline is not None:
-        write_output(out.write_baseline, render_baseline(report.findings))
+        write_output(out.write_baseline, (render_baseline(report.findings),))
     colour = colour_wanted(out.output is None and not out.passthrough and sys.stdout.isatty())
     rendering = dataclasses.replace(out.rendering, colour=colour)
-    text = CHECK_REPORTERS[out.fmt].render(report, rendering)
+    reporter = CHECK_REPORTERS[out.fmt]
     if out.fmt == "json":
-        text, truncated = fit_json(text, out.max_report_bytes)
+        chunks, truncated = bounded_json(report, rendering.examined, out.max_report_bytes)
         if truncated is not None and not out.passthrough:
             # Under --passthrough the report itself is on standard error,
             # and its `truncated` member says it.
-            click.echo(truncation_note(truncated), err=True)
+            with reader_may_leave(sys.stderr):
+                click.echo(truncation_note(truncated), err=True)
+    else:
+        chunks = reporter.chunks(report, rendering)
     if out.passthrough and stdin is not None:
+        _pass_through(stdin)
+    if out.output is not None:
+        write_output(out.output, chunks)
+    else:
+        write_standard(chunks, to_stderr=out.passthrough, as_is=reporter.escapes_controls)
+    hold(run)  # the console script leaves without freeing it
+    return exit_code(report, out.fail_on)
+
+
+def _pass_through(stdin: bytes) -> None:
+    """The input, unchanged, on standard output, before the report."""
+    with reader_may_leave(sys.stdout):
         sys.stdout.buffer.write(stdin)
         if not isinstance(stdin, RenderedInput):
             # Input past the file limit was not checked (the report says
             # so), but it still passes through whole.
             shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
         sys.stdout.flush()
-    _emit(text, out.output, to_stderr=out.passthrough)
-    hold(run)  # the console script leaves without freeing it
-    return exit_code(report, out.fail_on)
-
-
-def write_output(path: Path, text: str) -> None:
-    """Write a file the command line named; one that cannot be written is a
-    usage error naming the path and the reason, never an internal error."""
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        fail(f"cannot write {path}: {error.strerror or type(error).__name__}", USAGE)
-
-
-def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
-    if output is not None:
-        write_output(output, text)
-    elif to_stderr:
-        click.echo(text, err=True, nl=False)
-    else:
-        click.echo(text, nl=False)
 
 
 @click.command("check")
@@ -232,6 +230,7 @@ def _emit(text: str, output: Path | None, *, to_stderr: bool) -> None:
     help="SARIF: the automationDetails category.",
 )
 @MAX_REPORT_BYTES
+@EXAMINED
 @CONTROLLER_VERSION
 @JOBS
 @render_options
@@ -254,6 +253,7 @@ def check_command(
     category: str,
     renders_only: bool,
     max_report_bytes: int,
+    examined: str | None,
     controller_version: str | None,
     jobs: int | None,
     limits: LoadLimits,
@@ -275,6 +275,7 @@ def check_command(
         category=category,
         verbose=verbose,
         quiet=quiet,
+        examined=examined_for(fmt, examined),
     )
     out = OutputOptions(
         fmt, output, fail_on, passthrough, write_baseline, rendering, max_report_bytes

@@ -30,6 +30,7 @@ from lint.parallel.shares import MAX_PROCESSES
 from lint.render import HelmRender, KustomizeRender, RenderError, RenderSpec
 from lint.render import render as run_render
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, MIN_MAX_REPORT_BYTES
+from lint.report.json_report import EXAMINED_MODES, Examined
 
 PATHS: Final = click.argument("paths", nargs=-1)
 
@@ -102,6 +103,25 @@ MAX_REPORT_BYTES: Final = click.option(
     help="Largest JSON report written (default 64M, at least 64K); past it long strings "
     "are capped and trailing entries left out, and the report says it was truncated.",
 )
+
+
+EXAMINED: Final = click.option(
+    "--examined",
+    type=click.Choice(EXAMINED_MODES),
+    help="JSON: which examined entries each decision lists: 'all' (the default, the "
+    "contract) or 'selecting', which leaves out those that do not select the pod and "
+    "counts them in notSelecting. Only with --format json.",
+)
+
+
+def examined_for(fmt: str, examined: str | None) -> Examined:
+    """``--examined`` as given, ``all`` when it is not; a usage error with a
+    format other than JSON, which has no examined lists to leave out."""
+    if examined is None:
+        return "all"
+    if fmt != "json":
+        raise click.UsageError(f"--examined applies to --format json only, not {fmt}")
+    return "selecting" if examined == "selecting" else "all"
 
 
 def namespace_option(help_text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:

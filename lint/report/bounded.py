@@ -11,16 +11,20 @@ and then to the message as a whole, so a message of many short quotes is
 bounded too.
 
 The JSON report keeps every detail as REPORT.md specifies it. Its total
-size is bounded instead, by ``--max-report-bytes`` (``fit_json``): past the
-bound, strings are capped, then trailing entries of its lists left out,
-and a ``truncated`` member says what was done, so the report stays valid
-JSON and only gains a field. docs/limits.md describes both bounds.
+size is bounded instead, by ``--max-report-bytes`` (``fit_document``): past
+the bound, strings are capped, then trailing entries of its lists left
+out, and a ``truncated`` member says what was done, so the report stays
+valid JSON and only gains a field. docs/limits.md describes both bounds.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from json.encoder import encode_basestring
 from typing import Any, Final
 
 QUOTE_LIMIT: Final = 200
@@ -66,44 +70,101 @@ _KEPT_FIRST: Final = ("findings", "parseErrors", "sandboxes")
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-def fit_json(text: str, limit: int) -> tuple[str, dict[str, Any] | None]:
-    """The JSON report ``text`` (one value and a newline), within ``limit``
-    UTF-8 bytes, and what was done to fit it (None when it already fits).
+@dataclass(frozen=True)
+class Listed:
+    """A top-level list of a JSON document given lazily: ``items()`` goes
+    through its entries, as JSON values, afresh each time it is called, so
+    a report's sandboxes are built one at a time and never held together."""
+
+    items: Callable[[], Iterable[Any]]
+
+
+Members = Sequence[tuple[str, Any]]
+"""A JSON object as its members in order; a list member is a ``list`` or a
+``Listed``."""
+
+
+def fit_document(members: Members, size: int, limit: int) -> tuple[Iterator[str], dict[str, Any]]:
+    """The JSON report of ``members`` (``size`` UTF-8 bytes written
+    compactly with a newline, past ``limit``) cut to fit ``limit``, as
+    chunks, and what was done to fit it (its ``truncated`` member).
 
     First every string longer than ``QUOTE_LIMIT`` is capped; if that is
     not enough, each top-level list keeps the entries that fit, findings
-    first. The ``truncated`` member added says so. A report whose skeleton
-    alone is past the limit is written as that skeleton."""
-    size = _size(text)
-    if size <= limit:
-        return text, None
-    document = json.loads(text)
+    first. A report whose skeleton alone is past the limit is written as
+    that skeleton. Each list is gone through entry by entry, to count and
+    measure the capped entries and then to write those kept: memory stays
+    that of one entry and of the sizes, whatever the size of the report.
+    """
     counter = [0]
-    document = _capped_strings(document, counter)
+    skeleton: dict[str, Any] = {}
+    lists: dict[str, tuple[Callable[[], Iterable[Any]], list[int]]] = {}
+    for key, value in members:
+        if isinstance(value, list | Listed):
+            items = value.items if isinstance(value, Listed) else _again(value)
+            sizes = [report_size(_encode(_capped_strings(item, counter))) for item in items()]
+            lists[key] = (items, sizes)
+            skeleton[key] = []
+        else:
+            skeleton[key] = _capped_strings(value, counter)
     truncated: dict[str, Any] = {
         "maxReportBytes": limit,
         "reportBytes": size,
         "cappedStrings": counter[0],
         "omitted": {},
     }
-    document["truncated"] = truncated
-    fitted = _encode(document) + "\n"
-    if _size(fitted) <= limit:
-        return fitted, truncated
-    lists = [key for key in _KEPT_FIRST if isinstance(document.get(key), list)]
-    lists += [k for k, v in document.items() if isinstance(v, list) and k not in lists]
-    full = {key: document[key] for key in lists}
-    for key in lists:
-        document[key] = []
-        truncated["omitted"][key] = len(full[key])
-    budget = limit - _size(_encode(document) + "\n")
-    for key in lists:
-        kept = _prefix(full[key], budget)
-        document[key] = full[key][:kept]
-        truncated["omitted"][key] = len(full[key]) - kept
-        budget = limit - _size(_encode(document) + "\n")
+    skeleton["truncated"] = truncated
+    kept = {key: len(sizes) for key, (_, sizes) in lists.items()}
+    if _filled_size(skeleton, lists, kept) <= limit:
+        return _written(skeleton, lists, kept), truncated
+    order: list[str] = [key for key in _KEPT_FIRST if key in lists]
+    order += [key for key in lists if key not in order]
+    for key in order:
+        kept[key] = 0
+        truncated["omitted"][key] = len(lists[key][1])
+    for key in order:
+        sizes = lists[key][1]
+        kept[key] = _prefix(sizes, limit - _filled_size(skeleton, lists, kept))
+        truncated["omitted"][key] = len(sizes) - kept[key]
     truncated["omitted"] = {k: n for k, n in truncated["omitted"].items() if n}
-    return _encode(document) + "\n", truncated
+    return _written(skeleton, lists, kept), truncated
+
+
+def _again(values: list[Any]) -> Callable[[], Iterable[Any]]:
+    return lambda: values
+
+
+def _filled_size(
+    skeleton: dict[str, Any],
+    lists: dict[str, tuple[Callable[[], Iterable[Any]], list[int]]],
+    kept: dict[str, int],
+) -> int:
+    """The bytes of the document with the first ``kept`` entries of each list."""
+    size = report_size(_encode(skeleton) + "\n")
+    for key, count in kept.items():
+        size += sum(lists[key][1][:count]) + max(count - 1, 0)
+    return size
+
+
+def _written(
+    skeleton: dict[str, Any],
+    lists: dict[str, tuple[Callable[[], Iterable[Any]], list[int]]],
+    kept: dict[str, int],
+) -> Iterator[str]:
+    """The document, compact, its lists' first ``kept`` entries capped again
+    one at a time: the bytes ``_encode`` writes for the whole value."""
+    for index, (key, value) in enumerate(skeleton.items()):
+        yield f"{',' if index else '{'}{encode_basestring(key)}:"
+        if key not in lists:
+            yield _encode(value)
+            continue
+        yield "["
+        entries = itertools.islice(lists[key][0](), kept[key])
+        for number, item in enumerate(entries):
+            text = _encode(_capped_strings(item, [0]))
+            yield f",{text}" if number else text
+        yield "]"
+    yield "}\n"
 
 
 def truncation_note(truncated: dict[str, Any]) -> str:
@@ -132,16 +193,16 @@ def _capped_strings(value: Any, counter: list[int]) -> Any:
     return value
 
 
-def _prefix(items: list[Any], budget: int) -> int:
-    """How many leading entries fit in ``budget`` bytes (with their commas)."""
+def _prefix(sizes: list[int], budget: int) -> int:
+    """How many leading entries of these sizes fit in ``budget`` bytes (with their commas)."""
     used = 0
-    for count, item in enumerate(items):
-        used += _size(_encode(item)) + (1 if count else 0)
+    for count, size in enumerate(sizes):
+        used += size + (1 if count else 0)
         if used > budget:
             return count
-    return len(items)
+    return len(sizes)
 
 
-def _size(text: str) -> int:
+def report_size(text: str) -> int:
     """UTF-8 bytes of ``text``; ASCII (most reports) without encoding it."""
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))

@@ -1,16 +1,30 @@
-"""``--format json``: the versioned report of REPORT.md, field for field.
+"""``--format json``: the versioned report of REPORT.md, field for field,
+written as it is produced.
 
 Scripts outside the repository depend on this shape; adding a field is
 allowed, renaming or dropping one needs a new ``schemaVersion``.
+
+:class:`JsonWriter` writes the report in chunks (its head, then each
+sandbox's pieces, then the findings and the tail) and can say how many
+bytes that text has without writing it, so a report within
+``--max-report-bytes`` is measured, then streamed, and never held whole
+(issue 18). ``report_document`` builds the same value in one piece; it is
+the reference the writer is held to, and what a truncated report is cut
+from, one list entry at a time (``lint.report.bounded.fit_document``).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import operator
+from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, Final, Literal
 
 from lint import __version__
+from lint.decision.model import EgressVerdict
+from lint.report.bounded import Listed, fit_document, report_size
 from lint.report.model import (
     ControllerReport,
     Culprit,
@@ -28,34 +42,222 @@ from lint.report.model import (
 
 SCHEMA_VERSION = 1
 
+Examined = Literal["all", "selecting"]
+"""``--examined``: ``all`` lists every examined entry (the contract);
+``selecting`` leaves out the ``does-not-select`` ones and counts them."""
+EXAMINED_MODES: Final[tuple[Examined, ...]] = ("all", "selecting")
+NOT_SELECTING: Final = "notSelecting"
+"""The member that counts, under ``--examined selecting``, the entries left out."""
+# Both vocabularies use the word: IngressVerdict.DOES_NOT_SELECT is equal.
+_QUIET: Final = str(EgressVerdict.DOES_NOT_SELECT)
 
-def report_document(report: Report) -> dict[str, Any]:
+
+def report_document(report: Report, examined: Examined = "all") -> dict[str, Any]:
     """The report as the JSON value REPORT.md describes, built in one piece.
-    ``render_json`` writes the same value faster."""
+    ``JsonWriter`` writes the same value faster, without holding it."""
     document = _head(report)
-    document["sandboxes"] = [_sandbox(s) for s in report.sandboxes]
+    document["sandboxes"] = [_sandbox(s, examined) for s in report.sandboxes]
     document.update(_tail(report))
     return document
 
 
-def render_json(report: Report) -> str:
-    """The report as compact JSON with a final newline: the bytes of
-    ``report_document`` written compactly. Same input, same bytes.
+def render_json(report: Report, examined: Examined = "all") -> str:
+    """The report as compact JSON with a final newline, in one string: the
+    bytes of ``report_document`` written compactly. Same input, same bytes."""
+    return "".join(JsonWriter(report, examined).chunks())
 
-    A large tree lists the same examined entry under many sandboxes (the
-    check reuses one entry for every sandbox that judged the document the
-    same way), so each entry is encoded once and its text reused; that, not
-    the encoder, was most of the cost of writing a report.
-    """
-    fragments = _Fragments()
-    sandboxes = ",".join(fragments.sandbox(s) for s in report.sandboxes)
-    head, tail = _encode(_head(report)), _encode(_tail(report))
-    return f'{head[:-1]},"sandboxes":[{sandboxes}],{tail[1:]}\n'
+
+def bounded_json(
+    report: Report, examined: Examined, limit: int
+) -> tuple[Iterable[str], dict[str, Any] | None]:
+    """The report's text within ``limit`` UTF-8 bytes (``--max-report-bytes``)
+    as chunks, and its ``truncated`` member when it had to be cut
+    (``fit_document``). The report is measured first, then written: two
+    passes over the model, none over a text held whole."""
+    writer = JsonWriter(report, examined)
+    size = writer.size()
+    if size <= limit:
+        return writer.chunks(), None
+    return fit_document(writer.members(), size, limit)
 
 
 # Compact, so the C encoder writes it. Pipe the report through `jq` to read it.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _escape = encode_basestring  # what `_encode` writes for a str
+
+
+class _Entries:
+    """One decision's examined list as written: the entries listed, what
+    closes the list (``]``, and under ``selecting`` the count left out),
+    and, once measured, the bytes of the entries with their commas."""
+
+    __slots__ = ("close", "entries", "size")
+
+    def __init__(self, entries: tuple[ExaminedEntry, ...], close: str) -> None:
+        self.entries = entries
+        self.close = close
+        self.size = -1
+
+
+_Piece = str | _Entries
+
+
+class JsonWriter:
+    """The JSON report of ``report``: its text in chunks (``chunks``), its
+    size in UTF-8 bytes without writing it (``size``), and its value member
+    by member for a report cut to fit (``members``).
+
+    A large tree lists the same examined entry under many sandboxes (the
+    check reuses one entry for every sandbox that judged the document the
+    same way), so each distinct entry is encoded once, and its text and
+    size kept, by identity; the report keeps every entry alive while it is
+    written, so no id is reused meanwhile. A sandbox's size is then its
+    skeleton's plus the sizes of its entries, summed at C speed, and the
+    text of a list is its entries' texts joined. A decision's list is kept
+    by the identity of its tuple, which sandboxes share too.
+    """
+
+    def __init__(self, report: Report, examined: Examined = "all") -> None:
+        self.report = report
+        self.examined = examined
+        self._texts: dict[int, str] = {}
+        self._sizes: dict[int, int] = {}
+        self._lists: dict[int, _Entries] = {}
+        self._measured_pieces: list[list[_Piece]] = []
+
+    def chunks(self) -> Iterator[str]:
+        """The report's text, a piece at a time: each piece is at most one
+        decision's examined list, so the text is never held whole."""
+        measured, self._measured_pieces = self._measured_pieces, []
+        yield f'{_encode(_head(self.report))[:-1]},"sandboxes":['
+        for index, sandbox in enumerate(self.report.sandboxes):
+            if index:
+                yield ","
+            pieces = measured[index] if measured else self._pieces(sandbox)
+            for piece in pieces:
+                if isinstance(piece, str):
+                    yield piece
+                else:
+                    yield self._joined(piece)
+                    yield piece.close
+        yield from self._tail_chunks()
+
+    def size(self) -> int:
+        """The bytes ``chunks`` writes, in UTF-8, without writing them. The
+        sandboxes' pieces are kept for the ``chunks`` that follows: text of
+        their skeletons and shared lists, a small part of the report."""
+        sandboxes = self.report.sandboxes
+        total = report_size(f'{_encode(_head(self.report))[:-1]},"sandboxes":[')
+        total += max(len(sandboxes) - 1, 0)
+        self._measured_pieces = [self._pieces(sandbox) for sandbox in sandboxes]
+        for pieces in self._measured_pieces:
+            for piece in pieces:
+                if isinstance(piece, str):
+                    total += report_size(piece)
+                else:
+                    total += self._measured(piece) + report_size(piece.close)
+        return total + sum(map(report_size, self._tail_chunks()))
+
+    def members(self) -> list[tuple[str, Any]]:
+        """The report's value as top-level members in order, its sandboxes
+        built one at a time as they are gone through (``Listed``)."""
+        report, examined = self.report, self.examined
+        sandboxes = Listed(lambda: (_sandbox(s, examined) for s in report.sandboxes))
+        return [*_head(report).items(), ("sandboxes", sandboxes), *_tail(report).items()]
+
+    def _tail_chunks(self) -> Iterator[str]:
+        """``],"findings":[``, each finding, then the rest of the tail:
+        findings can be many, each listing every path it affects."""
+        tail = _tail(self.report)
+        findings = tail.pop("findings")
+        yield '],"findings":['
+        for index, finding in enumerate(findings):
+            yield f",{_encode(finding)}" if index else _encode(finding)
+        yield f"],{_encode(tail)[1:]}\n"
+
+    def _pieces(self, sandbox: SandboxReport) -> list[_Piece]:
+        """The sandbox as text pieces around its decisions' examined lists."""
+        document = _sandbox(sandbox, None)
+        egress = document.pop("egress")
+        del document["ingress"], egress["union"], egress["reach"]
+        # `host` and `workload` (issue 17) come last, after `ingress`.
+        extra = {key: document.pop(key) for key in ("host", "workload") if key in document}
+        trailer = f",{_encode(extra)[1:-1]}" if extra else ""
+        pieces: list[_Piece] = [
+            f'{_encode(document)[:-1]},"egress":{_encode(egress)[:-1]},"union":'
+        ]
+        union, reach, ingress = sandbox.egress.union, sandbox.egress.reach, sandbox.ingress
+        self._decision(pieces, union, {})
+        pieces.append('},"reach":' if union is not None else 'null,"reach":')
+        if reach is None:
+            pieces.append("null")
+        else:
+            self._decision(pieces, reach.decision, {})
+            pieces.append(f',"skipped":{_encode([_skipped(s) for s in reach.skipped])}}}')
+        pieces.append('},"ingress":')
+        if ingress is None:
+            pieces.append("null")
+        else:
+            self._decision(pieces, ingress.decision, {"agentPort": ingress.agent_port})
+            pieces.append(',"reach":')
+            if ingress.reach is None:
+                pieces.append("null}")
+            else:
+                self._decision(pieces, ingress.reach, {})
+                pieces.append("}}")
+        claim = "" if sandbox.ref.claim is None else f',"claim":{_escape(sandbox.ref.claim)}'
+        pieces.append(f"{trailer}{claim}}}")
+        return pieces
+
+    def _decision(
+        self, pieces: list[_Piece], decision: DecisionReport | None, head: dict[str, Any]
+    ) -> None:
+        """A decision up to the end of its examined list (and its count of
+        entries left out); the caller writes the members after it and
+        closes it with ``}``."""
+        if decision is None:
+            return
+        fields = {**head, **_decision(decision, None)}
+        pieces += (f'{_encode(fields)[:-1]},"examined":[', self._entries(decision.examined))
+
+    def _entries(self, examined: tuple[ExaminedEntry, ...]) -> _Entries:
+        known = self._lists.get(id(examined))
+        if known is not None:
+            return known
+        if self.examined == "all":
+            listed = _Entries(examined, "]")
+        else:
+            kept = tuple(e for e in examined if e.verdict != _QUIET)
+            listed = _Entries(kept, f'],"{NOT_SELECTING}":{len(examined) - len(kept)}')
+        self._lists[id(examined)] = listed
+        return listed
+
+    def _measured(self, listed: _Entries) -> int:
+        if listed.size < 0:
+            ids = list(map(id, listed.entries))
+            self._learn(listed.entries, ids)
+            listed.size = sum(map(self._sizes.__getitem__, ids)) + max(len(ids) - 1, 0)
+        return listed.size
+
+    def _joined(self, listed: _Entries) -> str:
+        try:
+            return ",".join(map(self._texts.__getitem__, map(id, listed.entries)))
+        except KeyError:  # not measured: encode the entries not seen before
+            ids = list(map(id, listed.entries))
+            self._learn(listed.entries, ids)
+            return ",".join(map(self._texts.__getitem__, ids))
+
+    def _learn(self, entries: tuple[ExaminedEntry, ...], ids: list[int]) -> None:
+        """Encode the entries not seen before. Most of a list's entries were
+        in lists before it, so they are passed over at C speed."""
+        texts = self._texts
+        unseen = itertools.compress(entries, map(operator.not_, map(texts.__contains__, ids)))
+        for entry in unseen:
+            key = id(entry)
+            if key not in texts:  # the same entry twice in one list
+                text = _entry_text(entry)
+                texts[key] = text
+                self._sizes[key] = report_size(text)
 
 
 def _head(report: Report) -> dict[str, Any]:
@@ -90,53 +292,6 @@ def _tail(report: Report) -> dict[str, Any]:
     return tail
 
 
-class _Fragments:
-    """Encodes sandboxes, writing each distinct examined entry's text once."""
-
-    def __init__(self) -> None:
-        # Keyed by identity: the report keeps every entry alive while it is
-        # written, so no id is reused meanwhile.
-        self._texts: dict[int, str] = {}
-
-    def sandbox(self, sandbox: SandboxReport) -> str:
-        document = _sandbox(sandbox, examined=False)
-        egress = document.pop("egress")
-        del document["ingress"], egress["union"], egress["reach"]
-        # `host` and `workload` (issue 17) come last, after `ingress`.
-        extra = {key: document.pop(key) for key in ("host", "workload") if key in document}
-        trailer = f",{_encode(extra)[1:-1]}" if extra else ""
-        union, ingress = sandbox.egress.union, sandbox.ingress
-        union_text = "null" if union is None else self._decision(union, {})
-        reach = sandbox.egress.reach
-        reach_text = "null" if reach is None else self._reach(reach)
-        ingress_text = "null"
-        if ingress is not None:
-            ingress_reach = "null" if ingress.reach is None else self._decision(ingress.reach, {})
-            ingress_text = self._decision(
-                ingress.decision, {"agentPort": ingress.agent_port}, f',"reach":{ingress_reach}'
-            )
-        claim = "" if sandbox.ref.claim is None else f',"claim":{_escape(sandbox.ref.claim)}'
-        return (
-            f'{_encode(document)[:-1]},"egress":{_encode(egress)[:-1]},"union":{union_text}'
-            f',"reach":{reach_text}}},"ingress":{ingress_text}{trailer}{claim}}}'
-        )
-
-    def _decision(self, decision: DecisionReport, head: dict[str, Any], tail: str = "") -> str:
-        fields = {**head, **_decision(decision, examined=False)}
-        known = self._texts.get
-        examined = ",".join([known(id(e)) or self._entry(e) for e in decision.examined])
-        return f'{_encode(fields)[:-1]},"examined":[{examined}]{tail}}}'
-
-    def _reach(self, reach: ReachReport) -> str:
-        skipped = _encode([_skipped(s) for s in reach.skipped])
-        return self._decision(reach.decision, {}, f',"skipped":{skipped}')
-
-    def _entry(self, entry: ExaminedEntry) -> str:
-        text = _entry_text(entry)
-        self._texts[id(entry)] = text
-        return text
-
-
 def _entry_text(entry: ExaminedEntry) -> str:
     """``_examined(entry)`` encoded, field by field: the encoder's own
     string escaping without building a dict per entry."""
@@ -166,7 +321,9 @@ def _ref(ref: SandboxRef) -> dict[str, Any]:
     return result
 
 
-def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]:
+def _sandbox(sandbox: SandboxReport, examined: Examined | None) -> dict[str, Any]:
+    """The sandbox's value; with ``examined`` None, without its decisions'
+    examined lists and its ``claim`` (``JsonWriter`` writes those itself)."""
     egress = sandbox.egress
     result = _ref(sandbox.ref)
     # A pooled pod's claims go last, after every field a sandbox had before.
@@ -184,7 +341,7 @@ def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]
             else {"kind": egress.expected_kind, "name": egress.expected_name}
         ),
         "named": None if egress.named is None else _named(egress.named),
-        "union": _decision(egress.union, examined=examined) if egress.union is not None else None,
+        "union": _decision(egress.union, examined) if egress.union is not None else None,
         "reach": _reach(egress.reach, examined) if egress.reach is not None else None,
     }
     ingress = sandbox.ingress
@@ -193,8 +350,8 @@ def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]
         if ingress is None
         else {
             "agentPort": ingress.agent_port,
-            **_decision(ingress.decision, examined=examined),
-            "reach": None if ingress.reach is None else _decision(ingress.reach, examined=examined),
+            **_decision(ingress.decision, examined),
+            "reach": None if ingress.reach is None else _decision(ingress.reach, examined),
         }
     )
     # Last, and only when not the default: namzu template reports keep their bytes.
@@ -202,14 +359,14 @@ def _sandbox(sandbox: SandboxReport, *, examined: bool = True) -> dict[str, Any]
         result["host"] = sandbox.host
     if sandbox.workload_kind is not None:
         result["workload"] = {"kind": sandbox.workload_kind, "name": sandbox.ref.template}
-    if claim is not None and examined:
+    if claim is not None and examined is not None:
         result["claim"] = claim
     return result
 
 
-def _reach(reach: ReachReport, examined: bool = True) -> dict[str, Any]:
+def _reach(reach: ReachReport, examined: Examined | None) -> dict[str, Any]:
     skipped = [_skipped(s) for s in reach.skipped]
-    return {**_decision(reach.decision, examined=examined), "skipped": skipped}
+    return {**_decision(reach.decision, examined), "skipped": skipped}
 
 
 def _skipped(entry: SkippedEntry) -> dict[str, Any]:
@@ -230,12 +387,17 @@ def _named(named: NamedReport) -> dict[str, Any]:
     }
 
 
-def _decision(decision: DecisionReport, *, examined: bool = True) -> dict[str, Any]:
-    """The decision's fields; ``examined`` is left out when the caller
-    writes that list itself."""
+def _decision(decision: DecisionReport, examined: Examined | None) -> dict[str, Any]:
+    """The decision's fields; ``examined`` None leaves the list out, for a
+    caller that writes it itself. Under ``selecting`` the list keeps the
+    entries that select the pod, and ``notSelecting`` counts the others."""
     result: dict[str, Any] = {"refusal": decision.refusal, "summary": decision.summary}
-    if examined:
+    if examined == "all":
         result["examined"] = [_examined(e) for e in decision.examined]
+    elif examined == "selecting":
+        kept = [_examined(e) for e in decision.examined if e.verdict != _QUIET]
+        result["examined"] = kept
+        result[NOT_SELECTING] = len(decision.examined) - len(kept)
     return result
 
 

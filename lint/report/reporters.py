@@ -2,7 +2,9 @@
 ``check``'s formats (text, json, sarif, github, markdown) that ``--format`` takes its choices from.
 
 A reporter turns a finished report into text and writes nothing; the
-command line writes it. :func:`registry` builds the name -> reporter
+command line writes it. A ``check`` reporter also gives its text in chunks
+(:class:`CheckReporter`), which the command line writes as they come, so a
+large report is never held whole. :func:`registry` builds the name -> reporter
 mapping of every command that has formats the same way (``check`` here,
 ``explain`` in ``lint.explain.reporters``, ``rules`` in ``lint.cli.rules``),
 so a new reporter shows up in ``--format`` and its ``--help`` by itself.
@@ -10,19 +12,17 @@ so a new reporter shows up in ``--format`` and its ``--help`` by itself.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
-from lint.report.json_report import render_json
+from lint.report.json_report import Examined, JsonWriter
 from lint.report.model import Report
-from lint.report.text_report import render_text
+from lint.report.text_report import TextOptions, text_chunks
 
 ReportT_contra = TypeVar("ReportT_contra", contravariant=True)
 OptionsT_contra = TypeVar("OptionsT_contra", contravariant=True)
-ReportT = TypeVar("ReportT")
-OptionsT = TypeVar("OptionsT")
 
 
 class Reporter(Protocol[ReportT_contra, OptionsT_contra]):
@@ -34,9 +34,10 @@ class Reporter(Protocol[ReportT_contra, OptionsT_contra]):
     def render(self, report: ReportT_contra, options: OptionsT_contra) -> str: ...
 
 
-def registry(
-    *reporters: Reporter[ReportT, OptionsT],
-) -> Mapping[str, Reporter[ReportT, OptionsT]]:
+AnyReporter = TypeVar("AnyReporter", bound=Reporter[Any, Any])
+
+
+def registry(*reporters: AnyReporter) -> Mapping[str, AnyReporter]:
     """The reporters by name, in the order given: the order ``--format``
     lists them in, the first being its default."""
     by_name = {reporter.name: reporter for reporter in reporters}
@@ -62,26 +63,49 @@ class RenderOptions:
     """sarif: the chart directory that '# Source:' template paths are relative to."""
     category: str = "egress-lint"
     """sarif: the automationDetails category."""
+    examined: Examined = "all"
+    """json: every examined entry, or only those that select the pod (``--examined``)."""
+
+
+class CheckReporter(Reporter[Report, RenderOptions], Protocol):
+    """A ``check`` format, which also gives its text as chunks to write one
+    after the other; ``render`` is those chunks joined."""
+
+    @property
+    def escapes_controls(self) -> bool:
+        """True when the format writes every control character as an
+        escape itself (JSON, SARIF): its text holds no terminal escape
+        sequence, so it is written as it is, without click's stripping of
+        them for a stream that is not a terminal."""
+        ...
+
+    def chunks(self, report: Report, options: RenderOptions) -> Iterable[str]: ...
 
 
 class TextReporter:
     name: Final = "text"
+    escapes_controls: Final = False
 
     def render(self, report: Report, options: RenderOptions) -> str:
-        return render_text(
-            report,
-            colour=options.colour,
-            show_suppressed=options.show_suppressed,
-            verbose=options.verbose,
-            quiet=options.quiet,
-        )
+        return "".join(self.chunks(report, options))
+
+    def chunks(self, report: Report, options: RenderOptions) -> Iterable[str]:
+        text = TextOptions(options.colour, options.show_suppressed, options.verbose, options.quiet)
+        return text_chunks(report, text)
 
 
 class JsonReporter:
+    """The JSON report whole; the command line bounds it by
+    ``--max-report-bytes`` before it writes it (``lint.report.json_report.bounded_json``)."""
+
     name: Final = "json"
+    escapes_controls: Final = True
 
     def render(self, report: Report, options: RenderOptions) -> str:
-        return render_json(report)
+        return "".join(self.chunks(report, options))
+
+    def chunks(self, report: Report, options: RenderOptions) -> Iterable[str]:
+        return JsonWriter(report, options.examined).chunks()
 
 
 class SarifReporter:
@@ -89,35 +113,48 @@ class SarifReporter:
     never pays for it at start-up."""
 
     name: Final = "sarif"
+    escapes_controls: Final = True
 
     def render(self, report: Report, options: RenderOptions) -> str:
-        from lint.report.sarif_report import SarifOptions, render_sarif  # noqa: PLC0415
+        return "".join(self.chunks(report, options))
 
-        return render_sarif(report, SarifOptions(options.helm_chart_root, options.category))
+    def chunks(self, report: Report, options: RenderOptions) -> Iterable[str]:
+        from lint.report.sarif_report import SarifOptions, sarif_chunks  # noqa: PLC0415
+
+        return sarif_chunks(report, SarifOptions(options.helm_chart_root, options.category))
 
 
 class GithubReporter:
-    """GitHub Actions annotations (``lint.report.github_report``)."""
+    """GitHub Actions annotations (``lint.report.github_report``): one
+    line per unsuppressed finding, so written in one piece."""
 
     name: Final = "github"
+    escapes_controls: Final = False
 
     def render(self, report: Report, options: RenderOptions) -> str:
         from lint.report.github_report import render_github  # noqa: PLC0415
 
         return render_github(report)
 
+    def chunks(self, report: Report, options: RenderOptions) -> Iterable[str]:
+        return (self.render(report, options),)
+
 
 class MarkdownReporter:
-    """A Markdown summary (``lint.report.markdown_report``)."""
+    """A Markdown summary (``lint.report.markdown_report``), written in one piece."""
 
     name: Final = "markdown"
+    escapes_controls: Final = False
 
     def render(self, report: Report, options: RenderOptions) -> str:
         from lint.report.markdown_report import render_markdown  # noqa: PLC0415
 
         return render_markdown(report)
 
+    def chunks(self, report: Report, options: RenderOptions) -> Iterable[str]:
+        return (self.render(report, options),)
 
-CHECK_REPORTERS: Final[Mapping[str, Reporter[Report, RenderOptions]]] = registry(
+
+CHECK_REPORTERS: Final[Mapping[str, CheckReporter]] = registry(
     TextReporter(), JsonReporter(), SarifReporter(), GithubReporter(), MarkdownReporter()
 )

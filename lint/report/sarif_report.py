@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,14 +39,39 @@ class SarifOptions:
 
 
 def render_sarif(report: Report, options: SarifOptions | None = None) -> str:
+    """The SARIF log in one string: ``sarif_chunks`` joined."""
+    return "".join(sarif_chunks(report, options))
+
+
+def sarif_chunks(report: Report, options: SarifOptions | None = None) -> Iterator[str]:
+    """The SARIF log, indented by two, one result at a time: the bytes
+    ``json.dumps(log, indent=2)`` writes for the whole log, without holding
+    it. Each result sits four levels deep, so its own lines are indented
+    by eight more; the encoder escapes every newline inside a string, so
+    each line break in its text is one of the layout's."""
     options = options or SarifOptions()
     run = {
         "tool": {"driver": _driver()},
         "automationDetails": {"id": f"{options.category}/check"},
-        "results": [_result(f, options) for f in report.findings],
+        "results": [],
     }
     log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    skeleton = json.dumps(log, indent=2, ensure_ascii=False)
+    if not report.findings:
+        yield skeleton + "\n"
+        return
+    # The key is written once: a `"` inside any string is escaped.
+    before, _, after = skeleton.partition('"results": []')
+    yield before + '"results": ['
+    for index, finding in enumerate(report.findings):
+        text = json.dumps(_result(finding, options), indent=2, ensure_ascii=False)
+        yield ("," if index else "") + _RESULT_BREAK + text.replace("\n", _RESULT_BREAK)
+    yield "\n" + " " * (_RESULT_DEPTH - 1) * 2 + "]" + after + "\n"
+
+
+_RESULT_DEPTH = 4
+"""log, runs, the run, results: a result's first line is indented by eight."""
+_RESULT_BREAK = "\n" + " " * _RESULT_DEPTH * 2
 
 
 def _driver() -> dict[str, Any]:

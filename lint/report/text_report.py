@@ -12,7 +12,7 @@ escaped, so a control character in a policy name cannot rewrite the screen.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -81,33 +81,41 @@ def render_text(
     verbose: bool = False,
     quiet: bool = False,
 ) -> str:
-    options = TextOptions(colour, show_suppressed, verbose, quiet)
-    paint = _Painter(colour)
-    shown = [f for f in report.findings if show_suppressed or not f.suppressed]
-    lines: list[str] = []
+    """The text report in one string: ``text_chunks`` joined."""
+    return "".join(text_chunks(report, TextOptions(colour, show_suppressed, verbose, quiet)))
+
+
+def text_chunks(report: Report, options: TextOptions) -> Iterator[str]:
+    """The text report, a block of whole lines at a time (the preamble, a
+    sandbox, a finding, the summary), each line ending in a newline."""
+    for block in _blocks(report, options):
+        if block:
+            yield "\n".join(block) + "\n"
+
+
+def _blocks(report: Report, options: TextOptions) -> Iterator[list[str]]:
+    paint = _Painter(options.colour)
+    quiet = options.quiet
+    shown = [f for f in report.findings if options.show_suppressed or not f.suppressed]
     if not quiet:
-        lines.extend(_preamble(report))
+        yield _preamble(report)
         by_path = _findings_by_path(shown)
         for sandbox in report.sandboxes:
             own = by_path.get((sandbox.ref, sandbox.environment), [])
-            lines.extend(_sandbox_block(sandbox, own, paint, options))
+            yield _sandbox_block(sandbox, own, paint, options)
         if report.sandboxes:
-            lines.append("")
+            yield [""]
     for finding in sorted(shown, key=_severity_first):
-        lines.extend(_finding_block(finding, paint, options))
-        lines.append("")
+        yield [*_finding_block(finding, paint, options), ""]
     if report.stale_baseline and not quiet:
         count = len(report.stale_baseline)
-        lines.extend(
-            _wrap(
-                f"baseline: {count} stale entr{'y' if count == 1 else 'ies'} "
-                "no longer match any finding: " + ", ".join(report.stale_baseline),
-                "",
-            )
+        yield _wrap(
+            f"baseline: {count} stale entr{'y' if count == 1 else 'ies'} "
+            "no longer match any finding: " + ", ".join(report.stale_baseline),
+            "",
         )
     if not quiet:
-        lines.append(_summary(report, paint))
-    return "\n".join(lines) + "\n" if lines else ""
+        yield [_summary(report, paint)]
 
 
 def _severity_first(finding: Finding) -> tuple[object, ...]:

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lint.checks.runner import CheckOptions, run_check
 from lint.cli import main
@@ -18,14 +20,17 @@ from lint.report import text_report
 from lint.report.bounded import (
     MESSAGE_LIMIT,
     QUOTE_LIMIT,
+    Listed,
     bounded,
     capped,
-    fit_json,
+    fit_document,
+    report_size,
 )
 from lint.report.github_report import render_github
 from lint.report.json_report import render_json
 from lint.report.markdown_report import render_markdown
 from lint.report.sarif_report import SarifOptions, render_sarif
+from tests.report.reference_fit import fit_json
 
 DECLARATION = (
     "version: 1\nsandboxes:\n  - {template: task, namespace: hostile, "
@@ -91,21 +96,32 @@ def test_a_message_of_many_short_quotes_is_capped_as_a_whole() -> None:
     assert len(result) < MESSAGE_LIMIT + 30
 
 
-def test_fit_json_leaves_a_report_within_the_bound_alone() -> None:
+def test_the_reference_leaves_a_report_within_the_bound_alone() -> None:
     text = '{"findings":[],"sandboxes":[]}\n'
     assert fit_json(text, 1000) == (text, None)
 
 
-def test_fit_json_caps_strings_then_leaves_out_trailing_entries() -> None:
+def _fitted(document: dict[str, Any], limit: int) -> tuple[str, dict[str, Any]]:
+    """``fit_document`` over the document, its sandboxes given lazily."""
+    members = [
+        (key, Listed(lambda value=value: iter(value)) if key == "sandboxes" else value)
+        for key, value in document.items()
+    ]
+    size = report_size(json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n")
+    chunks, truncated = fit_document(members, size, limit)
+    return "".join(chunks), truncated
+
+
+def test_fit_document_caps_strings_then_leaves_out_trailing_entries() -> None:
     document = {
         "schemaVersion": 1,
         "sandboxes": [{"detail": "y" * 5000}] * 50,
         "findings": [{"message": "x" * 5000, "n": i} for i in range(300)],
         "parseErrors": [],
     }
-    text = json.dumps(document) + "\n"
-    fitted, truncated = fit_json(text, 20_000)
-    assert truncated is not None
+    text = json.dumps(document, separators=(",", ":")) + "\n"
+    fitted, truncated = _fitted(document, 20_000)
+    assert (fitted, truncated) == fit_json(text, 20_000)
     assert len(fitted.encode()) <= 20_000
     result = json.loads(fitted)
     assert list(result) == ["schemaVersion", "sandboxes", "findings", "parseErrors", "truncated"]
@@ -116,6 +132,42 @@ def test_fit_json_caps_strings_then_leaves_out_trailing_entries() -> None:
     assert truncated["omitted"]["findings"] == 300 - len(result["findings"]) > 0
     assert truncated["reportBytes"] == len(text)
     assert truncated["cappedStrings"] == 350
+
+
+_TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=260) | st.sampled_from(
+    ["", "é" * 201, "x" * 199, "\u2028"]
+)
+_ENTRY = st.dictionaries(st.sampled_from(["a", "detail", "é"]), _TEXT | st.integers(), max_size=3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    sandboxes=st.lists(_ENTRY, max_size=6),
+    findings=st.lists(_ENTRY, max_size=6),
+    errors=st.lists(_ENTRY, max_size=3),
+    stale=st.none() | st.lists(_TEXT, max_size=3),
+    controller=st.none() | _ENTRY,
+    share=st.floats(min_value=0.0, max_value=1.0, exclude_max=True),
+)
+def test_fit_document_cuts_a_report_to_the_bytes_of_the_reference(
+    sandboxes: list[dict[str, Any]],
+    findings: list[dict[str, Any]],
+    errors: list[dict[str, Any]],
+    stale: list[str] | None,
+    controller: dict[str, Any] | None,
+    share: float,
+) -> None:
+    """Every path of the cut (capping enough, lists left out in part or
+    whole, a skeleton past the limit) gives the bytes of issue 15's."""
+    document: dict[str, Any] = {"schemaVersion": 1, "tool": {"name": "é" * 201}}
+    document |= {"sandboxes": sandboxes, "findings": findings, "parseErrors": errors}
+    if stale is not None:
+        document["staleBaseline"] = stale
+    if controller is not None:
+        document["controller"] = controller
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+    limit = max(1, int(report_size(text) * share))
+    assert _fitted(document, limit) == fit_json(text, limit)
 
 
 def _sizes(options: CheckOptions, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:

@@ -1,8 +1,13 @@
 """``render_json`` writes each examined entry's text once and splices it in;
-the bytes must be exactly those of the report's JSON value written compactly."""
+the bytes must be exactly those of the report's JSON value written compactly.
+The report is streamed (issue 18): ``JsonWriter`` measures it without
+writing it and writes it a decision at a time, and a report past
+``--max-report-bytes`` is cut to the bytes issue 15 cut it to."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -10,7 +15,15 @@ from typing import Any
 import pytest
 
 from lint.checks.runner import CheckOptions, run_check
-from lint.report.json_report import render_json, report_document
+from lint.report.json_report import (
+    EXAMINED_MODES,
+    Examined,
+    JsonWriter,
+    _examined,
+    bounded_json,
+    render_json,
+    report_document,
+)
 from lint.report.model import (
     DecisionReport,
     EgressReport,
@@ -22,7 +35,16 @@ from lint.report.model import (
     SandboxRef,
     SandboxReport,
 )
+from lint.report.sarif_report import (
+    SCHEMA_URI,
+    SarifOptions,
+    _driver,
+    _result,
+    render_sarif,
+    sarif_chunks,
+)
 from tests.checks.scenario_runner import DEMO, SCENARIOS
+from tests.report.reference_fit import fit_json
 
 TREES = [DEMO, *sorted(p for p in SCENARIOS.iterdir() if p.is_dir())]
 
@@ -38,6 +60,84 @@ def test_fixture_reports_render_to_their_json_value(
     monkeypatch.chdir(tree)
     report = run_check(CheckOptions(paths=(".",)))
     assert render_json(report) == compact(report_document(report))
+
+
+@functools.cache
+def _report(tree: Path) -> Report:
+    with contextlib.chdir(tree):
+        return run_check(CheckOptions(paths=(".",)))
+
+
+@pytest.mark.parametrize("examined", EXAMINED_MODES)
+@pytest.mark.parametrize("tree", TREES, ids=lambda p: p.name)
+def test_the_streamed_report_is_its_value_encoded_whole(tree: Path, examined: Examined) -> None:
+    """The chunks, joined, are ``report_document`` written compactly, and
+    the size measured without writing them is their size in UTF-8."""
+    report = _report(tree)
+    whole = compact(report_document(report, examined))
+    writer = JsonWriter(report, examined)
+    assert writer.size() == len(whole.encode("utf-8"))
+    assert "".join(writer.chunks()) == whole
+    chunks, truncated = bounded_json(report, examined, len(whole.encode("utf-8")))
+    assert truncated is None
+    assert "".join(chunks) == whole
+
+
+def _list_texts(report: Report) -> list[str]:
+    """The text of every decision's examined list."""
+    decisions: list[DecisionReport | None] = []
+    for sandbox in report.sandboxes:
+        reach = sandbox.egress.reach
+        decisions += [sandbox.egress.union, reach.decision if reach else None]
+        if sandbox.ingress is not None:
+            decisions += [sandbox.ingress.decision, sandbox.ingress.reach]
+    return [
+        json.dumps([_examined(e) for e in d.examined], ensure_ascii=False, separators=(",", ":"))
+        for d in decisions
+        if d is not None
+    ]
+
+
+def test_no_chunk_holds_more_than_one_decisions_list() -> None:
+    """The report is never built whole: its largest chunk is one examined
+    list or a sandbox's skeleton, far less than the report."""
+    report = _report(DEMO)
+    chunks = list(JsonWriter(report).chunks())
+    longest = max(map(len, _list_texts(report)))
+    assert len(report.sandboxes) > 3
+    assert max(map(len, chunks)) <= max(longest, 2048) < len("".join(chunks)) / 3
+
+
+@pytest.mark.parametrize("examined", EXAMINED_MODES)
+@pytest.mark.parametrize("tree", TREES, ids=lambda p: p.name)
+def test_a_report_past_the_bound_is_cut_to_the_bytes_of_issue_15(
+    tree: Path, examined: Examined
+) -> None:
+    """Strings capped, then entries left out, then only the skeleton: the
+    streamed cut writes what issue 15's cut of the whole text wrote."""
+    report = _report(tree)
+    text = render_json(report, examined)
+    size = len(text.encode("utf-8"))
+    for limit in {size - 1, size // 2, size // 5, 600, 1}:
+        chunks, truncated = bounded_json(report, examined, limit)
+        assert ("".join(chunks), truncated) == fit_json(text, limit), limit
+
+
+@pytest.mark.parametrize("tree", TREES, ids=lambda p: p.name)
+def test_the_streamed_sarif_log_is_the_log_dumped_whole(tree: Path) -> None:
+    report = _report(tree)
+    options = SarifOptions(category="c")
+    run = {
+        "tool": {"driver": _driver()},
+        "automationDetails": {"id": "c/check"},
+        "results": [_result(f, options) for f in report.findings],
+    }
+    log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    whole = json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    assert render_sarif(report, options) == whole
+    # One chunk per result, and the log around them.
+    chunks = list(sarif_chunks(report, options))
+    assert len(chunks) == (len(report.findings) + 2 if report.findings else 1)
 
 
 def _entry(name: str, location: Location | None, detail: str | None) -> ExaminedEntry:

@@ -1,0 +1,91 @@
+"""Writing what a command makes where the command line sends it: a file it
+names (``--output``, ``--write-baseline``: a regular file, a named pipe,
+``/dev/stdout``), standard output, or standard error (``--passthrough``),
+chunk by chunk as the reporter makes it, so a large report is never held
+whole.
+
+A file that cannot be written is a usage error naming it and the reason
+(exit 2), never an internal error. A standard stream whose reader went
+away (``egress-lint check | head`` closed the pipe) is not a failure of the
+check: the rest of the text has nowhere to go, so writing to it stops, and
+the exit status stays the check's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+import click
+
+from lint.cli.exits import USAGE, fail
+
+BATCH = 1 << 16
+"""Characters gathered before one ``click.echo``: each call flushes, so a
+report of many short blocks is not a write per line."""
+
+
+def write_output(path: Path, chunks: Iterable[str]) -> None:
+    """Write the chunks to a file the command line named, in UTF-8."""
+    try:
+        with path.open("w", encoding="utf-8") as stream:
+            for chunk in chunks:
+                stream.write(chunk)
+    except OSError as error:
+        fail(f"cannot write {path}: {error.strerror or type(error).__name__}", USAGE)
+
+
+def write_standard(chunks: Iterable[str], *, to_stderr: bool, as_is: bool) -> None:
+    """Write the chunks to standard output (or error) with ``click.echo``,
+    a batch of whole chunks at a time (each echo flushes). Text that may
+    hold a terminal escape sequence is stripped of them when the stream is
+    no terminal, as click does; ``as_is`` text (JSON, SARIF: every control
+    character already escaped) holds none, so it is not searched for them."""
+    stream = sys.stderr if to_stderr else sys.stdout
+    colour = True if as_is else None  # True: click strips nothing
+    with reader_may_leave(stream):
+        for batch in _batches(chunks):
+            click.echo(batch, err=to_stderr, nl=False, color=colour)
+
+
+@contextlib.contextmanager
+def reader_may_leave(stream: TextIO) -> Iterator[None]:
+    """Writing to a standard stream whose reader may close it: a closed
+    pipe (EPIPE) ends the writing quietly, and the stream's descriptor is
+    pointed at ``/dev/null``, so what is still buffered, and the flush when
+    the process leaves, go nowhere instead of failing again."""
+    try:
+        yield
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError):  # no descriptor (a test's stream)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)
+
+
+def _batches(chunks: Iterable[str]) -> Iterator[str]:
+    """The chunks joined into batches of at least ``BATCH`` characters (the
+    last may be shorter), a long chunk on its own. A batch ends where a
+    chunk does, at the end of a line for the formats that may hold an
+    escape sequence, and none spans a line end, so click strips from the
+    batches what it stripped from the whole."""
+    pending: list[str] = []
+    size = 0
+    for chunk in chunks:
+        if len(chunk) >= BATCH:
+            if pending:
+                yield "".join(pending)
+                pending, size = [], 0
+            yield chunk
+            continue
+        pending.append(chunk)
+        size += len(chunk)
+        if size >= BATCH:
+            yield "".join(pending)
+            pending, size = [], 0
+    if pending:
+        yield "".join(pending)
