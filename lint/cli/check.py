@@ -48,7 +48,7 @@ from lint.render.lines import stream_reader, template_lines
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, fit_json, truncation_note
 from lint.report.environments import in_environment, joined
 from lint.report.model import Report
-from lint.report.reporters import CHECK_REPORTERS, RenderOptions
+from lint.report.reporters import CHECK_REPORTERS, TEMPLATE_LINE_FORMATS, RenderOptions
 from lint.rules import level_rank
 from lint.suppression import BaselineError, render_baseline
 
@@ -90,22 +90,26 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
 
 
 def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
-    run = _checked(options, stdin, out.rendering.helm_chart_root)
+    run = _checked(options, stdin, out)
     return _write(run.report, run, out, stdin)
 
 
-def _checked(options: CheckOptions, stdin: bytes | None, chart_root: str | None) -> CheckRun:
+def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> CheckRun:
     """The run, its Helm findings placed on their template lines
-    (``lint.render.lines``): ``chart_root`` maps the ``# Source:`` paths of
-    a piped render; a render of ours has mapped them already."""
+    (``lint.render.lines``) when the format shows them: the chart root maps
+    the ``# Source:`` paths of a piped render; a render of ours has mapped
+    them already."""
     try:
         run = check_run(options, stdin=stdin)
     except DeclarationError as error:
         fail(error.report(), USAGE)
     except BaselineError as error:
         fail(str(error), USAGE)
-    if not any(f.location.source is not None for f in run.report.findings):
+    if out.fmt not in TEMPLATE_LINE_FORMATS or not any(
+        f.location.source is not None for f in run.report.findings
+    ):
         return run
+    chart_root = out.rendering.helm_chart_root
     if isinstance(stdin, RenderedInput):
         chart_root = None
     placed = template_lines(run.report, stream_reader(stdin, STDIN_NAME), chart_root)
@@ -127,9 +131,7 @@ def execute_environments(
             stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
             namespace = options.namespace or environment.namespace
             run = _checked(
-                dataclasses.replace(options, paths=("-",), namespace=namespace),
-                stdin,
-                out.rendering.helm_chart_root,
+                dataclasses.replace(options, paths=("-",), namespace=namespace), stdin, out
             )
             reports.append(in_environment(run.report, environment.name))
             runs.append(run)

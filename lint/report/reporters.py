@@ -118,6 +118,12 @@ class MarkdownReporter:
         return render_markdown(report)
 
 
+TEMPLATE_LINE_FORMATS: Final = frozenset({"text", "sarif", "github", "markdown"})
+"""The check formats that show a Helm finding's template line
+(``Location.source_line``). The others never read it, so a run in them
+skips the search for template lines (``lint.render.lines``); a test holds
+each of them to the same bytes with and without that search."""
+
 CHECK_REPORTERS: Final[Mapping[str, Reporter[Report, RenderOptions]]] = registry(
     TextReporter(), JsonReporter(), SarifReporter(), GithubReporter(), MarkdownReporter()
 )
