@@ -562,7 +562,25 @@ def is_listed(kind: Kind) -> bool:
 
 def identify(api_version: object, name: str) -> Kind | None:
     """The kind an object of this ``apiVersion`` and ``kind`` is (see the
-    module docstring), or None when the check does not read it."""
+    module docstring), or None when the check does not read it. Answers
+    for text apiVersions are kept: the inventory asks once per document."""
+    if api_version is not None and not isinstance(api_version, str):
+        return _identified(api_version, name)
+    key = (api_version, name)
+    if key in _IDENTIFIED:
+        return _IDENTIFIED[key]
+    found = _identified(api_version, name)
+    if len(_IDENTIFIED) < _MEMO_LIMIT:
+        _IDENTIFIED[key] = found
+    return found
+
+
+_IDENTIFIED: Final[dict[tuple[str | None, str], Kind | None]] = {}
+_MEMO_LIMIT: Final = 4096
+"""Answers ``identify`` keeps: hostile input can name any number of kinds."""
+
+
+def _identified(api_version: object, name: str) -> Kind | None:
     group, version = _split(api_version)
     candidates = _BY_NAME.get(name, ())
     for kind in candidates:

@@ -9,6 +9,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lint.decision.constants import (
     CILIUM_API_VERSION,
@@ -20,6 +22,8 @@ from lint.decision.constants import (
 from lint.decision.translation import OWNER_API_VERSIONS
 from lint.inventory import build_inventory
 from lint.kinds import (
+    _IDENTIFIED,
+    _MEMO_LIMIT,
     CLUSTER_KINDS,
     CONFIG_MAP,
     CONFIG_MAP_NAME,
@@ -36,6 +40,7 @@ from lint.kinds import (
     Decision,
     Kind,
     Scope,
+    _identified,
     identify,
     relevant_kinds,
 )
@@ -271,3 +276,33 @@ def test_the_decision_engine_imports_only_itself_and_the_kinds_table() -> None:
 def test_the_kinds_table_is_plain_data() -> None:
     imports = _lint_imports(LINT / "kinds.py")
     assert imports <= {"__future__", "collections.abc", "dataclasses", "enum", "typing"}
+
+
+_NAMES = st.one_of(
+    st.sampled_from([*sorted({kind.name for kind in KINDS}), "Deployment", "FooNetworkPolicy"]),
+    st.text(max_size=20),
+)
+_API_VERSIONS = st.one_of(
+    st.none(),
+    st.sampled_from([*sorted({v for kind in KINDS for v in kind.api_versions}), "v1", "x.io/v9"]),
+    st.text(max_size=20),
+)
+
+
+@given(api_version=_API_VERSIONS, name=_NAMES)
+def test_a_remembered_identification_is_the_one_worked_out_afresh(
+    api_version: str | None, name: str
+) -> None:
+    """``identify`` keeps its answers for text apiVersions; asked again, or
+    with the memo full, it answers as the table does."""
+    fresh = _identified(api_version, name)
+    assert identify(api_version, name) == fresh
+    assert identify(api_version, name) == fresh
+
+
+def test_the_memo_stops_growing_at_its_bound() -> None:
+    for number in range(_MEMO_LIMIT + 10):
+        identify(f"x.io/v{number}", "Kind")
+    assert len(_IDENTIFIED) == _MEMO_LIMIT
+    # Past the bound, answers are still worked out.
+    assert identify("x.io/v1", "FooNetworkPolicy") == _identified("x.io/v1", "FooNetworkPolicy")

@@ -94,22 +94,26 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
 
 
 def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
-    run = _checked(options, stdin, out.rendering.helm_chart_root)
+    run = _checked(options, stdin, out)
     return _write(run.report, run, out, stdin)
 
 
-def _checked(options: CheckOptions, stdin: bytes | None, chart_root: str | None) -> CheckRun:
+def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> CheckRun:
     """The run, its Helm findings placed on their template lines
-    (``lint.render.lines``): ``chart_root`` maps the ``# Source:`` paths of
-    a piped render; a render of ours has mapped them already."""
+    (``lint.render.lines``) when the format shows them: the chart root maps
+    the ``# Source:`` paths of a piped render; a render of ours has mapped
+    them already."""
     try:
         run = check_run(options, stdin=stdin)
     except DeclarationError as error:
         fail(error.report(), USAGE)
     except BaselineError as error:
         fail(str(error), USAGE)
-    if not any(f.location.source is not None for f in run.report.findings):
+    if not CHECK_REPORTERS[out.fmt].shows_template_lines or not any(
+        f.location.source is not None for f in run.report.findings
+    ):
         return run
+    chart_root = out.rendering.helm_chart_root
     if isinstance(stdin, RenderedInput):
         chart_root = None
     placed = template_lines(run.report, stream_reader(stdin, STDIN_NAME), chart_root)
@@ -131,9 +135,7 @@ def execute_environments(
             stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
             namespace = options.namespace or environment.namespace
             run = _checked(
-                dataclasses.replace(options, paths=("-",), namespace=namespace),
-                stdin,
-                out.rendering.helm_chart_root,
+                dataclasses.replace(options, paths=("-",), namespace=namespace), stdin, out
             )
             reports.append(in_environment(run.report, environment.name))
             runs.append(run)

@@ -79,12 +79,21 @@ class CheckReporter(Reporter[Report, RenderOptions], Protocol):
         them for a stream that is not a terminal."""
         ...
 
+    @property
+    def shows_template_lines(self) -> bool:
+        """True when the format shows a Helm finding's template line
+        (``Location.source_line``). For the others the check skips the
+        search for template lines (``lint.render.lines``); a test holds
+        each of them to the same bytes whatever that line is."""
+        ...
+
     def chunks(self, report: Report, options: RenderOptions) -> Iterable[str]: ...
 
 
 class TextReporter:
     name: Final = "text"
     escapes_controls: Final = False
+    shows_template_lines: Final = True
 
     def render(self, report: Report, options: RenderOptions) -> str:
         return "".join(self.chunks(report, options))
@@ -100,6 +109,7 @@ class JsonReporter:
 
     name: Final = "json"
     escapes_controls: Final = True
+    shows_template_lines: Final = False
 
     def render(self, report: Report, options: RenderOptions) -> str:
         return "".join(self.chunks(report, options))
@@ -114,6 +124,7 @@ class SarifReporter:
 
     name: Final = "sarif"
     escapes_controls: Final = True
+    shows_template_lines: Final = True
 
     def render(self, report: Report, options: RenderOptions) -> str:
         return "".join(self.chunks(report, options))
@@ -130,6 +141,7 @@ class GithubReporter:
 
     name: Final = "github"
     escapes_controls: Final = False
+    shows_template_lines: Final = True
 
     def render(self, report: Report, options: RenderOptions) -> str:
         from lint.report.github_report import render_github  # noqa: PLC0415
@@ -145,6 +157,7 @@ class MarkdownReporter:
 
     name: Final = "markdown"
     escapes_controls: Final = False
+    shows_template_lines: Final = True
 
     def render(self, report: Report, options: RenderOptions) -> str:
         from lint.report.markdown_report import render_markdown  # noqa: PLC0415
