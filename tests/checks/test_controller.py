@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from lint.checks import runner
 from lint.decision.constants import TEMPLATE_LABEL, UNKNOWN_LABEL_VALUE
 from lint.decision.controller import (
     CLAIM_UID_LABEL,
@@ -414,3 +415,31 @@ def test_other_and_unreadable_deployments_are_skipped_unreported(tmp_path: Path)
     report = run_cli(["check", ".", "--format", "json"], tree).report
     assert report["parseErrors"] == []
     assert report["controller"]["source"] == "default"
+
+
+def test_only_a_path_with_a_decision_not_refused_yet_is_judged_under_newer_columns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The upgrade hazard is a decision refused later that is not refused
+    now: the warm path, refused now (and without ingress), is judged once;
+    direct and pooled, open now, again under v0.5.2, where pooled widens."""
+    judged: list[tuple[str, str]] = []
+    original = runner._check_variant
+
+    def recording(ctx: Any, facts: Any, declared: Any, variant: Any) -> Any:
+        judged.append((facts.version, variant.path))
+        return original(ctx, facts, declared, variant)
+
+    monkeypatch.setattr(runner, "_check_variant", recording)
+    outcome = run_scenario("controller-v0.5.0")
+    assert sorted(judged) == [
+        ("v0.5.0", "direct"),
+        ("v0.5.0", "pooled"),
+        ("v0.5.0", "warm"),
+        ("v0.5.2", "direct"),
+        ("v0.5.2", "pooled"),
+    ]
+    hazards = [f["sandbox"]["path"] for f in outcome.report["findings"]]
+    assert hazards.count("pooled") == 1 and "controller-upgrade-widens" in {
+        f["ruleId"] for f in outcome.report["findings"]
+    }
