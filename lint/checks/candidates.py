@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -69,12 +70,15 @@ def by_name(objects: Iterable[KubeObject]) -> list[KubeObject]:
     names = [obj.name for obj in ordered if obj.name is not None]
     if len(names) == len(set(names)):
         return ordered
-    return sorted(ordered, key=lambda obj: (*_name_key(obj), _content_key(obj)))
+    copied = {name for name, count in Counter(names).items() if count > 1}
+    # Only copies need their content to order them; the sort is stable, so
+    # every other object keeps its place.
+    return sorted(ordered, key=lambda obj: (*_name_key(obj), _content_key(obj, copied)))
 
 
-def _content_key(obj: KubeObject) -> str:
+def _content_key(obj: KubeObject, copied: set[str]) -> str:
     # Unnamed objects keep load order: their `(unnamed #i)` names are positions.
-    if obj.name is None:
+    if obj.name is None or obj.name not in copied:
         return ""
     return json.dumps(obj.value, sort_keys=True, ensure_ascii=False, default=str)
 
