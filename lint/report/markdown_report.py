@@ -55,7 +55,7 @@ def _culprit_table(active: list[Finding]) -> list[str]:
             finding.message if finding.sandbox is None else "",
         )
         culprit = culprits.setdefault(key, _Culprit(finding))
-        culprit.sandboxes.extend(_sandbox_name(ref) for ref in finding.paths)
+        culprit.sandboxes.extend(_sandbox_name(ref) for ref in dict.fromkeys(finding.paths))
     lines = [
         "| Level | Rule | Culprit | Where | What | Affected sandboxes |",
         "|---|---|---|---|---|---|",
@@ -96,19 +96,26 @@ def _sandbox_table(report: Report) -> list[str]:
     head = "| Sandbox | Path |" + (" Environment |" if with_environment else "") + " Result |"
     rule = "|---|---|" + ("---|" if with_environment else "") + "---|"
     lines = [head, rule]
+    counts = _findings_per_path(report.findings)
     for sandbox in report.sandboxes:
-        lines.append(_sandbox_row(sandbox, report, with_environment))
+        own = counts[(sandbox.ref, sandbox.environment)]
+        lines.append(_sandbox_row(sandbox, own, with_environment))
     return [*lines, ""]
 
 
-def _sandbox_row(sandbox: SandboxReport, report: Report, with_environment: bool) -> str:
+def _findings_per_path(findings: tuple[Finding, ...]) -> Counter[tuple[SandboxRef, str | None]]:
+    """How many unsuppressed findings are about each sandbox path, in each
+    environment: counted once over the findings, not once per row."""
+    counts: Counter[tuple[SandboxRef, str | None]] = Counter()
+    for finding in findings:
+        if not finding.suppressed:
+            counts.update((ref, finding.environment) for ref in dict.fromkeys(finding.paths))
+    return counts
+
+
+def _sandbox_row(sandbox: SandboxReport, own: int, with_environment: bool) -> str:
     ref = sandbox.ref
-    own = [
-        f
-        for f in report.findings
-        if ref in f.paths and f.environment == sandbox.environment and not f.suppressed
-    ]
-    result = "ok" if not own else f"{len(own)} finding(s)"
+    result = "ok" if not own else f"{own} finding(s)"
     profile = f" profile {ref.profile}" if ref.profile else ""
     environment = f" {_cell(sandbox.environment or '')} |" if with_environment else ""
     return (

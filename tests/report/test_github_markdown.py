@@ -126,3 +126,40 @@ def test_markdown_cells_cannot_break_the_table() -> None:
     assert "&lt;b&gt;YAML&lt;/b&gt; \\| here" in text
     assert "debug\\|egress" in text
     assert "| sbx/task | direct | dev | 1 finding(s) |" in text
+
+
+def test_markdown_counts_each_paths_own_unsuppressed_findings_once() -> None:
+    """A row counts the findings about its path in its environment: a
+    finding that lists the path twice counts once, a suppressed one not at
+    all, one of another path or environment not at all."""
+    other = SandboxRef("sbx", "other", None, "direct")
+
+    def finding(*paths: SandboxRef, environment: str = "prod", suppressed: bool = False) -> Finding:
+        return Finding(
+            "egress-policy-widens",
+            "error",
+            "widens",
+            Location("a.yaml", 1),
+            sandbox=paths[0],
+            environment=environment,
+            suppressed=suppressed,
+            affected=paths,
+        )
+
+    report = Report(
+        defaults_applied=False,
+        sandboxes=(_sandbox("prod"), _sandbox("dev")),
+        findings=(
+            finding(REF, REF),
+            finding(other, REF),
+            finding(REF, suppressed=True),
+            finding(REF, environment="dev"),
+            finding(other),
+        ),
+        parse_errors=(),
+    )
+    rows = [line for line in _render("markdown", report).splitlines() if "| direct |" in line]
+    assert rows == [
+        "| sbx/task | direct | prod | 2 finding(s) |",
+        "| sbx/task | direct | dev | 1 finding(s) |",
+    ]
