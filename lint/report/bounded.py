@@ -79,9 +79,25 @@ class Listed:
     items: Callable[[], Iterable[Any]]
 
 
+@dataclass(frozen=True)
+class Encoded:
+    """A top-level list whose entries come already capped and encoded, so
+    ``fit_document`` neither builds nor walks them: ``measures()`` gives each
+    entry's UTF-8 size and its count of capped strings, and ``chunks(count)``
+    the text of the first ``count`` entries with the commas between them.
+    A report's sandboxes come so (``JsonWriter.members``): their examined
+    entries are capped and encoded once each, however many share them."""
+
+    measures: Callable[[], Iterable[tuple[int, int]]]
+    chunks: Callable[[int], Iterable[str]]
+
+
 Members = Sequence[tuple[str, Any]]
-"""A JSON object as its members in order; a list member is a ``list`` or a
-``Listed``."""
+"""A JSON object as its members in order; a list member is a ``list``, a
+``Listed`` or an ``Encoded``."""
+
+_Cut = dict[str, tuple[Callable[[int], Iterable[str]], list[int]]]
+"""Each top-level list: what writes its first entries, and their sizes."""
 
 
 def fit_document(members: Members, size: int, limit: int) -> tuple[Iterator[str], dict[str, Any]]:
@@ -94,19 +110,18 @@ def fit_document(members: Members, size: int, limit: int) -> tuple[Iterator[str]
     first. A report whose skeleton alone is past the limit is written as
     that skeleton. Each list is gone through entry by entry, to count and
     measure the capped entries and then to write those kept: memory stays
-    that of one entry and of the sizes, whatever the size of the report.
+    that of one entry and of the sizes, whatever the size of the report
+    (an ``Encoded`` list adds what it keeps of its entries' capped texts).
     """
     counter = [0]
     skeleton: dict[str, Any] = {}
-    lists: dict[str, tuple[Callable[[], Iterable[Any]], list[int]]] = {}
+    lists: _Cut = {}
     for key, value in members:
-        if isinstance(value, list | Listed):
-            items = value.items if isinstance(value, Listed) else _again(value)
-            sizes = [report_size(_encode(_capped_strings(item, counter))) for item in items()]
-            lists[key] = (items, sizes)
+        if isinstance(value, list | Listed | Encoded):
+            lists[key] = _measured(value, counter)
             skeleton[key] = []
         else:
-            skeleton[key] = _capped_strings(value, counter)
+            skeleton[key] = capped_strings(value, counter)
     truncated: dict[str, Any] = {
         "maxReportBytes": limit,
         "reportBytes": size,
@@ -130,15 +145,37 @@ def fit_document(members: Members, size: int, limit: int) -> tuple[Iterator[str]
     return _written(skeleton, lists, kept), truncated
 
 
+def _measured(
+    value: list[Any] | Listed | Encoded, counter: list[int]
+) -> tuple[Callable[[int], Iterable[str]], list[int]]:
+    """A list's writer and the sizes of its entries capped, their capped
+    strings added to ``counter``."""
+    if isinstance(value, Encoded):
+        measures = list(value.measures())
+        counter[0] += sum(count for _, count in measures)
+        return value.chunks, [size for size, _ in measures]
+    items = value.items if isinstance(value, Listed) else _again(value)
+    sizes = [report_size(_encode(capped_strings(item, counter))) for item in items()]
+    return _capped_chunks(items), sizes
+
+
 def _again(values: list[Any]) -> Callable[[], Iterable[Any]]:
     return lambda: values
 
 
-def _filled_size(
-    skeleton: dict[str, Any],
-    lists: dict[str, tuple[Callable[[], Iterable[Any]], list[int]]],
-    kept: dict[str, int],
-) -> int:
+def _capped_chunks(items: Callable[[], Iterable[Any]]) -> Callable[[int], Iterator[str]]:
+    """What writes the first entries of a list of JSON values, each capped
+    again as it is written: one entry is held at a time."""
+
+    def chunks(count: int) -> Iterator[str]:
+        for number, item in enumerate(itertools.islice(items(), count)):
+            text = _encode(capped_strings(item, [0]))
+            yield f",{text}" if number else text
+
+    return chunks
+
+
+def _filled_size(skeleton: dict[str, Any], lists: _Cut, kept: dict[str, int]) -> int:
     """The bytes of the document with the first ``kept`` entries of each list."""
     size = report_size(_encode(skeleton) + "\n")
     for key, count in kept.items():
@@ -146,23 +183,16 @@ def _filled_size(
     return size
 
 
-def _written(
-    skeleton: dict[str, Any],
-    lists: dict[str, tuple[Callable[[], Iterable[Any]], list[int]]],
-    kept: dict[str, int],
-) -> Iterator[str]:
-    """The document, compact, its lists' first ``kept`` entries capped again
-    one at a time: the bytes ``_encode`` writes for the whole value."""
+def _written(skeleton: dict[str, Any], lists: _Cut, kept: dict[str, int]) -> Iterator[str]:
+    """The document, compact, with its lists' first ``kept`` entries: the
+    bytes ``_encode`` writes for the whole value, capped."""
     for index, (key, value) in enumerate(skeleton.items()):
         yield f"{',' if index else '{'}{encode_basestring(key)}:"
         if key not in lists:
             yield _encode(value)
             continue
         yield "["
-        entries = itertools.islice(lists[key][0](), kept[key])
-        for number, item in enumerate(entries):
-            text = _encode(_capped_strings(item, [0]))
-            yield f",{text}" if number else text
+        yield from lists[key][0](kept[key])
         yield "]"
     yield "}\n"
 
@@ -180,16 +210,19 @@ def truncation_note(truncated: dict[str, Any]) -> str:
     )
 
 
-def _capped_strings(value: Any, counter: list[int]) -> Any:
+def capped_strings(value: Any, counter: list[int]) -> Any:
+    """A JSON value with every string in it longer than ``QUOTE_LIMIT``
+    capped (``capped``), each such string counted in ``counter``; the keys
+    of its objects are kept as they are."""
     if isinstance(value, str):
         if len(value) > QUOTE_LIMIT:
             counter[0] += 1
             return capped(value)
         return value
     if isinstance(value, list):
-        return [_capped_strings(item, counter) for item in value]
+        return [capped_strings(item, counter) for item in value]
     if isinstance(value, dict):
-        return {key: _capped_strings(item, counter) for key, item in value.items()}
+        return {key: capped_strings(item, counter) for key, item in value.items()}
     return value
 
 

@@ -9,8 +9,9 @@ sandbox's pieces, then the findings and the tail) and can say how many
 bytes that text has without writing it, so a report within
 ``--max-report-bytes`` is measured, then streamed, and never held whole
 (issue 18). ``report_document`` builds the same value in one piece; it is
-the reference the writer is held to, and what a truncated report is cut
-from, one list entry at a time (``lint.report.bounded.fit_document``).
+the reference the writer is held to. A report past the bound is cut by
+``lint.report.bounded.fit_document`` from a capped writer's sandboxes,
+their examined entries capped and encoded once each, as the writer's are.
 """
 
 from __future__ import annotations
@@ -24,13 +25,20 @@ from typing import Any, Final, Literal
 
 from lint import __version__
 from lint.decision.model import EgressVerdict
-from lint.report.bounded import Listed, fit_document, report_size
+from lint.report.bounded import (
+    QUOTE_LIMIT,
+    Encoded,
+    capped_strings,
+    fit_document,
+    report_size,
+)
 from lint.report.model import (
     ControllerReport,
     Culprit,
     DecisionReport,
     ExaminedEntry,
     Finding,
+    IngressReport,
     Location,
     NamedReport,
     ReachReport,
@@ -78,7 +86,9 @@ def bounded_json(
     size = writer.size()
     if size <= limit:
         return writer.chunks(), None
-    return fit_document(writer.members(), size, limit)
+    members = writer.members()
+    del writer  # its memo of whole texts gives way to the capped writer's
+    return fit_document(members, size, limit)
 
 
 # Compact, so the C encoder writes it. Pipe the report through `jq` to read it.
@@ -89,14 +99,16 @@ _escape = encode_basestring  # what `_encode` writes for a str
 class _Entries:
     """One decision's examined list as written: the entries listed, what
     closes the list (``]``, and under ``selecting`` the count left out),
-    and, once measured, the bytes of the entries with their commas."""
+    and, once measured, the bytes of the entries with their commas and, for
+    a capped writer, how many strings its entries had capped."""
 
-    __slots__ = ("close", "entries", "size")
+    __slots__ = ("close", "count", "entries", "size")
 
     def __init__(self, entries: tuple[ExaminedEntry, ...], close: str) -> None:
         self.entries = entries
         self.close = close
         self.size = -1
+        self.count = 0
 
 
 _Piece = str | _Entries
@@ -115,13 +127,22 @@ class JsonWriter:
     skeleton's plus the sizes of its entries, summed at C speed, and the
     text of a list is its entries' texts joined. A decision's list is kept
     by the identity of its tuple, which sandboxes share too.
+
+    A ``capped`` writer writes the sandboxes of a report cut to fit
+    (``members``), every string past ``QUOTE_LIMIT`` capped as
+    ``capped_strings`` caps the value. Its memo holds each entry's capped
+    text, size and count of capped strings, so a sandbox's capped size is
+    its capped skeleton's plus its entries' sizes, and each occurrence of
+    a shared entry counts its capped strings again.
     """
 
-    def __init__(self, report: Report, examined: Examined = "all") -> None:
+    def __init__(self, report: Report, examined: Examined = "all", *, capped: bool = False) -> None:
         self.report = report
         self.examined = examined
+        self.capped = capped
         self._texts: dict[int, str] = {}
         self._sizes: dict[int, int] = {}
+        self._counts: dict[int, int] = {}
         self._lists: dict[int, _Entries] = {}
         self._measured_pieces: list[list[_Piece]] = []
 
@@ -133,13 +154,7 @@ class JsonWriter:
         for index, sandbox in enumerate(self.report.sandboxes):
             if index:
                 yield ","
-            pieces = measured[index] if measured else self._pieces(sandbox)
-            for piece in pieces:
-                if isinstance(piece, str):
-                    yield piece
-                else:
-                    yield self._joined(piece)
-                    yield piece.close
+            yield from self._text(measured[index] if measured else self._pieces(sandbox, [0]))
         yield from self._tail_chunks()
 
     def size(self) -> int:
@@ -149,21 +164,57 @@ class JsonWriter:
         sandboxes = self.report.sandboxes
         total = report_size(f'{_encode(_head(self.report))[:-1]},"sandboxes":[')
         total += max(len(sandboxes) - 1, 0)
-        self._measured_pieces = [self._pieces(sandbox) for sandbox in sandboxes]
-        for pieces in self._measured_pieces:
-            for piece in pieces:
-                if isinstance(piece, str):
-                    total += report_size(piece)
-                else:
-                    total += self._measured(piece) + report_size(piece.close)
+        self._measured_pieces = [self._pieces(sandbox, [0]) for sandbox in sandboxes]
+        total += sum(self._size(pieces)[0] for pieces in self._measured_pieces)
         return total + sum(map(report_size, self._tail_chunks()))
 
     def members(self) -> list[tuple[str, Any]]:
-        """The report's value as top-level members in order, its sandboxes
-        built one at a time as they are gone through (``Listed``)."""
-        report, examined = self.report, self.examined
-        sandboxes = Listed(lambda: (_sandbox(s, examined) for s in report.sandboxes))
-        return [*_head(report).items(), ("sandboxes", sandboxes), *_tail(report).items()]
+        """The report's value as top-level members in order, for
+        ``fit_document``: its sandboxes capped and encoded by a capped
+        writer (``Encoded``), the rest as values."""
+        writer = self if self.capped else JsonWriter(self.report, self.examined, capped=True)
+        sandboxes = Encoded(writer._sandbox_measures, writer._sandbox_chunks)
+        head, tail = _head(self.report).items(), _tail(self.report).items()
+        return [*head, ("sandboxes", sandboxes), *tail]
+
+    def _sandbox_measures(self) -> Iterator[tuple[int, int]]:
+        """Each sandbox's size in UTF-8 and its count of capped strings."""
+        for sandbox in self.report.sandboxes:
+            counter = [0]
+            yield self._size(self._pieces(sandbox, counter), counter[0])
+
+    def _sandbox_chunks(self, count: int) -> Iterator[str]:
+        """The text of the first ``count`` sandboxes, with their commas."""
+        for index, sandbox in enumerate(itertools.islice(self.report.sandboxes, count)):
+            if index:
+                yield ","
+            yield from self._text(self._pieces(sandbox, [0]))
+
+    def _size(self, pieces: list[_Piece], count: int = 0) -> tuple[int, int]:
+        """The bytes of a sandbox's pieces and its capped strings: ``count``
+        in its skeleton and those of its examined lists."""
+        size = 0
+        for piece in pieces:
+            if isinstance(piece, str):
+                size += report_size(piece)
+            else:
+                size += self._measured(piece) + report_size(piece.close)
+                count += piece.count
+        return size, count
+
+    def _text(self, pieces: list[_Piece]) -> Iterator[str]:
+        """A sandbox's text, its examined lists joined from the memo."""
+        for piece in pieces:
+            if isinstance(piece, str):
+                yield piece
+            else:
+                yield self._joined(piece)
+                yield piece.close
+
+    def _value(self, value: Any, counter: list[int]) -> str:
+        """``value`` encoded, capped for a capped writer (its capped strings
+        added to ``counter``)."""
+        return _encode(capped_strings(value, counter) if self.capped else value)
 
     def _tail_chunks(self) -> Iterator[str]:
         """``],"findings":[``, each finding, then the rest of the tail:
@@ -175,50 +226,64 @@ class JsonWriter:
             yield f",{_encode(finding)}" if index else _encode(finding)
         yield f"],{_encode(tail)[1:]}\n"
 
-    def _pieces(self, sandbox: SandboxReport) -> list[_Piece]:
-        """The sandbox as text pieces around its decisions' examined lists."""
+    def _pieces(self, sandbox: SandboxReport, counter: list[int]) -> list[_Piece]:
+        """The sandbox as text pieces around its decisions' examined lists;
+        a capped writer adds the strings it capped in them to ``counter``."""
         document = _sandbox(sandbox, None)
         egress = document.pop("egress")
         del document["ingress"], egress["union"], egress["reach"]
         # `host` and `workload` (issue 17) come last, after `ingress`.
         extra = {key: document.pop(key) for key in ("host", "workload") if key in document}
-        trailer = f",{_encode(extra)[1:-1]}" if extra else ""
+        trailer = f",{self._value(extra, counter)[1:-1]}" if extra else ""
+        value = self._value
         pieces: list[_Piece] = [
-            f'{_encode(document)[:-1]},"egress":{_encode(egress)[:-1]},"union":'
+            f'{value(document, counter)[:-1]},"egress":{value(egress, counter)[:-1]},"union":'
         ]
         union, reach, ingress = sandbox.egress.union, sandbox.egress.reach, sandbox.ingress
-        self._decision(pieces, union, {})
+        self._decision(pieces, union, {}, counter)
         pieces.append('},"reach":' if union is not None else 'null,"reach":')
         if reach is None:
             pieces.append("null")
         else:
-            self._decision(pieces, reach.decision, {})
-            pieces.append(f',"skipped":{_encode([_skipped(s) for s in reach.skipped])}}}')
+            self._decision(pieces, reach.decision, {}, counter)
+            skipped = value([_skipped(s) for s in reach.skipped], counter)
+            pieces.append(f',"skipped":{skipped}}}')
         pieces.append('},"ingress":')
-        if ingress is None:
-            pieces.append("null")
-        else:
-            self._decision(pieces, ingress.decision, {"agentPort": ingress.agent_port})
-            pieces.append(',"reach":')
-            if ingress.reach is None:
-                pieces.append("null}")
-            else:
-                self._decision(pieces, ingress.reach, {})
-                pieces.append("}}")
-        claim = "" if sandbox.ref.claim is None else f',"claim":{_escape(sandbox.ref.claim)}'
-        pieces.append(f"{trailer}{claim}}}")
+        self._ingress(pieces, ingress, counter)
+        claim = sandbox.ref.claim
+        claimed = "" if claim is None else f',"claim":{value(claim, counter)}'
+        pieces.append(f"{trailer}{claimed}}}")
         return pieces
 
+    def _ingress(
+        self, pieces: list[_Piece], ingress: IngressReport | None, counter: list[int]
+    ) -> None:
+        """The sandbox's ``ingress`` member, up to the sandbox's trailer."""
+        if ingress is None:
+            pieces.append("null")
+            return
+        self._decision(pieces, ingress.decision, {"agentPort": ingress.agent_port}, counter)
+        pieces.append(',"reach":')
+        if ingress.reach is None:
+            pieces.append("null}")
+        else:
+            self._decision(pieces, ingress.reach, {}, counter)
+            pieces.append("}}")
+
     def _decision(
-        self, pieces: list[_Piece], decision: DecisionReport | None, head: dict[str, Any]
+        self,
+        pieces: list[_Piece],
+        decision: DecisionReport | None,
+        head: dict[str, Any],
+        counter: list[int],
     ) -> None:
         """A decision up to the end of its examined list (and its count of
         entries left out); the caller writes the members after it and
         closes it with ``}``."""
         if decision is None:
             return
-        fields = {**head, **_decision(decision, None)}
-        pieces += (f'{_encode(fields)[:-1]},"examined":[', self._entries(decision.examined))
+        fields = self._value({**head, **_decision(decision, None)}, counter)
+        pieces += (f'{fields[:-1]},"examined":[', self._entries(decision.examined))
 
     def _entries(self, examined: tuple[ExaminedEntry, ...]) -> _Entries:
         known = self._lists.get(id(examined))
@@ -237,6 +302,8 @@ class JsonWriter:
             ids = list(map(id, listed.entries))
             self._learn(listed.entries, ids)
             listed.size = sum(map(self._sizes.__getitem__, ids)) + max(len(ids) - 1, 0)
+            if self.capped:  # each occurrence of an entry counts its strings
+                listed.count = sum(map(self._counts.__getitem__, ids))
         return listed.size
 
     def _joined(self, listed: _Entries) -> str:
@@ -255,7 +322,9 @@ class JsonWriter:
         for entry in unseen:
             key = id(entry)
             if key not in texts:  # the same entry twice in one list
-                text = _entry_text(entry)
+                text, self._counts[key] = (
+                    _capped_entry_text(entry) if self.capped else (_entry_text(entry), 0)
+                )
                 texts[key] = text
                 self._sizes[key] = report_size(text)
 
@@ -303,6 +372,19 @@ def _entry_text(entry: ExaminedEntry) -> str:
         f',"detail":{_string(entry.detail)},"origin":{_string(entry.origin)}'
         f',"file":{_string(file)},"line":{"null" if line is None else line}}}'
     )
+
+
+def _capped_entry_text(entry: ExaminedEntry) -> tuple[str, int]:
+    """The entry's text with its long strings capped, and how many were:
+    most entries have none, and keep the text ``_entry_text`` writes."""
+    fields = (entry.kind, entry.name, entry.namespace, entry.verdict, entry.detail, entry.origin)
+    location = entry.location
+    if not any(
+        len(field) > QUOTE_LIMIT for field in (*fields, location and location.file) if field
+    ):
+        return _entry_text(entry), 0
+    counter = [0]
+    return _encode(capped_strings(_examined(entry), counter)), counter[0]
 
 
 def _string(text: str | None) -> str:
