@@ -71,15 +71,6 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 @dataclass(frozen=True)
-class Listed:
-    """A top-level list of a JSON document given lazily: ``items()`` goes
-    through its entries, as JSON values, afresh each time it is called, so
-    a report's sandboxes are built one at a time and never held together."""
-
-    items: Callable[[], Iterable[Any]]
-
-
-@dataclass(frozen=True)
 class Encoded:
     """A top-level list whose entries come already capped and encoded, so
     ``fit_document`` neither builds nor walks them: ``measures()`` gives each
@@ -93,8 +84,8 @@ class Encoded:
 
 
 Members = Sequence[tuple[str, Any]]
-"""A JSON object as its members in order; a list member is a ``list``, a
-``Listed`` or an ``Encoded``."""
+"""A JSON object as its members in order; a list member is a ``list`` or an
+``Encoded``."""
 
 _Cut = dict[str, tuple[Callable[[int], Iterable[str]], list[int]]]
 """Each top-level list: what writes its first entries, and their sizes."""
@@ -117,7 +108,7 @@ def fit_document(members: Members, size: int, limit: int) -> tuple[Iterator[str]
     skeleton: dict[str, Any] = {}
     lists: _Cut = {}
     for key, value in members:
-        if isinstance(value, list | Listed | Encoded):
+        if isinstance(value, list | Encoded):
             lists[key] = _measured(value, counter)
             skeleton[key] = []
         else:
@@ -146,7 +137,7 @@ def fit_document(members: Members, size: int, limit: int) -> tuple[Iterator[str]
 
 
 def _measured(
-    value: list[Any] | Listed | Encoded, counter: list[int]
+    value: list[Any] | Encoded, counter: list[int]
 ) -> tuple[Callable[[int], Iterable[str]], list[int]]:
     """A list's writer and the sizes of its entries capped, their capped
     strings added to ``counter``."""
@@ -154,21 +145,16 @@ def _measured(
         measures = list(value.measures())
         counter[0] += sum(count for _, count in measures)
         return value.chunks, [size for size, _ in measures]
-    items = value.items if isinstance(value, Listed) else _again(value)
-    sizes = [report_size(_encode(capped_strings(item, counter))) for item in items()]
-    return _capped_chunks(items), sizes
+    sizes = [report_size(_encode(capped_strings(item, counter))) for item in value]
+    return _capped_chunks(value), sizes
 
 
-def _again(values: list[Any]) -> Callable[[], Iterable[Any]]:
-    return lambda: values
-
-
-def _capped_chunks(items: Callable[[], Iterable[Any]]) -> Callable[[int], Iterator[str]]:
+def _capped_chunks(items: list[Any]) -> Callable[[int], Iterator[str]]:
     """What writes the first entries of a list of JSON values, each capped
-    again as it is written: one entry is held at a time."""
+    again as it is written: one capped entry is held at a time."""
 
     def chunks(count: int) -> Iterator[str]:
-        for number, item in enumerate(itertools.islice(items(), count)):
+        for number, item in enumerate(itertools.islice(items, count)):
             text = _encode(capped_strings(item, [0]))
             yield f",{text}" if number else text
 

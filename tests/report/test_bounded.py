@@ -20,7 +20,6 @@ from lint.report import text_report
 from lint.report.bounded import (
     MESSAGE_LIMIT,
     QUOTE_LIMIT,
-    Listed,
     bounded,
     capped,
     fit_document,
@@ -102,11 +101,8 @@ def test_the_reference_leaves_a_report_within_the_bound_alone() -> None:
 
 
 def _fitted(document: dict[str, Any], limit: int) -> tuple[str, dict[str, Any]]:
-    """``fit_document`` over the document, its sandboxes given lazily."""
-    members = [
-        (key, Listed(lambda value=value: iter(value)) if key == "sandboxes" else value)
-        for key, value in document.items()
-    ]
+    """``fit_document`` over the document's members."""
+    members = list(document.items())
     size = report_size(json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n")
     chunks, truncated = fit_document(members, size, limit)
     return "".join(chunks), truncated
