@@ -226,8 +226,9 @@ def _upgrade_hazards(
     """``controller-upgrade-widens``: the first newer §8 column under which
     the path's egress or ingress decision is refused where it is not now."""
     now = _refusals(report)
-    # A decision refused now cannot become refused: when every decision the
-    # path has is, no newer column can give the hazard, so none is judged.
+    # The hazard is a decision open now and refused later: when every
+    # decision the path has is refused now, no newer column can give one,
+    # so none is judged.
     has_ingress = report.ingress is not None
     if now[0] is not None and (now[1] is not None or not has_ingress):
         return []
