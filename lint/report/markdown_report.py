@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from lint.report.bounded import bounded
 from lint.report.github_report import annotated_place
 from lint.report.model import Finding, Report, SandboxRef, SandboxReport
+from lint.report.ordering import findings_by_path
 
 
 @dataclass
@@ -96,21 +97,11 @@ def _sandbox_table(report: Report) -> list[str]:
     head = "| Sandbox | Path |" + (" Environment |" if with_environment else "") + " Result |"
     rule = "|---|---|" + ("---|" if with_environment else "") + "---|"
     lines = [head, rule]
-    counts = _findings_per_path(report.findings)
+    by_path = findings_by_path(f for f in report.findings if not f.suppressed)
     for sandbox in report.sandboxes:
-        own = counts[(sandbox.ref, sandbox.environment)]
+        own = len(by_path.get((sandbox.ref, sandbox.environment), ()))
         lines.append(_sandbox_row(sandbox, own, with_environment))
     return [*lines, ""]
-
-
-def _findings_per_path(findings: tuple[Finding, ...]) -> Counter[tuple[SandboxRef, str | None]]:
-    """How many unsuppressed findings are about each sandbox path, in each
-    environment: counted once over the findings, not once per row."""
-    counts: Counter[tuple[SandboxRef, str | None]] = Counter()
-    for finding in findings:
-        if not finding.suppressed:
-            counts.update((ref, finding.environment) for ref in dict.fromkeys(finding.paths))
-    return counts
 
 
 def _sandbox_row(sandbox: SandboxReport, own: int, with_environment: bool) -> str:

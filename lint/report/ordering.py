@@ -6,6 +6,7 @@ the same input print the same report whatever order the checks ran in.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 from lint.report.model import Finding, SandboxRef, SandboxReport
@@ -60,3 +61,17 @@ def finding_key(finding: Finding) -> tuple[object, ...]:
         subject_key,
         finding.remedy,
     )
+
+
+def findings_by_path(
+    findings: Iterable[Finding],
+) -> dict[tuple[SandboxRef, str | None], list[Finding]]:
+    """Each sandbox path's findings, by path and ``renders:`` environment,
+    in the order given, gathered once (a scan of every finding per sandbox
+    grew with the square of the sandboxes, issue 18). A finding that lists
+    a path twice is that path's once."""
+    by_path: dict[tuple[SandboxRef, str | None], list[Finding]] = {}
+    for finding in findings:
+        for ref in dict.fromkeys(finding.paths):
+            by_path.setdefault((ref, finding.environment), []).append(finding)
+    return by_path

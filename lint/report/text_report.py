@@ -27,7 +27,7 @@ from lint.report.model import (
     SandboxRef,
     SandboxReport,
 )
-from lint.report.ordering import finding_key
+from lint.report.ordering import finding_key, findings_by_path
 from lint.report.words import in_words
 from lint.rules import level_rank
 
@@ -99,7 +99,7 @@ def _blocks(report: Report, options: TextOptions) -> Iterator[list[str]]:
     shown = [f for f in report.findings if options.show_suppressed or not f.suppressed]
     if not quiet:
         yield _preamble(report)
-        by_path = _findings_by_path(shown)
+        by_path = findings_by_path(shown)
         for sandbox in report.sandboxes:
             own = by_path.get((sandbox.ref, sandbox.environment), [])
             yield _sandbox_block(sandbox, own, paint, options)
@@ -187,18 +187,6 @@ def _sandbox_block(
     if options.verbose:
         lines.extend(_verbose_block(sandbox, paint))
     return lines
-
-
-def _findings_by_path(
-    findings: Sequence[Finding],
-) -> dict[tuple[SandboxRef, str | None], list[Finding]]:
-    """Each sandbox path's findings, gathered once: a scan of every finding
-    per sandbox grew with the square of the sandboxes (issue 18)."""
-    by_path: dict[tuple[SandboxRef, str | None], list[Finding]] = {}
-    for finding in findings:
-        for ref in finding.paths:
-            by_path.setdefault((ref, finding.environment), []).append(finding)
-    return by_path
 
 
 def culprit_name(finding: Finding) -> str:
