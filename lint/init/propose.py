@@ -4,9 +4,9 @@ Each SandboxTemplate, and each workload that a NetworkPolicy selects,
 becomes one proposed entry:
 
 - the host is ``namzu`` only when the manifests hold the namzu host's own
-  objects for the template: its named egress policy ``<template>-egress``,
-  or a policy that selects on the host's template label. Otherwise it is
-  ``none``;
+  objects: policies of the namespace that select on the label the host puts
+  on its pods (``sandbox.namzu.ai/template``), as its named egress policy
+  ``<template>-egress`` does. Otherwise it is ``none``;
 - under ``namzu``, the intent is read back from the named policy: the first
   declaration whose translation the named comparison accepts (a policy
   kind, ``static`` hosts for a Cilium policy, else the policy's own rules as
@@ -219,9 +219,9 @@ def _refusal(rule: JSON) -> str | None:
 def _template_entry(namespace: Namespace, template: KubeObject) -> Proposed:
     name = template.display_name
     labels = template_pod_labels(template)
-    named = _named_policy(namespace, name)
-    if named is None and not _template_label_selected(namespace):
+    if not _template_label_selected(namespace):
         return _none_entry(namespace, template, None, labels, _controller_note(template))
+    named = _named_policy(namespace, name)
     notes: list[str] = []
     if named is None:
         egress: dict[str, JSON] = {"policy": {"kind": "deny-all"}}
