@@ -50,13 +50,17 @@ def found_renders(problems: Iterable[LoadProblem]) -> tuple[ProposedRender, ...]
 
 
 def named(specs: Sequence[RenderSpec], namespace: str | None = None) -> tuple[ProposedRender, ...]:
-    """Each render with a unique environment name: its directory's name,
-    else its path with dashes, else with a number."""
+    """Each render with a unique environment name: a chart's last values
+    file's name, else its directory's name, else its path with dashes,
+    else with a number."""
     names: list[str] = []
     for spec in specs:
         path = spec.target.rstrip("/").split("://")[-1]
         parts = [part for part in path.split("/") if part not in ("", ".", "..")]
         candidates = [parts[-1] if parts else "default", "-".join(parts) or "default"]
+        if isinstance(spec, HelmRender) and spec.values:
+            # An environment of a chart is its values: env/dev.yaml is `dev`.
+            candidates.insert(0, Path(spec.values[-1]).stem or candidates[0])
         name = next((c for c in candidates if c not in names), None)
         number = 2
         while name is None or name in names:

@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 
 from lint.cli import main
 from lint.declarations import load_declarations
+from lint.render import HelmRender
 
 REPO = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).with_name("expected")
@@ -247,3 +248,36 @@ def test_nothing_to_declare_is_a_usage_error(
     assert result.exit_code == 2
     assert "nothing to declare" in result.output
     assert not (tmp_path / DECLARATION).exists()
+
+
+def test_a_chart_rendered_with_its_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--helm and its flags: the environment is named after the values file
+    and keeps every flag, so a bare check renders the same."""
+    if shutil.which("helm") is None:
+        pytest.skip("helm is not on the PATH")
+    copy = tree(tmp_path, monkeypatch, "render")
+    written = invoke(
+        "init",
+        "--helm",
+        "charts/sandboxes",
+        "--values",
+        "env/dev.yaml",
+        "--release",
+        "sandboxes",
+        "--namespace",
+        "namzu-sandboxes",
+    )
+    assert written.exit_code == 0, written.output
+    declarations = load_declarations(copy / DECLARATION, namespace_override=None)
+    (render,) = declarations.renders
+    assert render.name == "dev"
+    assert render.spec == HelmRender(
+        chart="charts/sandboxes",
+        values=("env/dev.yaml",),
+        release="sandboxes",
+        namespace="namzu-sandboxes",
+    )
+    assert [e.template for e in declarations.entries] == ["namzu-task"]
+    checked = invoke("check")
+    assert checked.exit_code == 1, checked.output
+    assert "namzu-sandboxes/namzu-task [direct path] in dev" in checked.output
