@@ -281,3 +281,15 @@ def test_a_chart_rendered_with_its_values(tmp_path: Path, monkeypatch: pytest.Mo
     checked = invoke("check")
     assert checked.exit_code == 1, checked.output
     assert "namzu-sandboxes/namzu-task [direct path] in dev" in checked.output
+
+
+def test_the_docs_example_is_the_pinned_output() -> None:
+    """docs/init.md shows fixtures/init/workload's file, without its header
+    and the two top-level comments."""
+    docs = (REPO / "docs" / "init.md").read_text(encoding="utf-8")
+    marker = "# (fixtures/init/workload, after the header)\n"
+    shown = docs.split(marker, 1)[1].split("```", 1)[0]
+    pinned_text = (EXPECTED / "init-workload.yaml").read_text(encoding="utf-8")
+    body = pinned_text[pinned_text.index("version: 1\n") :]
+    kept = [line for line in body.splitlines(keepends=True) if not line.startswith("# ")]
+    assert shown == "".join(kept)
