@@ -25,6 +25,7 @@ from lint.decision.values import JSON
 from lint.init.propose import Proposed
 from lint.init.roots import ProposedRender
 from lint.render import HelmRender
+from lint.report.escaping import escape
 
 SCHEMA_REFERENCE: Final = ".egress-lint.schema.json"
 """What the ``yaml-language-server`` modeline names: a file beside the
@@ -89,7 +90,7 @@ def _header(extra: Sequence[str]) -> str:
         ),
     ]
     for sentence in extra:
-        lines += ["#", *_wrapped(sentence, "")]
+        lines += ["#", *_wrapped(escape(sentence), "")]
     return "\n".join(lines) + "\n"
 
 
@@ -105,9 +106,11 @@ def _wrapped(text: str, indent: str) -> list[str]:
 
 
 def _lines(text: str, continuation: str = "") -> list[str]:
-    """A comment's lines without the ``# `` ruamel adds."""
+    """A comment's lines without the ``# `` ruamel adds. Names and messages
+    in it come from the input: control characters are shown escaped, so no
+    line break can end the comment and start YAML of the input's making."""
     return textwrap.wrap(
-        text,
+        escape(text),
         WIDTH - 6,
         subsequent_indent=continuation,
         break_long_words=False,

@@ -209,7 +209,7 @@ def _refusal(rule: JSON) -> str | None:
     try:
         validate_allow_rules([rule])
     except ConfigRefusal as refusal:
-        return refusal.message
+        return refusal.message.rstrip(".")
     return None
 
 

@@ -293,3 +293,40 @@ def test_the_docs_example_is_the_pinned_output() -> None:
     body = pinned_text[pinned_text.index("version: 1\n") :]
     kept = [line for line in body.splitlines(keepends=True) if not line.startswith("# ")]
     assert shown == "".join(kept)
+
+
+def test_input_text_cannot_break_out_of_a_comment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A policy name with a line break (the input is untrusted) stays inside
+    its comment, escaped; the file still reads as the entries init made.
+    Problems reading the manifests are named at the top."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "broken.yaml").write_text("kind: [unclosed\n", encoding="utf-8")
+    (tmp_path / "m.yaml").write_text(
+        """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: site}
+spec:
+  template:
+    metadata: {labels: {app: web}}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: "out\\nsandboxes: []\\n::error::x", namespace: site}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+    - ports: [{port: http}]
+""",
+        encoding="utf-8",
+    )
+    assert invoke("init").exit_code == 0
+    text = (tmp_path / DECLARATION).read_text(encoding="utf-8")
+    assert "NetworkPolicy/out\\x0asandboxes: []\\x0a::error::x (m.yaml:8)" in text
+    assert not any(line.startswith(("::", "sandboxes: []")) for line in text.splitlines())
+    assert "1 problem(s) reading the manifests" in text and "broken.yaml:2" in text
+    (entry,) = load_declarations(tmp_path / DECLARATION, namespace_override=None).entries
+    assert entry.template == "web"
+    assert invoke("check", "m.yaml").exit_code in (0, 1)
