@@ -21,6 +21,7 @@ from lint.cli.options import (
     manifest_input,
     namespace_option,
     render_options,
+    unwritable,
 )
 from lint.cli.writing import write_standard
 from lint.declarations.discovery import display_name
@@ -63,12 +64,8 @@ def init_command(
     NetworkPolicy selects is declared with what its policies let out today,
     with comments saying what to review."""
     target = None if output == STDOUT else Path(output)
-    if target is not None and (target.exists() or target.is_symlink()):
-        fail(
-            f"{display_name(target)} exists already: init never overwrites it "
-            "(remove it, or give --output another PATH)",
-            USAGE,
-        )
+    if target is not None:
+        _writable(target)
     paths, stdin = manifest_input(paths, limits, render)
     options = InitOptions(paths, namespace, render, limits, jobs or available_processes())
     directory = Path.cwd() if target is None else target.parent
@@ -81,6 +78,21 @@ def init_command(
         return
     _create(target, text)
     click.echo(f"wrote {display_name(target)}: review it, then run `egress-lint check`")
+
+
+def _writable(target: Path) -> None:
+    """A usage error, before anything is read, when the file exists already
+    or cannot be written."""
+    if target.exists() or target.is_symlink():
+        what = "is a directory" if target.is_dir() else "exists already"
+        fail(
+            f"{display_name(target)} {what}: init never overwrites it "
+            "(remove it, or give --output another PATH)",
+            USAGE,
+        )
+    problem = unwritable(target)
+    if problem is not None:
+        fail(f"cannot write {display_name(target)}: {problem}", USAGE)
 
 
 def _create(target: Path, text: str) -> None:

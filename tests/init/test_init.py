@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from click.testing import CliRunner, Result
@@ -330,3 +331,17 @@ spec:
     (entry,) = load_declarations(tmp_path / DECLARATION, namespace_override=None).entries
     assert entry.template == "web"
     assert invoke("check", "m.yaml").exit_code in (0, 1)
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree(tmp_path, monkeypatch, "init/workload")
+    with mock.patch("lint.cli.init.starter_text") as started:
+        missing = invoke("init", "--output", "nodir/x.yaml")
+        directory = invoke("init", "--output", ".")
+    assert (
+        missing.exit_code == 2 and "cannot write nodir/x.yaml: no directory nodir" in missing.output
+    )
+    assert directory.exit_code == 2 and ". is a directory" in directory.output
+    started.assert_not_called()
