@@ -77,32 +77,18 @@ def declaration_text(starter: Starter, directory: Path) -> str:
 
 
 def _header(extra: Sequence[str]) -> str:
-    lines = [
-        f"# yaml-language-server: $schema={SCHEMA_REFERENCE}",
-        "#",
-        *_wrapped(
-            "A starter declaration written by `egress-lint init`. The intent of each entry "
-            "is what the manifests let out today, not what the pods should reach: narrow it, "
-            "then run `egress-lint check`. The file's fields: docs/declarations.md in the "
-            f"egress-lint repository. `egress-lint schema > {SCHEMA_REFERENCE}` writes the "
-            "schema editors read through the first line.",
-            "",
-        ),
+    sentences = [
+        "A starter declaration written by `egress-lint init`. The intent of each entry "
+        "is what the manifests let out today, not what the pods should reach: narrow it, "
+        "then run `egress-lint check`. The file's fields: docs/declarations.md in the "
+        f"egress-lint repository. `egress-lint schema > {SCHEMA_REFERENCE}` writes the "
+        "schema editors read through the first line.",
+        *extra,
     ]
-    for sentence in extra:
-        lines += ["#", *_wrapped(escape(sentence), "")]
+    lines = [f"# yaml-language-server: $schema={SCHEMA_REFERENCE}"]
+    for sentence in sentences:
+        lines += ["#", *(f"# {line}" for line in _lines(sentence))]
     return "\n".join(lines) + "\n"
-
-
-def _wrapped(text: str, indent: str) -> list[str]:
-    return textwrap.wrap(
-        text,
-        WIDTH - len(indent) - 2,
-        initial_indent=f"{indent}# ",
-        subsequent_indent=f"{indent}# ",
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
 
 
 def _lines(text: str, continuation: str = "") -> list[str]:
