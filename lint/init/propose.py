@@ -4,9 +4,10 @@ Each SandboxTemplate, and each workload that a NetworkPolicy selects,
 becomes one proposed entry:
 
 - the host is ``namzu`` only when the manifests hold the namzu host's own
-  objects: policies of the namespace that select on the label the host puts
-  on its pods (``sandbox.namzu.ai/template``), as its named egress policy
-  ``<template>-egress`` does. Otherwise it is ``none``;
+  objects: policies of the namespace that select on a label the host puts
+  on its pods (``sandbox.namzu.ai/template``, its profile and per-sandbox
+  labels), as its named egress policy ``<template>-egress`` does. Otherwise
+  it is ``none``;
 - under ``namzu``, the intent is read back from the named policy: the first
   declaration whose translation the named comparison accepts (a policy
   kind, ``static`` hosts for a Cilium policy, else the policy's own rules as
@@ -42,6 +43,10 @@ Host = Literal["namzu", "none"]
 
 CORE_KINDS: Final = ("deny-all", "no-network", "allow-all", "public-internet")
 """The policy kinds a core named policy may be read back as, narrowest first."""
+
+NAMZU_LABELS: Final = TEMPLATE_LABEL.partition("/")[0] + "/"
+"""The prefix of the labels the namzu host puts on its pods (template,
+egress profile, per-sandbox)."""
 
 EVERYTHING: Final[JSON] = [{}]
 """One egress rule with no peer and no port: every destination."""
@@ -226,7 +231,7 @@ def _template_entry(namespace: Namespace, template: KubeObject) -> Proposed:
     if named is None:
         egress: dict[str, JSON] = {"policy": {"kind": "deny-all"}}
         notes.append(
-            f"policies here select on {TEMPLATE_LABEL}, so the namzu host is assumed, but "
+            f"policies here select on {NAMZU_LABELS}* labels, so the namzu host is assumed, but "
             f"its policy {name}-egress is not in the manifests: write the intent the host "
             "is configured with"
         )
@@ -274,14 +279,15 @@ def _named_policy(namespace: Namespace, template: str) -> KubeObject | None:
 
 
 def _template_label_selected(namespace: Namespace) -> bool:
-    """Whether a policy of the namespace selects on the host's template label."""
+    """Whether a policy of the namespace selects on a label the host puts on
+    its pods: the template label, the profile or the per-sandbox label."""
     for kind, key, cilium in (
         (NETWORK_POLICY.name, "podSelector", False),
         (CILIUM_NETWORK_POLICY.name, "endpointSelector", True),
     ):
         for policy in namespace.of_kind(kind):
             keys = selector_label_keys(_spec(policy).get(key, ABSENT), cilium=cilium)
-            if TEMPLATE_LABEL in keys:
+            if any(key.startswith(NAMZU_LABELS) for key in keys):
                 return True
     return False
 

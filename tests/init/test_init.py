@@ -345,3 +345,25 @@ def test_an_output_that_cannot_be_written_is_refused_before_reading(
     )
     assert directory.exit_code == 2 and ". is a directory" in directory.output
     started.assert_not_called()
+
+
+def test_namzu_labels_without_the_named_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo's baseline selects on the host's label, so the host is namzu;
+    without namzu-task-egress, the entry says deny-all and asks for the
+    host's intent, and check reports the missing policy (exit 1, not 2)."""
+    copy = tree(tmp_path, monkeypatch, "demo")
+    for name in ("egress-policies.yaml", "widening-policy.yaml"):
+        (copy / name).unlink()
+    assert invoke("init").exit_code == 0
+    text = (copy / DECLARATION).read_text(encoding="utf-8")
+    assert "its policy namzu-task-egress is not in the manifests" in text
+    entries = load_declarations(copy / DECLARATION, namespace_override=None).entries
+    assert {(e.template, e.host) for e in entries} == {
+        ("namzu-build", "namzu"),
+        ("namzu-task", "namzu"),
+    }
+    checked = invoke("check", "--format", "github")
+    assert checked.exit_code == 1
+    assert "named-policy-missing" in checked.output
