@@ -77,7 +77,10 @@ def init_command(
         write_standard((text,), to_stderr=False, as_is=False)
         return
     _create(target, text)
-    click.echo(f"wrote {display_name(target)}: review it, then run `egress-lint check`")
+    shown = display_name(target)
+    # check finds the file by this name only; any other it must be told.
+    config = "" if target.name == DECLARATION_FILE else f" --config {shown}"
+    click.echo(f"wrote {shown}: review it, then run `egress-lint check{config}`")
 
 
 def _writable(target: Path) -> None:

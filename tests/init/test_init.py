@@ -125,6 +125,7 @@ def test_renders_lists_charts_and_overlays_but_no_base(
     (copy / "out").mkdir()
     result = invoke("init", "--output", "out/declaration.yaml")
     assert result.exit_code == 0, result.output
+    assert "then run `egress-lint check --config out/declaration.yaml`" in result.output
     declarations = load_declarations(copy / "out" / "declaration.yaml", namespace_override=None)
     renders = {r.name: (r.spec.tool, r.spec.target) for r in declarations.renders}
     assert renders == {
