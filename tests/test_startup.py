@@ -101,10 +101,11 @@ def test_the_help_list_says_what_each_command_says(name: str, limit: int) -> Non
 def test_lazy_commands_are_listed_and_run() -> None:
     result = CliRunner().invoke(main, ["--help"])
     assert result.exit_code == 0
-    for name in ("check", "explain", "generate", "rules"):
+    for name in ("check", "explain", "generate", "init", "rules"):
         assert f"  {name} " in result.output
     assert CliRunner().invoke(main, ["generate", "--help"]).exit_code == 0
     assert CliRunner().invoke(main, ["explain", "--help"]).exit_code == 0
+    assert CliRunner().invoke(main, ["init", "--help"]).exit_code == 0
     assert CliRunner().invoke(main, ["nonesuch"]).exit_code == 2
 
 

@@ -2,7 +2,7 @@
 process ends.
 
 click gathers options, everything else is a plain call. One module per
-command (``check``, ``explain``, ``generate``, ``rules``); the options
+command (``check``, ``explain``, ``generate``, ``init``, ``rules``); the options
 they share are declared once in ``options``; ``exits`` holds the exit
 codes and the one ``fail()``.
 
@@ -54,6 +54,11 @@ COMMANDS: Final = {
         "Write the reference manifests for every declaration: the egress policy, the "
         "baseline ingress policy and, under perSandbox, the admission fence and the RBAC "
         "it needs.",
+    ),
+    "init": LazyCommand(
+        "lint.cli.init:init_command",
+        "Write a starter .egress-lint.yaml from the manifests: PATHs, or what --helm or "
+        "--kustomize renders.",
     ),
     "rules": LazyCommand(
         "lint.cli.rules:rules_command",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +39,7 @@ from lint.cli.options import (
     namespace_option,
     render_options,
     rendered_input,
+    report_option,
 )
 from lint.cli.writing import reader_may_leave, write_output, write_standard
 from lint.declarations import DeclarationError, declaration_file_for, load_declarations
@@ -82,6 +83,13 @@ class OutputOptions:
     """For the reporter; ``colour`` is decided when the report is written."""
     max_report_bytes: int = DEFAULT_MAX_REPORT_BYTES
     """``--max-report-bytes``: the bound on a JSON report (``bounded_json``)."""
+    reports: tuple[tuple[str, Path], ...] = ()
+    """``--report FORMAT=PATH``: more reports of the same run, each to its file."""
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        """Every format this run writes: ``--format``, then each ``--report``'s."""
+        return (self.fmt, *(fmt for fmt, _ in self.reports))
 
 
 def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
@@ -109,9 +117,8 @@ def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> 
         fail(error.report(), USAGE)
     except BaselineError as error:
         fail(str(error), USAGE)
-    if not CHECK_REPORTERS[out.fmt].shows_template_lines or not any(
-        f.location.source is not None for f in run.report.findings
-    ):
+    shown = any(CHECK_REPORTERS[fmt].shows_template_lines for fmt in out.formats)
+    if not shown or not any(f.location.source is not None for f in run.report.findings):
         return run
     chart_root = out.rendering.helm_chart_root
     if isinstance(stdin, RenderedInput):
@@ -146,25 +153,35 @@ def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None)
     if out.write_baseline is not None:
         write_output(out.write_baseline, (render_baseline(report.findings),))
     colour = colour_wanted(out.output is None and not out.passthrough and sys.stdout.isatty())
-    rendering = dataclasses.replace(out.rendering, colour=colour)
-    reporter = CHECK_REPORTERS[out.fmt]
-    if out.fmt == "json":
-        chunks, truncated = bounded_json(report, rendering.examined, out.max_report_bytes)
-        if truncated is not None and not out.passthrough:
-            # Under --passthrough the report itself is on standard error,
-            # and its `truncated` member says it.
-            with reader_may_leave(sys.stderr):
-                click.echo(truncation_note(truncated), err=True)
-    else:
-        chunks = reporter.chunks(report, rendering)
+    chunks = _report_chunks(report, out.fmt, dataclasses.replace(out.rendering, colour=colour), out)
     if out.passthrough and stdin is not None:
         _pass_through(stdin)
     if out.output is not None:
         write_output(out.output, chunks)
     else:
-        write_standard(chunks, to_stderr=out.passthrough, as_is=reporter.escapes_controls)
+        as_is = CHECK_REPORTERS[out.fmt].escapes_controls
+        write_standard(chunks, to_stderr=out.passthrough, as_is=as_is)
+    for fmt, path in out.reports:
+        # A file, as `--format FMT --output PATH` writes it: no colour.
+        write_output(path, _report_chunks(report, fmt, out.rendering, out))
     hold(run)  # the console script leaves without freeing it
     return exit_code(report, out.fail_on)
+
+
+def _report_chunks(
+    report: Report, fmt: str, rendering: RenderOptions, out: OutputOptions
+) -> Iterable[str]:
+    """The report in one format; JSON bounded by ``--max-report-bytes``,
+    with a note on standard error when it was cut."""
+    if fmt != "json":
+        return CHECK_REPORTERS[fmt].chunks(report, rendering)
+    chunks, truncated = bounded_json(report, rendering.examined, out.max_report_bytes)
+    if truncated is not None and not out.passthrough:
+        # Under --passthrough the report itself is on standard error,
+        # and its `truncated` member says it.
+        with reader_may_leave(sys.stderr):
+            click.echo(truncation_note(truncated), err=True)
+    return chunks
 
 
 def _pass_through(stdin: bytes) -> None:
@@ -187,6 +204,7 @@ def _pass_through(stdin: bytes) -> None:
     type=click.Path(path_type=Path),
     help="Write the report to FILE instead of standard output.",
 )
+@report_option(tuple(CHECK_REPORTERS))
 @namespace_option(
     "Namespace for objects that name none "
     "(default: the declaration's defaultNamespace, then 'default')."
@@ -242,6 +260,7 @@ def check_command(
     config: Path | None,
     fmt: str,
     output: Path | None,
+    reports: tuple[tuple[str, Path], ...],
     namespace: str | None,
     fail_on: str,
     read_cilium: ReadCilium,
@@ -277,10 +296,12 @@ def check_command(
         category=category,
         verbose=verbose,
         quiet=quiet,
-        examined=examined_for(fmt, examined),
+        examined=examined_for("json" if any(f == "json" for f, _ in reports) else fmt, examined),
     )
+    if output is not None and any(path == output for _, path in reports):
+        raise click.UsageError(f"{output} is named by both --output and --report")
     out = OutputOptions(
-        fmt, output, fail_on, passthrough, write_baseline, rendering, max_report_bytes
+        fmt, output, fail_on, passthrough, write_baseline, rendering, max_report_bytes, reports
     )
     if renders_only and (paths or render is not None or passthrough):
         raise click.UsageError(

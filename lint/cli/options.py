@@ -16,7 +16,7 @@ import dataclasses
 import functools
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -122,6 +122,61 @@ def examined_for(fmt: str, examined: str | None) -> Examined:
     if fmt != "json":
         raise click.UsageError(f"--examined applies to --format json only, not {fmt}")
     return "selecting" if examined == "selecting" else "all"
+
+
+def report_destinations(
+    given: tuple[str, ...], formats: Sequence[str]
+) -> tuple[tuple[str, Path], ...]:
+    """``--report FORMAT=PATH``, each as (format, path), in the order given.
+    A format the command does not have, an empty path, a path named twice,
+    or one that cannot be written is a usage error, given before anything
+    is read or judged: a report must not be lost after a long run."""
+    reports: list[tuple[str, Path]] = []
+    for value in given:
+        fmt, sep, path = value.partition("=")
+        if not sep or not path:
+            raise click.BadParameter(f"{value!r} is not FORMAT=PATH", param_hint="--report")
+        if fmt not in formats:
+            raise click.BadParameter(
+                f"unknown format {fmt!r} in {value!r}: choose from {', '.join(formats)}",
+                param_hint="--report",
+            )
+        destination = Path(path)
+        if any(destination == seen for _, seen in reports):
+            raise click.BadParameter(f"{path} is named twice", param_hint="--report")
+        problem = unwritable(destination)
+        if problem is not None:
+            raise click.BadParameter(f"cannot write {path}: {problem}", param_hint="--report")
+        reports.append((fmt, destination))
+    return tuple(reports)
+
+
+def unwritable(path: Path) -> str | None:
+    """Why ``path`` cannot be written, without creating it; None when it can
+    (as far as the file system says before the write)."""
+    if path.is_dir():
+        return "it is a directory"
+    if path.exists():
+        return None if os.access(path, os.W_OK) else "permission denied"
+    parent = path.parent
+    if not parent.is_dir():
+        return f"no directory {parent}"
+    return None if os.access(parent, os.W_OK) else f"permission denied in {parent}"
+
+
+def report_option(formats: Sequence[str]) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """``--report FORMAT=PATH``, repeatable: another report of the same run
+    in FORMAT, written to PATH; the command gets ``reports`` as (format,
+    path) pairs, already checked."""
+    return click.option(
+        "--report",
+        "reports",
+        metavar="FORMAT=PATH",
+        multiple=True,
+        callback=lambda _context, _param, value: report_destinations(value, formats),
+        help="Also write the report in FORMAT to PATH, from the same run (repeatable; "
+        f"FORMAT is one of {', '.join(formats)}).",
+    )
 
 
 def namespace_option(help_text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:

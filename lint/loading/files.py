@@ -351,6 +351,19 @@ def unrendered_tree(path: Path, names: set[str]) -> LoadProblem | None:
     return LoadProblem(display_name(path / found), 1, message, UNREAD_SUSPECT, None)
 
 
+def unrendered_root(problem: LoadProblem) -> tuple[str, str] | None:
+    """The directory and the tool (``helm`` or ``kustomize``) of a problem
+    :func:`unrendered_tree` made; None for any other problem."""
+    if problem.suspect_kind != UNREAD_SUSPECT or " holds " not in problem.message:
+        return None
+    directory, _, name = problem.file.rpartition("/")
+    if name == HELM_CHART_FILE:
+        return directory or ".", "helm"
+    if name in KUSTOMIZATION_FILES:
+        return directory or ".", "kustomize"
+    return None
+
+
 def _unread(name: str, reason: str) -> LoadProblem:
     return LoadProblem(name, 1, f"not read: {reason}", UNREAD_SUSPECT, None)
 

@@ -21,6 +21,7 @@ from tests.integrations.github_runner import (
     StepRun,
     action_inputs,
     action_step,
+    preinstalled_venv,
     run_action_check,
     run_job,
     run_script,
@@ -98,15 +99,39 @@ def test_scripts_read_inputs_only_through_env() -> None:
                 assert name in ACTION["inputs"]
 
 
-def test_runs_egress_lint_with_sarif_output() -> None:
+def test_runs_egress_lint_once_with_every_report() -> None:
+    """One check (issue 29): annotations on standard output, SARIF and the
+    Markdown summary as --report files of the same run."""
     script = action_step("check")["run"]
+    assert script.count('"$VENV/bin/egress-lint" check') == 1
     for option in (
-        "--format sarif",
-        '--output "$INPUT_SARIF_FILE"',
+        "--format github",
+        '--report "sarif=$INPUT_SARIF_FILE"',
+        '--report "markdown=$summary"',
         '--category "$INPUT_CATEGORY"',
         '--fail-on "$INPUT_FAIL_ON"',
     ):
         assert option in script
+
+
+def test_the_step_runs_the_check_once(ctx: Context) -> None:
+    """The installed command behind a wrapper that counts its runs."""
+    demo_tree(ctx.workspace, widening=True)
+    bin_dir = preinstalled_venv(ctx.runner_temp)
+    real = bin_dir / "egress-lint"
+    counted = bin_dir / "egress-lint-real"
+    real.rename(counted)
+    runs = ctx.runner_temp / "runs"
+    real.write_text(f'#!/bin/sh\necho run >> "{runs}"\nexec "{counted}" "$@"\n', encoding="utf-8")
+    real.chmod(0o755)
+    result = run_action_check(ctx, {})
+    assert result.returncode == 1, result.log
+    assert runs.read_text(encoding="utf-8") == "run\n"
+    assert WIDENS in rule_ids(sarif(ctx, "egress-lint.sarif"))
+    assert "::error file=widening-policy.yaml" in result.log
+    assert f"| error | `{WIDENS}` |" in (ctx.runner_temp / "step-summary.md").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_docs_input_table_lists_the_action_inputs() -> None:
