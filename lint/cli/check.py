@@ -21,6 +21,7 @@ from lint.checks.context import ReadCilium
 from lint.checks.runner import CheckOptions, CheckRun, check_run
 from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
+    COLOR,
     CONFIG,
     CONTROLLER_VERSION,
     EXAMINED,
@@ -30,6 +31,7 @@ from lint.cli.options import (
     QUIET,
     READ_CILIUM,
     VERBOSE,
+    ColorChoice,
     colour_wanted,
     declaration_start,
     examined_for,
@@ -82,6 +84,8 @@ class OutputOptions:
     """For the reporter; ``colour`` is decided when the report is written."""
     max_report_bytes: int = DEFAULT_MAX_REPORT_BYTES
     """``--max-report-bytes``: the bound on a JSON report (``bounded_json``)."""
+    color: ColorChoice = "auto"
+    """``--color``: whether the text report is painted (``colour_wanted``)."""
 
 
 def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
@@ -145,7 +149,9 @@ def execute_environments(
 def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None) -> int:
     if out.write_baseline is not None:
         write_output(out.write_baseline, (render_baseline(report.findings),))
-    colour = colour_wanted(out.output is None and not out.passthrough and sys.stdout.isatty())
+    colour = colour_wanted(
+        out.color, out.output is None and not out.passthrough and sys.stdout.isatty()
+    )
     rendering = dataclasses.replace(out.rendering, colour=colour)
     reporter = CHECK_REPORTERS[out.fmt]
     if out.fmt == "json":
@@ -162,7 +168,9 @@ def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None)
     if out.output is not None:
         write_output(out.output, chunks)
     else:
-        write_standard(chunks, to_stderr=out.passthrough, as_is=reporter.escapes_controls)
+        # Painted text keeps its colour codes even off a terminal: they were asked for.
+        as_is = reporter.escapes_controls or rendering.colour
+        write_standard(chunks, to_stderr=out.passthrough, as_is=as_is)
     hold(run)  # the console script leaves without freeing it
     return exit_code(report, out.fail_on)
 
@@ -185,7 +193,8 @@ def _pass_through(stdin: bytes) -> None:
 @click.option(
     "--output",
     type=click.Path(path_type=Path),
-    help="Write the report to FILE instead of standard output.",
+    metavar="PATH",
+    help="Write the report to PATH instead of standard output.",
 )
 @namespace_option(
     "Namespace for objects that name none "
@@ -214,6 +223,7 @@ def _pass_through(stdin: bytes) -> None:
 )
 @VERBOSE
 @QUIET
+@COLOR
 @click.option(
     "--helm-chart-root",
     help="SARIF: the chart directory that '# Source:' template paths are relative to.",
@@ -251,6 +261,7 @@ def check_command(
     show_suppressed: bool,
     verbose: bool,
     quiet: bool,
+    color: ColorChoice,
     helm_chart_root: str | None,
     category: str,
     renders_only: bool,
@@ -280,7 +291,7 @@ def check_command(
         examined=examined_for(fmt, examined),
     )
     out = OutputOptions(
-        fmt, output, fail_on, passthrough, write_baseline, rendering, max_report_bytes
+        fmt, output, fail_on, passthrough, write_baseline, rendering, max_report_bytes, color
     )
     if renders_only and (paths or render is not None or passthrough):
         raise click.UsageError(

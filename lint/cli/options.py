@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import click
 
@@ -67,10 +67,30 @@ QUIET: Final = click.option(
 )
 
 
-def colour_wanted(to_terminal: bool) -> bool:
-    """Colour on a terminal only, and never when ``NO_COLOR`` is set to
-    anything but the empty string (https://no-color.org)."""
-    return to_terminal and not os.environ.get("NO_COLOR")
+ColorChoice = Literal["auto", "always", "never"]
+COLOR_CHOICES: Final[tuple[ColorChoice, ...]] = ("auto", "always", "never")
+
+COLOR: Final = click.option(
+    "--color",
+    "color",
+    type=click.Choice(COLOR_CHOICES),
+    default="auto",
+    show_default=True,
+    help="Text: paint levels with terminal colours. 'auto': when the report goes to a "
+    "terminal, unless NO_COLOR is set; FORCE_COLOR set turns it on anywhere (a CI log).",
+)
+
+
+def colour_wanted(choice: ColorChoice, to_terminal: bool) -> bool:
+    """Whether to paint: ``--color always`` or ``never`` as said; ``auto``
+    never when ``NO_COLOR`` is set (https://no-color.org), else always when
+    ``FORCE_COLOR`` is (https://force-color.org), else on a terminal only.
+    An empty variable counts as unset, as both conventions say."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or to_terminal
 
 
 JOBS: Final = click.option(
