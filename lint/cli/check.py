@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +42,7 @@ from lint.cli.options import (
     render_options,
     rendered_input,
 )
+from lint.cli.progress import Progress, clear_status_line
 from lint.cli.writing import reader_may_leave, write_output, write_standard
 from lint.declarations import DeclarationError, declaration_file_for, load_declarations
 from lint.declarations.renders import DeclaredRender
@@ -99,7 +100,7 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
 
 def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
     run = _checked(options, stdin, out)
-    return _write(run.report, run, out, stdin)
+    return _write(run.report, run, out, stdin, options.progress)
 
 
 def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> CheckRun:
@@ -131,11 +132,15 @@ def execute_environments(
     write one report of them all (DESIGN §11)."""
     with collector_paused():
         reports, runs = [], []
-        for environment in renders:
+        progress = options.progress or _silent
+        for number, environment in enumerate(renders, start=1):
             spec = environment.spec
             if isinstance(spec, HelmRender) and spec.namespace is None:
                 spec = dataclasses.replace(spec, namespace=options.namespace)
             command = "helm template" if isinstance(spec, HelmRender) else "kustomize build"
+            progress(
+                f"environment {environment.name} ({number}/{len(renders)}): {command} {spec.target}"
+            )
             stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
             namespace = options.namespace or environment.namespace
             run = _checked(
@@ -143,10 +148,24 @@ def execute_environments(
             )
             reports.append(in_environment(run.report, environment.name))
             runs.append(run)
-        return _write(joined(reports), tuple(runs), out, None)
+        return _write(joined(reports), tuple(runs), out, None, options.progress)
 
 
-def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None) -> int:
+def _silent(_step: str) -> None:
+    """No one is told of the steps."""
+
+
+def _write(
+    report: Report,
+    run: object,
+    out: OutputOptions,
+    stdin: bytes | None,
+    progress: Callable[[str], None] | None = None,
+) -> int:
+    if out.output is not None and not out.passthrough:
+        (progress or _silent)(f"writing the report to {out.output}")
+    else:
+        clear_status_line()  # what is written next may go to the terminal
     if out.write_baseline is not None:
         write_output(out.write_baseline, (render_baseline(report.findings),))
     colour = colour_wanted(
@@ -167,6 +186,7 @@ def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None)
         _pass_through(stdin)
     if out.output is not None:
         write_output(out.output, chunks)
+        clear_status_line()
     else:
         # Painted text keeps its colour codes even off a terminal: they were asked for.
         as_is = reporter.escapes_controls or rendering.colour
@@ -282,6 +302,7 @@ def check_command(
         )
     config = declaration_start(config, render)
     workers = jobs or available_processes()
+    progress = Progress()
     rendering = RenderOptions(
         show_suppressed=show_suppressed,
         helm_chart_root=helm_chart_root,
@@ -309,6 +330,7 @@ def check_command(
             workers,
             baseline,
             controller_version=controller_version,
+            progress=progress,
         )
 
     if not paths and render is None and not passthrough:
@@ -322,6 +344,9 @@ def check_command(
         if declared is not None:
             file, renders = declared
             sys.exit(execute_environments(options_for(("-",), file), out, renders))
+    if render is not None:
+        command = "helm template" if isinstance(render, HelmRender) else "kustomize build"
+        progress(f"{command} {render.target}")
     paths, stdin = manifest_input(paths, limits, render)
     sys.exit(execute(options_for(paths, config), out, stdin))
 
