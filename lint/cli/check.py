@@ -220,7 +220,14 @@ def _pass_through(stdin: bytes) -> None:
     "Namespace for objects that name none "
     "(default: the declaration's defaultNamespace, then 'default')."
 )
-@click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True)
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default="error",
+    show_default=True,
+    help="Exit 1 when an unsuppressed finding is at or above this level; 'never' exits 0 "
+    "on findings.",
+)
 @READ_CILIUM
 @click.option(
     "--baseline",
@@ -246,6 +253,7 @@ def _pass_through(stdin: bytes) -> None:
 @COLOR
 @click.option(
     "--helm-chart-root",
+    metavar="DIR",
     help="SARIF: the chart directory that '# Source:' template paths are relative to.",
 )
 @click.option(
@@ -257,6 +265,7 @@ def _pass_through(stdin: bytes) -> None:
 )
 @click.option(
     "--category",
+    metavar="NAME",
     default="egress-lint",
     show_default=True,
     help="SARIF: the automationDetails category.",

@@ -96,6 +96,7 @@ def colour_wanted(choice: ColorChoice, to_terminal: bool) -> bool:
 JOBS: Final = click.option(
     "--jobs",
     type=click.IntRange(min=1),
+    metavar="N",
     help="Processes to load and judge on (default: one per CPU, at most "
     f"{MAX_PROCESSES}; large inputs only). 1 stays in one process.",
 )
@@ -146,7 +147,7 @@ def examined_for(fmt: str, examined: str | None) -> Examined:
 
 def namespace_option(help_text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """``--namespace``; each command says what the namespace is for it."""
-    return click.option("--namespace", help=help_text)
+    return click.option("--namespace", metavar="NAMESPACE", help=help_text)
 
 
 def format_option(
@@ -174,10 +175,13 @@ _LIMIT_OPTIONS: Final = (
     click.option(
         "--max-document-size", metavar="SIZE", help="Largest document parsed (default 8M)."
     ),
-    click.option("--max-depth", type=int, help="Deepest nesting in a document (default 100)."),
+    click.option(
+        "--max-depth", type=int, metavar="N", help="Deepest nesting in a document (default 100)."
+    ),
     click.option(
         "--max-alias-expansion",
         type=int,
+        metavar="N",
         help="Most values a document may hold once aliases are expanded (default 1000000).",
     ),
 )
