@@ -29,6 +29,14 @@ def _sh_lines(markdown: str) -> list[str]:
     return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
 
 
+def test_every_code_fence_of_the_readme_stands_on_its_own_line() -> None:
+    # A fence after text on the same line closes nothing: the rest of the
+    # page would render as code.
+    fences = [line for line in README.splitlines() if "```" in line]
+    assert all(line.lstrip().startswith("```") for line in fences), fences
+    assert len(fences) % 2 == 0
+
+
 def test_ci_runs_the_readmes_test_command() -> None:
     (command,) = [line for line in _sh_lines(_section(README, "Test")) if "pytest" in line]
     assert command in CI.splitlines()
