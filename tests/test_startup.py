@@ -89,6 +89,15 @@ def test_a_run_with_a_valid_declaration_file_imports_no_pydantic() -> None:
     assert [m for m in loaded if m.startswith(("pydantic", "lint.declarations.models"))] == []
 
 
+def test_the_schema_command_prints_the_shipped_file_without_pydantic() -> None:
+    """`egress-lint schema` reads the checked-in file; only a test
+    generates it from the models."""
+    code = "from lint.cli import run_cli\nsys.argv = ['egress-lint', 'schema']\nrun_cli()"
+    loaded = _loaded_after(code)
+    assert "lint.cli.schema" in loaded
+    assert [m for m in loaded if m.startswith(("pydantic", "lint.declarations.models"))] == []
+
+
 @pytest.mark.parametrize("name", sorted(cli.COMMANDS))
 @pytest.mark.parametrize("limit", [30, 45, 1000])
 def test_the_help_list_says_what_each_command_says(name: str, limit: int) -> None:
@@ -101,7 +110,7 @@ def test_the_help_list_says_what_each_command_says(name: str, limit: int) -> Non
 def test_lazy_commands_are_listed_and_run() -> None:
     result = CliRunner().invoke(main, ["--help"])
     assert result.exit_code == 0
-    for name in ("check", "explain", "generate", "init", "rules"):
+    for name in ("check", "explain", "generate", "init", "rules", "schema"):
         assert f"  {name} " in result.output
     assert CliRunner().invoke(main, ["generate", "--help"]).exit_code == 0
     assert CliRunner().invoke(main, ["explain", "--help"]).exit_code == 0

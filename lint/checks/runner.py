@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,7 +48,7 @@ from lint.declarations import DeclaredSandbox
 from lint.intake import take_in
 from lint.inventory import Inventory
 from lint.kinds import SANDBOX_TEMPLATE
-from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem
+from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem, RenderedInput
 from lint.parallel.lifetime import collector_paused
 from lint.report.model import (
     Finding,
@@ -84,6 +84,8 @@ class CheckOptions:
     annotations); an unreadable one raises BaselineError, a usage error."""
     controller_version: str | None = None
     """``--controller-version``: the agent-sandbox controller assumed (DESIGN §12)."""
+    progress: Callable[[str], None] | None = dataclasses.field(default=None, compare=False)
+    """Told, in words, each step a long run starts (``lint.cli.progress``)."""
 
 
 def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
@@ -111,8 +113,11 @@ def check_run(options: CheckOptions, *, stdin: bytes | None = None) -> CheckRun:
 
 
 def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
+    progress = options.progress or _silent
+    progress(_reading(options.paths, stdin))
     intake = take_in(options, stdin=stdin)
     loaded, inventory, declared = intake.loaded, intake.inventory, intake.sandboxes
+    progress(f"judging {len(declared)} declared sandbox(es)")
     declarations = intake.declarations
     ctx = CheckContext(
         inventory, loaded.problems, options.read_cilium, namespace_labels=declarations.namespaces
@@ -150,6 +155,16 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     # Last, so a library caller gets the findings the command line prints.
     report = suppress(report, options.baseline)
     return CheckRun(report, (intake, ctx, checked))
+
+
+def _silent(_step: str) -> None:
+    """No one is told of the steps."""
+
+
+def _reading(paths: Sequence[str], stdin: bytes | None) -> str:
+    if isinstance(stdin, RenderedInput):
+        return "reading the rendered manifests"
+    return "reading " + " ".join("standard input" if path == "-" else path for path in paths)
 
 
 def _check_sandbox(

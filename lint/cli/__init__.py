@@ -2,9 +2,9 @@
 process ends.
 
 click gathers options, everything else is a plain call. One module per
-command (``check``, ``explain``, ``generate``, ``init``, ``rules``); the options
-they share are declared once in ``options``; ``exits`` holds the exit
-codes and the one ``fail()``.
+command (``check``, ``explain``, ``generate``, ``init``, ``rules``,
+``schema``); the options they share are declared once in ``options``;
+``exits`` holds the exit codes and the one ``fail()``.
 
 Exit codes (REPORT.md): 0 nothing at or above --fail-on, 1 findings at or
 above it, 2 usage or declaration errors. 3 means egress-lint itself failed.
@@ -63,6 +63,11 @@ COMMANDS: Final = {
     "rules": LazyCommand(
         "lint.cli.rules:rules_command",
         "List every rule id with its level and summary.",
+    ),
+    "schema": LazyCommand(
+        "lint.cli.schema:schema_command",
+        "Print the JSON Schema of the declaration file (.egress-lint.yaml), for an "
+        "editor's YAML language server or any JSON Schema validator.",
     ),
 }
 

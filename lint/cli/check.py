@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from lint.checks.context import ReadCilium
 from lint.checks.runner import CheckOptions, CheckRun, check_run
 from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
+    COLOR,
     CONFIG,
     CONTROLLER_VERSION,
     EXAMINED,
@@ -30,6 +31,7 @@ from lint.cli.options import (
     QUIET,
     READ_CILIUM,
     VERBOSE,
+    ColorChoice,
     colour_wanted,
     declaration_start,
     examined_for,
@@ -41,6 +43,7 @@ from lint.cli.options import (
     rendered_input,
     report_option,
 )
+from lint.cli.progress import Progress, clear_status_line
 from lint.cli.writing import reader_may_leave, write_output, write_standard
 from lint.declarations import DeclarationError, declaration_file_for, load_declarations
 from lint.declarations.renders import DeclaredRender
@@ -85,6 +88,8 @@ class OutputOptions:
     """``--max-report-bytes``: the bound on a JSON report (``bounded_json``)."""
     reports: tuple[tuple[str, Path], ...] = ()
     """``--report FORMAT=PATH``: more reports of the same run, each to its file."""
+    color: ColorChoice = "auto"
+    """``--color``: whether the text report is painted (``colour_wanted``)."""
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -103,7 +108,7 @@ def execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> i
 
 def _execute(options: CheckOptions, out: OutputOptions, stdin: bytes | None) -> int:
     run = _checked(options, stdin, out)
-    return _write(run.report, run, out, stdin)
+    return _write(run.report, run, out, stdin, options.progress)
 
 
 def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> CheckRun:
@@ -134,11 +139,15 @@ def execute_environments(
     write one report of them all (DESIGN §11)."""
     with collector_paused():
         reports, runs = [], []
-        for environment in renders:
+        progress = options.progress or _silent
+        for number, environment in enumerate(renders, start=1):
             spec = environment.spec
             if isinstance(spec, HelmRender) and spec.namespace is None:
                 spec = dataclasses.replace(spec, namespace=options.namespace)
             command = "helm template" if isinstance(spec, HelmRender) else "kustomize build"
+            progress(
+                f"environment {environment.name} ({number}/{len(renders)}): {command} {spec.target}"
+            )
             stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
             namespace = options.namespace or environment.namespace
             run = _checked(
@@ -146,20 +155,39 @@ def execute_environments(
             )
             reports.append(in_environment(run.report, environment.name))
             runs.append(run)
-        return _write(joined(reports), tuple(runs), out, None)
+        return _write(joined(reports), tuple(runs), out, None, options.progress)
 
 
-def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None) -> int:
+def _silent(_step: str) -> None:
+    """No one is told of the steps."""
+
+
+def _write(
+    report: Report,
+    run: object,
+    out: OutputOptions,
+    stdin: bytes | None,
+    progress: Callable[[str], None] | None = None,
+) -> int:
+    if out.output is not None and not out.passthrough:
+        (progress or _silent)(f"writing the report to {out.output}")
+    else:
+        clear_status_line()  # what is written next may go to the terminal
     if out.write_baseline is not None:
         write_output(out.write_baseline, (render_baseline(report.findings),))
-    colour = colour_wanted(out.output is None and not out.passthrough and sys.stdout.isatty())
-    chunks = _report_chunks(report, out.fmt, dataclasses.replace(out.rendering, colour=colour), out)
+    colour = colour_wanted(
+        out.color, out.output is None and not out.passthrough and sys.stdout.isatty()
+    )
+    rendering = dataclasses.replace(out.rendering, colour=colour)
+    chunks = _report_chunks(report, out.fmt, rendering, out)
     if out.passthrough and stdin is not None:
         _pass_through(stdin)
     if out.output is not None:
         write_output(out.output, chunks)
+        clear_status_line()
     else:
-        as_is = CHECK_REPORTERS[out.fmt].escapes_controls
+        # Painted text keeps its colour codes even off a terminal: they were asked for.
+        as_is = CHECK_REPORTERS[out.fmt].escapes_controls or rendering.colour
         write_standard(chunks, to_stderr=out.passthrough, as_is=as_is)
     for fmt, path in out.reports:
         # A file, as `--format FMT --output PATH` writes it: no colour.
@@ -202,14 +230,22 @@ def _pass_through(stdin: bytes) -> None:
 @click.option(
     "--output",
     type=click.Path(path_type=Path),
-    help="Write the report to FILE instead of standard output.",
+    metavar="PATH",
+    help="Write the report to PATH instead of standard output.",
 )
 @report_option(tuple(CHECK_REPORTERS))
 @namespace_option(
     "Namespace for objects that name none "
     "(default: the declaration's defaultNamespace, then 'default')."
 )
-@click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True)
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default="error",
+    show_default=True,
+    help="Exit 1 when an unsuppressed finding is at or above this level; 'never' exits 0 "
+    "on findings.",
+)
 @READ_CILIUM
 @click.option(
     "--baseline",
@@ -232,8 +268,10 @@ def _pass_through(stdin: bytes) -> None:
 )
 @VERBOSE
 @QUIET
+@COLOR
 @click.option(
     "--helm-chart-root",
+    metavar="DIR",
     help="SARIF: the chart directory that '# Source:' template paths are relative to.",
 )
 @click.option(
@@ -245,6 +283,7 @@ def _pass_through(stdin: bytes) -> None:
 )
 @click.option(
     "--category",
+    metavar="NAME",
     default="egress-lint",
     show_default=True,
     help="SARIF: the automationDetails category.",
@@ -270,6 +309,7 @@ def check_command(
     show_suppressed: bool,
     verbose: bool,
     quiet: bool,
+    color: ColorChoice,
     helm_chart_root: str | None,
     category: str,
     renders_only: bool,
@@ -290,6 +330,7 @@ def check_command(
         )
     config = declaration_start(config, render)
     workers = jobs or available_processes()
+    progress = Progress()
     rendering = RenderOptions(
         show_suppressed=show_suppressed,
         helm_chart_root=helm_chart_root,
@@ -301,7 +342,15 @@ def check_command(
     if output is not None and any(path == output for _, path in reports):
         raise click.UsageError(f"{output} is named by both --output and --report")
     out = OutputOptions(
-        fmt, output, fail_on, passthrough, write_baseline, rendering, max_report_bytes, reports
+        fmt,
+        output,
+        fail_on,
+        passthrough,
+        write_baseline,
+        rendering,
+        max_report_bytes,
+        reports,
+        color,
     )
     if renders_only and (paths or render is not None or passthrough):
         raise click.UsageError(
@@ -319,6 +368,7 @@ def check_command(
             workers,
             baseline,
             controller_version=controller_version,
+            progress=progress,
         )
 
     if not paths and render is None and not passthrough:
@@ -332,6 +382,9 @@ def check_command(
         if declared is not None:
             file, renders = declared
             sys.exit(execute_environments(options_for(("-",), file), out, renders))
+    if render is not None:
+        command = "helm template" if isinstance(render, HelmRender) else "kustomize build"
+        progress(f"{command} {render.target}")
     paths, stdin = manifest_input(paths, limits, render)
     sys.exit(execute(options_for(paths, config), out, stdin))
 

@@ -16,6 +16,7 @@ from typing import Final, NoReturn
 
 import click
 
+from lint.cli.progress import clear_status_line
 from lint.report.escaping import escape
 
 OK: Final = 0
@@ -28,5 +29,6 @@ def fail(message: str, code: int) -> NoReturn:
     """One message on standard error, control characters shown escaped (it
     may quote the input), then exit with ``code``."""
     text = "\n".join(escape(line) for line in message.split("\n"))
+    clear_status_line()
     click.echo(f"egress-lint: {text}", err=True)
     sys.exit(code)

@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import click
 
@@ -67,15 +67,36 @@ QUIET: Final = click.option(
 )
 
 
-def colour_wanted(to_terminal: bool) -> bool:
-    """Colour on a terminal only, and never when ``NO_COLOR`` is set to
-    anything but the empty string (https://no-color.org)."""
-    return to_terminal and not os.environ.get("NO_COLOR")
+ColorChoice = Literal["auto", "always", "never"]
+COLOR_CHOICES: Final[tuple[ColorChoice, ...]] = ("auto", "always", "never")
+
+COLOR: Final = click.option(
+    "--color",
+    "color",
+    type=click.Choice(COLOR_CHOICES),
+    default="auto",
+    show_default=True,
+    help="Text: paint levels with terminal colours. 'auto': when the report goes to a "
+    "terminal, unless NO_COLOR is set; FORCE_COLOR set turns it on anywhere (a CI log).",
+)
+
+
+def colour_wanted(choice: ColorChoice, to_terminal: bool) -> bool:
+    """Whether to paint: ``--color always`` or ``never`` as said; ``auto``
+    never when ``NO_COLOR`` is set (https://no-color.org), else always when
+    ``FORCE_COLOR`` is (https://force-color.org), else on a terminal only.
+    An empty variable counts as unset, as both conventions say."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or to_terminal
 
 
 JOBS: Final = click.option(
     "--jobs",
     type=click.IntRange(min=1),
+    metavar="N",
     help="Processes to load and judge on (default: one per CPU, at most "
     f"{MAX_PROCESSES}; large inputs only). 1 stays in one process.",
 )
@@ -181,7 +202,7 @@ def report_option(formats: Sequence[str]) -> Callable[[Callable[..., None]], Cal
 
 def namespace_option(help_text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """``--namespace``; each command says what the namespace is for it."""
-    return click.option("--namespace", help=help_text)
+    return click.option("--namespace", metavar="NAMESPACE", help=help_text)
 
 
 def format_option(
@@ -209,10 +230,13 @@ _LIMIT_OPTIONS: Final = (
     click.option(
         "--max-document-size", metavar="SIZE", help="Largest document parsed (default 8M)."
     ),
-    click.option("--max-depth", type=int, help="Deepest nesting in a document (default 100)."),
+    click.option(
+        "--max-depth", type=int, metavar="N", help="Deepest nesting in a document (default 100)."
+    ),
     click.option(
         "--max-alias-expansion",
         type=int,
+        metavar="N",
         help="Most values a document may hold once aliases are expanded (default 1000000).",
     ),
 )

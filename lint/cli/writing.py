@@ -43,8 +43,10 @@ def write_standard(chunks: Iterable[str], *, to_stderr: bool, as_is: bool) -> No
     """Write the chunks to standard output (or error) with ``click.echo``,
     a batch of whole chunks at a time (each echo flushes). Text that may
     hold a terminal escape sequence is stripped of them when the stream is
-    no terminal, as click does; ``as_is`` text (JSON, SARIF: every control
-    character already escaped) holds none, so it is not searched for them."""
+    no terminal, as click does; ``as_is`` text is written as it is: either
+    it holds none (JSON, SARIF: every control character already escaped),
+    or its only ones are the colours ``--color`` asked for (the text
+    report escapes the input it quotes)."""
     stream = sys.stderr if to_stderr else sys.stdout
     colour = True if as_is else None  # True: click strips nothing
     with reader_may_leave(stream):

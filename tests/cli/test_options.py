@@ -70,7 +70,7 @@ def test_config_that_does_not_exist_is_a_declaration_error(command: str, demo: P
 @READING
 def test_namespace_is_taken_and_said_in_help(command: str) -> None:
     help_text = invoke([*COMMANDS[command][:1], "--help"]).output
-    assert "--namespace TEXT" in help_text
+    assert "--namespace NAMESPACE" in help_text
 
 
 LIMITS = ["--max-file-size", "--max-total-size", "--max-document-size", "--max-depth"]

@@ -101,6 +101,7 @@ def _verdicts(candidate: Candidate, subject: Subject, direction: str) -> list[st
     return [examine_ingress(d).verdict for d in ingress_documents(candidate, subject)]
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(
     candidates(),

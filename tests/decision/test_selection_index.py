@@ -130,6 +130,7 @@ def _index(candidates: list[Candidate], direction: Any) -> ScopeSelection:
     return selection_index(candidates, [candidate_requirements(c, direction) for c in candidates])
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(_scopes(), _pod_labels, st.sampled_from(["egress", "ingress"]))
 def test_the_index_never_drops_a_selecting_policy(

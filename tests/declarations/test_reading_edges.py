@@ -193,6 +193,7 @@ def test_a_lone_surrogate_is_an_unacceptable_character() -> None:
     assert error.message.startswith("YAML error: unacceptable character #xd800")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [2_000, 100_000])
 def test_deep_nesting_is_an_error_not_a_crash(depth: int) -> None:
     error = refusal("[" * depth + "]" * depth)

@@ -203,6 +203,7 @@ def test_text_the_c_parser_reads_differently_goes_to_the_round_trip_parser(text:
     fast.assert_not_called()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [65, 199, 500, 2_000])
 def test_deep_trees_are_left_to_the_round_trip_parser(depth: int) -> None:
     """Past 64 levels the C-composed nodes are not built; what the

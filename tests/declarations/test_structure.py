@@ -222,6 +222,7 @@ def by_models(value: Any) -> structure.CheckedFile | None:
         return None
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(FILES)
 @example({"version": 1, "sandboxes": [{"template": "t", "ingress": {"agentPort": True}}]})
@@ -234,6 +235,7 @@ def test_what_the_plain_check_takes_the_models_take_alike(value: dict[str, Any])
         assert by_models(value) == plain
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(FILES)
 def test_a_file_the_models_take_is_taken_plainly_unless_its_version_is_odd(

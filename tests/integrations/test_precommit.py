@@ -11,13 +11,13 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from lint import __version__
 from tests.integrations.support import (
     DECLARATION,
     DOCS,
@@ -83,13 +83,39 @@ def test_render_hook_relies_on_renders() -> None:
     assert hook["pass_filenames"] is False and hook["require_serial"] is True
 
 
-def test_documented_rev_is_the_release_tag_of_this_version() -> None:
-    version = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"][
-        "version"
-    ]
+def test_documented_rev_is_the_tag_of_this_version() -> None:
     for config in _doc_configs():
-        assert config["repos"][0]["rev"] == f"v{version}"
-    assert f'`version = "{version}"`' in DOC.read_text(encoding="utf-8")
+        assert config["repos"][0]["rev"] == f"v{__version__}"
+    assert f'`__version__ = "{__version__}"`' in DOC.read_text(encoding="utf-8")
+
+
+# The stages a hook may name (pre-commit 3.2 and later), and the ones a
+# check of the whole tree has something to say in.
+KNOWN_STAGES = {
+    "commit-msg",
+    "manual",
+    "post-checkout",
+    "post-commit",
+    "post-merge",
+    "post-rewrite",
+    "pre-commit",
+    "pre-merge-commit",
+    "pre-push",
+    "pre-rebase",
+    "prepare-commit-msg",
+}
+
+
+@pytest.mark.parametrize("hook_id", ["egress-lint", "egress-lint-render"])
+def test_hooks_declare_their_stages(hook_id: str) -> None:
+    (hook,) = [h for h in load_yaml(HOOKS_FILE) if h["id"] == hook_id]
+    assert set(hook["stages"]) <= KNOWN_STAGES
+    assert {"pre-commit", "pre-push", "manual"} <= set(hook["stages"])
+    assert not {"commit-msg", "prepare-commit-msg", "post-checkout"} & set(hook["stages"])
+    # The stage names above are pre-commit 3.2's; older versions call
+    # pre-commit `commit` and would refuse them.
+    minimum = tuple(int(part) for part in hook["minimum_pre_commit_version"].split("."))
+    assert minimum >= (3, 2, 0)
 
 
 # --- running pre-commit ------------------------------------------------------

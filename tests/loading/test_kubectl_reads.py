@@ -85,6 +85,7 @@ RELEVANT = frozenset({"NetworkPolicy", "CiliumNetworkPolicy", "Namespace"})
 @given(stream=streams())
 # Found against kubectl 1.33: go-yaml reads the indented Namespace and
 # ignores the column-0 line after it; libyaml refuses the whole document.
+@pytest.mark.slow
 @example(stream="---\n  kind: Namespace\n  metadata: {name: np-1}\nkind: ConfigMap\n")
 def test_every_policy_kubectl_reads_is_read_or_fails_closed(stream: str, tree: Path) -> None:
     write(tree, "s.yaml", stream)
@@ -124,6 +125,7 @@ pieced = st.lists(
 @given(stream=pieced)
 # Found against kubectl 1.33: Go's JSON decoder skips the tab, libyaml
 # refuses it.
+@pytest.mark.slow
 @example(stream='\t\n{"kind":"Namespace","metadata":{"name":"k"}}\n')
 def test_pieced_streams_read_what_kubectl_reads(stream: str, tree: Path) -> None:
     (tree / "s.yaml").write_text(stream, encoding="utf-8", newline="")

@@ -179,6 +179,7 @@ def _outputs_by_seed(fmt: str, roots: list[Path]) -> set[tuple[str, bytes]]:
     return outputs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_the_hash_seed_changes_no_byte(fmt: str) -> None:
     """Sets and dicts keyed by strings iterate in hash order; the report

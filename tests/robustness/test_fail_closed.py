@@ -47,6 +47,7 @@ def _report(result: AuditResult) -> str:
     return "\n".join(flip.describe() for flip in result.fail_open)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tree", FIXTURE_TREES, ids=[tree.name for tree in FIXTURE_TREES])
 def test_no_mutation_of_a_fixture_policy_fails_open(tree: Tree, tmp_path: Path) -> None:
     result = _run(tree, tmp_path)

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -167,6 +168,7 @@ class _YamlChecker(Checker):
         return run_check(self._options, stdin=data)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(edited=edited_trees())
 def test_any_value_in_a_policy_position_is_judged_without_an_exception(

@@ -61,6 +61,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
     return root / "tree", expected, run
 
 
+@pytest.mark.slow
 def test_the_hostile_corpus_runs_without_a_traceback(
     hostile: tuple[Path, dict[str, str | None], Run],
 ) -> None:
@@ -89,6 +90,7 @@ def test_every_hostile_file_is_reported_where_it_lies(
         )
 
 
+@pytest.mark.slow
 def test_the_hostile_policies_fail_their_namespace_closed(
     hostile: tuple[Path, dict[str, str | None], Run], tmp_path: Path
 ) -> None:

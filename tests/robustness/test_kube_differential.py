@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -171,6 +172,7 @@ def streams(draw: st.DrawFn) -> str:
     return "\n".join(parts[:-1]) + "\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(streams())
 def test_every_policy_kubectl_reads_is_read_or_fails_closed(text: str) -> None:

@@ -11,6 +11,7 @@ while the gates were written, and what they found, are in
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -171,6 +172,7 @@ def test_the_seeds_are_vouched_for() -> None:
         assert check_stream(seed).vouched == 1, seed
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=broken_streams())
 def test_the_fast_path_never_vouches_for_what_the_slow_path_reads_otherwise(text: str) -> None:

@@ -1544,6 +1544,7 @@ set_lists = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     json_values, st.sampled_from(["GlobalNetworkPolicy", "NetworkPolicy", "StagedNetworkPolicy"])
