@@ -30,15 +30,16 @@ from lint.cli.options import (
     QUIET,
     READ_CILIUM,
     VERBOSE,
+    RenderFlags,
     colour_wanted,
     declaration_start,
+    environment_input,
     examined_for,
     format_option,
     limit_options,
     manifest_input,
     namespace_option,
     render_options,
-    rendered_input,
 )
 from lint.cli.writing import reader_may_leave, write_output, write_standard
 from lint.declarations import DeclarationError, declaration_file_for, load_declarations
@@ -46,7 +47,7 @@ from lint.declarations.renders import DeclaredRender
 from lint.loading import STDIN_NAME, LoadLimits, RenderedInput
 from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
-from lint.render import HelmRender, RenderSpec
+from lint.render import HelmRender, RenderPolicy, RenderSpec
 from lint.render.lines import stream_reader, template_lines
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, truncation_note
 from lint.report.environments import in_environment, joined
@@ -121,10 +122,15 @@ def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> 
 
 
 def execute_environments(
-    options: CheckOptions, out: OutputOptions, renders: Sequence[DeclaredRender]
+    options: CheckOptions,
+    out: OutputOptions,
+    renders: Sequence[DeclaredRender],
+    policy: RenderPolicy,
 ) -> int:
     """Render each ``renders:`` environment, check each on its own, and
-    write one report of them all (DESIGN §11)."""
+    write one report of them all (DESIGN §11). An environment whose render
+    is refused, fails or runs out of time is reported as unreadable, and
+    fails closed; the others are checked all the same."""
     with collector_paused():
         reports, runs = [], []
         for environment in renders:
@@ -132,7 +138,8 @@ def execute_environments(
             if isinstance(spec, HelmRender) and spec.namespace is None:
                 spec = dataclasses.replace(spec, namespace=options.namespace)
             command = "helm template" if isinstance(spec, HelmRender) else "kustomize build"
-            stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
+            name = f"<{command} {spec.target} ({environment.name})>"
+            stdin = environment_input(spec, policy, name)
             namespace = options.namespace or environment.namespace
             run = _checked(
                 dataclasses.replace(options, paths=("-",), namespace=namespace), stdin, out
@@ -260,6 +267,7 @@ def check_command(
     jobs: int | None,
     limits: LoadLimits,
     render: RenderSpec | None,
+    render_flags: RenderFlags,
 ) -> None:
     """Check rendered manifests against the declared egress intent: PATHs,
     or what --helm or --kustomize renders. With neither, the declaration
@@ -310,8 +318,10 @@ def check_command(
             )
         if declared is not None:
             file, renders = declared
-            sys.exit(execute_environments(options_for(("-",), file), out, renders))
-    paths, stdin = manifest_input(paths, limits, render)
+            policy = render_flags.policy(file, limits)
+            sys.exit(execute_environments(options_for(("-",), file), out, renders, policy))
+    single = render_flags.policy(config, limits) if render is not None else None
+    paths, stdin = manifest_input(paths, limits, render, single)
     sys.exit(execute(options_for(paths, config), out, stdin))
 
 
