@@ -12,8 +12,8 @@ templates can read any chart file.
 A Kustomize directory is read the way ``kustomize build`` reads it, through
 every local directory it includes: its ``resources``, ``bases``,
 ``components``, ``generators``, ``transformers`` and ``validators`` that
-are URLs or git references (or name nothing here, which Kustomize would try
-to fetch), ``helmCharts`` from a repository, and the files its patches,
+are URLs or git references (or paths that name nothing here, which
+Kustomize would try to fetch), ``helmCharts`` from a repository, and the files its patches,
 generators, replacements and configurations read, which Kustomize fetches
 when they are ``http(s)`` URLs. Each local file must resolve inside the
 root.
@@ -223,7 +223,9 @@ class _Kustomize:
                 raise _remote(str(place), f"{entry} is a URL Kustomize would fetch")
             if not path.is_file() and _GIT.search(entry):
                 raise _remote(str(place), f"{entry} is a git reference Kustomize would clone")
-            if not os.path.lexists(path):
+            if not os.path.lexists(path) and ("/" in entry or ":" in entry):
+                # A bare file name names no host, so it cannot be fetched:
+                # Kustomize reports it missing.
                 raise _remote(
                     str(place),
                     f"{entry} is neither a file nor a directory here, so Kustomize would "

@@ -176,7 +176,7 @@ KUSTOMIZE_REMOTE = [
     ("resources:\n  - ../../base\n  - https://example.com/policy.yaml\n", 3),
     ("resources:\n  - github.com/example/repo//deploy?ref=v1\n", 2),
     ("bases:\n  - git@github.com:example/repo.git\n", 2),
-    ("components:\n  - missing-component\n", 2),
+    ("components:\n  - ../missing/component\n", 2),
     (
         "resources:\n  - ../../base\nconfigMapGenerator:\n  - name: c\n    files:\n"
         "      - key=https://example.com/x\n",
