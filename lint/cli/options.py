@@ -391,7 +391,10 @@ def environment_input(render: RenderSpec, policy: RenderPolicy, name: str) -> Re
     try:
         return run_render(render, policy, name=name)
     except (RenderError, RenderRefused) as error:
-        return RenderedInput(b"", name, failure=str(error))
+        # One line, as every parse error is: the tool's quoted lines follow
+        # its command, each still behind its `|`.
+        failure = " ".join(line.strip() for line in str(error).splitlines())
+        return RenderedInput(b"", name, failure=failure)
 
 
 def declaration_start(config: Path | None, render: RenderSpec | None) -> Path | None:
