@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeAlias
 
+from lint.loading.limits import DEFAULT_LIMITS
+
 
 @dataclass(frozen=True)
 class HelmRender:
@@ -66,4 +68,4 @@ class RenderPolicy:
     root: Path
     allow_remote: bool = False
     timeout: float = DEFAULT_RENDER_TIMEOUT
-    max_output: int = 64 * 1024 * 1024
+    max_output: int = DEFAULT_LIMITS.max_file_size

@@ -117,6 +117,30 @@ def test_real_helm_never_reads_a_symlinked_values_file_outside(
     assert (ran.returncode, ran.out) == (before.returncode, before.out), ran.err
 
 
+@pytest.mark.parametrize(
+    ("link", "named"),
+    [
+        ("templates/stolen.yaml", "charts/sandboxes/templates/stolen.yaml"),
+        ("templates/more", "charts/sandboxes/templates/more"),
+        ("files", "charts/sandboxes/files"),
+    ],
+)
+def test_any_chart_file_linked_out_of_the_repository_is_refused(
+    repo: Path, tmp_path: Path, link: str, named: str
+) -> None:
+    _declare(repo)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "policy.yaml").write_text("kind: ConfigMap\n")
+    target = outside / "policy.yaml" if link.endswith(".yaml") else outside
+    (repo / "charts" / "sandboxes" / link).symlink_to(target)
+    helm = _stand_in(tmp_path / "bin", "helm", "exit 0")
+    ran = egress_lint("check", "--helm", "charts/sandboxes", cwd=repo, path=[helm.parent])
+    assert ran.returncode == 2
+    assert f"the chart file {named} resolves to" in ran.err
+    assert not _ran(helm)
+
+
 @pytest.mark.parametrize("given", ["../outside.yaml", "link.yaml"])
 def test_a_values_file_outside_the_root_is_refused(repo: Path, tmp_path: Path, given: str) -> None:
     _declare(repo)
