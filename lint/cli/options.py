@@ -38,6 +38,7 @@ from lint.render import (
     RenderPolicy,
     RenderRefused,
     RenderSpec,
+    ToolMissing,
     repository_root,
 )
 from lint.render import render as run_render
@@ -387,9 +388,12 @@ def rendered_input(render: RenderSpec, policy: RenderPolicy) -> RenderedInput:
 def environment_input(render: RenderSpec, policy: RenderPolicy, name: str) -> RenderedInput:
     """Run one ``renders:`` environment. A refused or failed render is no
     usage error here: it comes back empty with its ``failure``, which the
-    check reports for that environment alone, failing closed."""
+    check reports for that environment alone, failing closed. A missing
+    tool still is: no environment could render."""
     try:
         return run_render(render, policy, name=name)
+    except ToolMissing as error:
+        fail(str(error), USAGE)
     except (RenderError, RenderRefused) as error:
         # One line, as every parse error is: the tool's quoted lines follow
         # its command, each still behind its `|`.

@@ -23,7 +23,7 @@ own standard error, quoted so that it cannot start a CI workflow command
 from __future__ import annotations
 
 from lint.render.root import RenderRefused, repository_root
-from lint.render.run import RenderError, render, render_command
+from lint.render.run import RenderError, ToolMissing, render, render_command
 from lint.render.spec import (
     DEFAULT_RENDER_TIMEOUT,
     HelmRender,
@@ -40,6 +40,7 @@ __all__ = [
     "RenderPolicy",
     "RenderRefused",
     "RenderSpec",
+    "ToolMissing",
     "render",
     "render_command",
     "repository_root",

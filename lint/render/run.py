@@ -56,6 +56,11 @@ class RenderError(Exception):
     ``renders:``."""
 
 
+class ToolMissing(RenderError):
+    """The tool is not there or cannot be started: a fault of the machine,
+    not of the repository, so a usage error even under ``renders:``."""
+
+
 def render(spec: RenderSpec, policy: RenderPolicy, *, name: str | None = None) -> RenderedInput:
     """Check the render's inputs, run it within the policy's bounds and
     return its standard output, named for reports (``name``, else ``<helm
@@ -70,7 +75,7 @@ def render(spec: RenderSpec, policy: RenderPolicy, *, name: str | None = None) -
     try:
         done = run_bounded(argv, _environment(policy), policy.timeout, policy.max_output)
     except OSError as error:
-        raise RenderError(f"cannot run `{shown}`: {error.strerror or error}") from None
+        raise ToolMissing(f"cannot run `{shown}`: {error.strerror or error}") from None
     if done.timed_out:
         raise RenderError(
             f"`{shown}` did not finish within {policy.timeout:g} s and was stopped "
@@ -138,18 +143,18 @@ def _kustomize(environ: Mapping[str, str]) -> list[str]:
     kubectl = shutil.which("kubectl")
     if kubectl is not None:
         return [kubectl, "kustomize"]
-    raise RenderError(f"neither kustomize nor kubectl is on the PATH: {_INSTALL['kustomize']}")
+    raise ToolMissing(f"neither kustomize nor kubectl is on the PATH: {_INSTALL['kustomize']}")
 
 
 def _tool(tool: str, override: str | None, command: str) -> str:
     if override:
         if shutil.which(override) is None:
             variable = HELM_VARIABLE if tool == "helm" else KUSTOMIZE_VARIABLE
-            raise RenderError(f"${variable} is {override!r}, which is not an executable")
+            raise ToolMissing(f"${variable} is {override!r}, which is not an executable")
         return override
     found = shutil.which(command)
     if found is None:
-        raise RenderError(f"{command} is not on the PATH: {_INSTALL[tool]}")
+        raise ToolMissing(f"{command} is not on the PATH: {_INSTALL[tool]}")
     return found
 
 

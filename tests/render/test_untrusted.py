@@ -579,3 +579,12 @@ def test_exec_functions_stay_refused(kustomize: Tools, repo: Path, tmp_path: Pat
     assert ran.returncode == 2
     assert not marker.exists()
     assert not os.path.exists(repo / "kustomize" / "overlays" / "remote" / "exec-ran")
+
+
+def test_a_missing_tool_under_renders_is_still_a_usage_error(repo: Path, tmp_path: Path) -> None:
+    _declare(repo, "renders:\n  - name: prod\n    helm: charts/sandboxes\n")
+    empty = tmp_path / "no-tools"
+    empty.mkdir()
+    ran = egress_lint("check", cwd=repo, path=[empty])
+    assert ran.returncode == 2
+    assert "helm is not on the PATH" in ran.err
