@@ -32,15 +32,16 @@ from lint.cli.options import (
     READ_CILIUM,
     VERBOSE,
     ColorChoice,
+    RenderFlags,
     colour_wanted,
     declaration_start,
+    environment_input,
     examined_for,
     format_option,
     limit_options,
     manifest_input,
     namespace_option,
     render_options,
-    rendered_input,
     report_option,
 )
 from lint.cli.progress import Progress, clear_status_line
@@ -50,7 +51,7 @@ from lint.declarations.renders import DeclaredRender
 from lint.loading import STDIN_NAME, LoadLimits, RenderedInput
 from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
-from lint.render import HelmRender, RenderSpec
+from lint.render import HelmRender, RenderPolicy, RenderSpec
 from lint.render.lines import stream_reader, template_lines
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, truncation_note
 from lint.report.environments import in_environment, joined
@@ -133,10 +134,15 @@ def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> 
 
 
 def execute_environments(
-    options: CheckOptions, out: OutputOptions, renders: Sequence[DeclaredRender]
+    options: CheckOptions,
+    out: OutputOptions,
+    renders: Sequence[DeclaredRender],
+    policy: RenderPolicy,
 ) -> int:
     """Render each ``renders:`` environment, check each on its own, and
-    write one report of them all (DESIGN §11)."""
+    write one report of them all (DESIGN §11). An environment whose render
+    is refused, fails or runs out of time is reported as unreadable, and
+    fails closed; the others are checked all the same."""
     with collector_paused():
         reports, runs = [], []
         progress = options.progress or _silent
@@ -148,7 +154,8 @@ def execute_environments(
             progress(
                 f"environment {environment.name} ({number}/{len(renders)}): {command} {spec.target}"
             )
-            stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
+            name = f"<{command} {spec.target} ({environment.name})>"
+            stdin = environment_input(spec, policy, name)
             namespace = options.namespace or environment.namespace
             run = _checked(
                 dataclasses.replace(options, paths=("-",), namespace=namespace), stdin, out
@@ -319,6 +326,7 @@ def check_command(
     jobs: int | None,
     limits: LoadLimits,
     render: RenderSpec | None,
+    render_flags: RenderFlags,
 ) -> None:
     """Check rendered manifests against the declared egress intent: PATHs,
     or what --helm or --kustomize renders. With neither, the declaration
@@ -381,11 +389,13 @@ def check_command(
             )
         if declared is not None:
             file, renders = declared
-            sys.exit(execute_environments(options_for(("-",), file), out, renders))
+            policy = render_flags.policy(file, limits)
+            sys.exit(execute_environments(options_for(("-",), file), out, renders, policy))
     if render is not None:
         command = "helm template" if isinstance(render, HelmRender) else "kustomize build"
         progress(f"{command} {render.target}")
-    paths, stdin = manifest_input(paths, limits, render)
+    single = render_flags.policy(config, limits) if render is not None else None
+    paths, stdin = manifest_input(paths, limits, render, single)
     sys.exit(execute(options_for(paths, config), out, stdin))
 
 

@@ -22,6 +22,7 @@ from lint.cli.options import (
     CONTROLLER_VERSION,
     PATHS,
     READ_CILIUM,
+    RenderFlags,
     declaration_start,
     format_option,
     limit_options,
@@ -76,6 +77,7 @@ def explain_command(
     controller_version: str | None,
     limits: LoadLimits,
     render: RenderSpec | None,
+    render_flags: RenderFlags,
 ) -> None:
     """Show what one sandbox's pods can reach: every policy that selects them,
     what each lets out, and with --to, whether one destination is allowed
@@ -90,7 +92,8 @@ def explain_command(
       2  usage error: no such declaration, an ambiguous one, a --to value in
          none of the forms above, an invalid declaration file"""
     config = declaration_start(config, render)
-    paths, stdin = manifest_input(paths, limits, render)
+    policy = render_flags.policy(config, limits) if render is not None else None
+    paths, stdin = manifest_input(paths, limits, render, policy)
     walked = next((p for p in ACQUISITION_PATHS if p == acquisition), None)
     options = ExplainOptions(
         template,

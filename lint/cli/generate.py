@@ -16,6 +16,7 @@ from lint.cli.exits import FAILED, USAGE, fail
 from lint.cli.options import (
     CONFIG,
     PATHS,
+    RenderFlags,
     declaration_start,
     limit_options,
     manifest_input,
@@ -61,6 +62,7 @@ def generate_command(
     force: bool,
     limits: LoadLimits,
     render: RenderSpec | None,
+    render_flags: RenderFlags,
 ) -> None:
     """Write the reference manifests for every declaration: the egress
     policy, the baseline ingress policy and, under perSandbox, the admission
@@ -70,7 +72,8 @@ def generate_command(
     if force and out is None:
         raise click.UsageError("--force only applies with --out")
     config = declaration_start(config, render)
-    paths, stdin = manifest_input(paths, limits, render)
+    policy = render_flags.policy(config, limits) if render is not None else None
+    paths, stdin = manifest_input(paths, limits, render, policy)
     options = GenerateOptions(paths, config, namespace, out, force, limits)
     try:
         if out is None:

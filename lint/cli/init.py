@@ -17,6 +17,7 @@ from lint.cli.exits import USAGE, fail
 from lint.cli.options import (
     JOBS,
     PATHS,
+    RenderFlags,
     limit_options,
     manifest_input,
     namespace_option,
@@ -58,6 +59,7 @@ def init_command(
     jobs: int | None,
     limits: LoadLimits,
     render: RenderSpec | None,
+    render_flags: RenderFlags,
 ) -> None:
     """Write a starter .egress-lint.yaml from the manifests: PATHs, or what
     --helm or --kustomize renders. Each SandboxTemplate and each workload a
@@ -66,7 +68,10 @@ def init_command(
     target = None if output == STDOUT else Path(output)
     if target is not None:
         _writable(target)
-    paths, stdin = manifest_input(paths, limits, render)
+    # No declaration file yet: the root is --root, else the current
+    # directory's repository, exactly as for a check run from here.
+    policy = render_flags.policy(None, limits) if render is not None else None
+    paths, stdin = manifest_input(paths, limits, render, policy)
     options = InitOptions(paths, namespace, render, limits, jobs or available_processes())
     directory = Path.cwd() if target is None else target.parent
     try:

@@ -7,16 +7,19 @@ and reads standard input within the file limit. ``--read-cilium`` and
 ``--format`` are shared by the commands that have them; ``--format`` takes
 its choices from the command's registry of reporters. ``--helm`` (with
 its values flags) and ``--kustomize`` render what they name and check
-the output (``lint.render``).
+the output (``lint.render``); ``--root``, ``--allow-remote-render`` and
+``--render-timeout`` bound every render a command runs (``RenderFlags``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -27,7 +30,17 @@ from lint.declarations import declaration_file_for
 from lint.loading import DEFAULT_LIMITS, LoadLimits, RenderedInput, parse_size
 from lint.loading.files import path_refusal
 from lint.parallel.shares import MAX_PROCESSES
-from lint.render import HelmRender, KustomizeRender, RenderError, RenderSpec
+from lint.render import (
+    DEFAULT_RENDER_TIMEOUT,
+    HelmRender,
+    KustomizeRender,
+    RenderError,
+    RenderPolicy,
+    RenderRefused,
+    RenderSpec,
+    ToolMissing,
+    repository_root,
+)
 from lint.render import render as run_render
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, MIN_MAX_REPORT_BYTES
 from lint.report.json_report import EXAMINED_MODES, Examined
@@ -278,13 +291,17 @@ def limits_from(flags: Mapping[str, Any]) -> LoadLimits:
 
 
 def manifest_input(
-    paths: tuple[str, ...], limits: LoadLimits, render: RenderSpec | None = None
+    paths: tuple[str, ...],
+    limits: LoadLimits,
+    render: RenderSpec | None = None,
+    policy: RenderPolicy | None = None,
 ) -> tuple[tuple[str, ...], bytes | None]:
     """The paths to read (``.`` when none is given) and, when one of them is
-    ``-``, standard input read within the limit. With a render, its output
-    stands in for standard input."""
+    ``-``, standard input read within the limit. With a render (held to
+    ``policy``), its output stands in for standard input."""
     if render is not None:
-        return ("-",), rendered_input(render)
+        assert policy is not None, "a render needs its policy"
+        return ("-",), rendered_input(render, policy)
     paths = paths or (".",)
     for path in paths:
         refusal = path_refusal(path)
@@ -331,24 +348,74 @@ _RENDER_OPTIONS: Final = (
         metavar="DIR",
         help="Render DIR with `kustomize build` (or `kubectl kustomize`) and check the output.",
     ),
+    click.option(
+        "--root",
+        metavar="DIR",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="Renders read nothing outside DIR (default: the declaration file's git work "
+        "tree, else its directory).",
+    ),
+    click.option(
+        "--allow-remote-render",
+        is_flag=True,
+        help="Let renders fetch remote charts, dependencies and Kustomize references "
+        "(refused by default).",
+    ),
+    click.option(
+        "--render-timeout",
+        metavar="SECONDS",
+        type=click.FloatRange(min=0, min_open=True),
+        default=DEFAULT_RENDER_TIMEOUT,
+        help="Stop a render that runs longer (default 120).",
+    ),
 )
+_BOUND_FLAGS: Final = ("root", "allow_remote_render", "render_timeout")
+
+
+@dataclass(frozen=True)
+class RenderFlags:
+    """``--root``, ``--allow-remote-render`` and ``--render-timeout``, for
+    every render a command runs; ``policy`` completes them once the
+    declaration file, and with it the repository root, is known."""
+
+    root: Path | None = None
+    allow_remote: bool = False
+    timeout: float = DEFAULT_RENDER_TIMEOUT
+
+    def policy(self, declaration: Path | None, limits: LoadLimits) -> RenderPolicy:
+        """The policy: the root from ``--root``, else from ``declaration``
+        (else from the declaration file found from the current directory);
+        output bounded by the limits a piped stream has."""
+        if declaration is None and self.root is None:
+            declaration = declaration_file_for((".",), None)
+        if not math.isfinite(self.timeout):
+            raise click.BadParameter("must be a number of seconds", param_hint="--render-timeout")
+        return RenderPolicy(
+            root=repository_root(declaration, self.root),
+            allow_remote=self.allow_remote,
+            timeout=self.timeout,
+            max_output=min(limits.max_file_size, limits.max_total_size),
+        )
 
 
 def render_options(command: Callable[..., None]) -> Callable[..., None]:
-    """The command with ``--helm`` and its flags, and ``--kustomize``,
-    called with one ``render: RenderSpec | None`` instead. Flags that do
-    not go together are a usage error. ``--namespace`` is also Helm's
-    release namespace."""
+    """The command with ``--helm`` and its flags, ``--kustomize``, and the
+    flags that bound renders, called with one ``render: RenderSpec | None``
+    and one ``render_flags: RenderFlags`` instead. Flags that do not go
+    together are a usage error. ``--namespace`` is also Helm's release
+    namespace."""
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> None:
         flags = {name: kwargs.pop(name) for name in (*_RENDER_FLAGS, "kustomize")}
+        root, allow_remote, timeout = (kwargs.pop(name) for name in _BOUND_FLAGS)
         render = render_spec(flags, kwargs.get("namespace"))
         if render is not None and kwargs.get("paths"):
             raise click.UsageError(
                 f"--{render.tool} renders the manifests to check: give no PATH with it"
             )
-        command(*args, render=render, **kwargs)
+        bounds = RenderFlags(root, allow_remote, timeout)
+        command(*args, render=render, render_flags=bounds, **kwargs)
 
     for option in reversed(_RENDER_OPTIONS):
         run = option(run)
@@ -386,13 +453,31 @@ def render_spec(flags: Mapping[str, Any], namespace: str | None) -> RenderSpec |
     )
 
 
-def rendered_input(render: RenderSpec, name: str | None = None) -> RenderedInput:
-    """Run the render; a missing tool or a failed render is a usage error
-    (exit 2) that shows the tool's standard error."""
+def rendered_input(render: RenderSpec, policy: RenderPolicy) -> RenderedInput:
+    """Run the render; a refused render, a missing tool or a failed render
+    is a usage error (exit 2) that shows why (the tool's standard error,
+    quoted). Output past the limit comes back cut, for the loader to
+    refuse."""
     try:
-        return run_render(render, name=name)
-    except RenderError as error:
+        return run_render(render, policy)
+    except (RenderError, RenderRefused) as error:
         fail(str(error), USAGE)
+
+
+def environment_input(render: RenderSpec, policy: RenderPolicy, name: str) -> RenderedInput:
+    """Run one ``renders:`` environment. A refused or failed render is no
+    usage error here: it comes back empty with its ``failure``, which the
+    check reports for that environment alone, failing closed. A missing
+    tool still is: no environment could render."""
+    try:
+        return run_render(render, policy, name=name)
+    except ToolMissing as error:
+        fail(str(error), USAGE)
+    except (RenderError, RenderRefused) as error:
+        # One line, as every parse error is: the tool's quoted lines follow
+        # its command, each still behind its `|`.
+        failure = " ".join(line.strip() for line in str(error).splitlines())
+        return RenderedInput(b"", name, failure=failure)
 
 
 def declaration_start(config: Path | None, render: RenderSpec | None) -> Path | None:

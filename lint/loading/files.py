@@ -64,6 +64,8 @@ def _standard_input(budget: _Budget, stdin: bytes | None) -> SourceFile | LoadPr
     """Standard input, or a render standing in for it under its own name."""
     if not isinstance(stdin, RenderedInput):
         return budget.take(STDIN_NAME, stdin, _read_stdin)
+    if stdin.failure is not None:
+        return LoadProblem(stdin.name, 1, f"not rendered: {stdin.failure}", UNREAD_SUSPECT, None)
     # Plain bytes from here on: records between processes refuse subclasses.
     taken = budget.take(stdin.name, bytes(stdin), _read_stdin)
     if isinstance(taken, SourceFile):

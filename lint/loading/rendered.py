@@ -17,15 +17,22 @@ class RenderedInput(bytes):
     """The output of one render: its bytes, the name reports give it, and
     ``chart_root``, the chart directory (relative to the current directory,
     ``/`` separators) that its ``# Source:`` paths are mapped into, when the
-    chart is a local directory."""
+    chart is a local directory. ``failure`` says why a render gave nothing
+    to read (it was refused, failed or ran out of time): the loader then
+    reads it as an input that could not be read, and the check fails
+    closed."""
 
     name: str
     chart_root: str | None
+    failure: str | None
 
-    def __new__(cls, data: bytes, name: str, chart_root: str | None = None) -> RenderedInput:
+    def __new__(
+        cls, data: bytes, name: str, chart_root: str | None = None, failure: str | None = None
+    ) -> RenderedInput:
         rendered = super().__new__(cls, data)
         rendered.name = name
         rendered.chart_root = chart_root
+        rendered.failure = failure
         return rendered
 
 

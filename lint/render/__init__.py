@@ -7,21 +7,41 @@ to standard output as a :class:`~lint.loading.RenderedInput`, which the
 loading layer reads the way it reads standard input. Nothing is written to
 a temporary file. The command is an argument list, never a shell string,
 and only the flags the user gave reach it: nothing read from a manifest
-does. A tool that is missing, or a render that fails, raises
-:class:`RenderError`, a usage error (exit 2) that carries the tool's own
-standard error.
+does.
+
+Every render is held to a :class:`RenderPolicy` (``docs/limits.md``):
+before the tool runs, each path it will read must resolve inside the
+repository root (``root``) and, without ``--allow-remote-render``, nothing
+it names may be fetched (``scan``): else :class:`RenderRefused`. The tool
+runs in its own process group, its output cut at the size limit and its
+time bounded (``bounded``). A tool that is missing, or a render that fails
+or runs out of time, raises :class:`RenderError`, which carries the tool's
+own standard error, quoted so that it cannot start a CI workflow command
+(``neutral``).
 """
 
 from __future__ import annotations
 
-from lint.render.run import RenderError, render, render_command
-from lint.render.spec import HelmRender, KustomizeRender, RenderSpec
+from lint.render.root import RenderRefused, repository_root
+from lint.render.run import RenderError, ToolMissing, render, render_command
+from lint.render.spec import (
+    DEFAULT_RENDER_TIMEOUT,
+    HelmRender,
+    KustomizeRender,
+    RenderPolicy,
+    RenderSpec,
+)
 
 __all__ = [
+    "DEFAULT_RENDER_TIMEOUT",
     "HelmRender",
     "KustomizeRender",
     "RenderError",
+    "RenderPolicy",
+    "RenderRefused",
     "RenderSpec",
+    "ToolMissing",
     "render",
     "render_command",
+    "repository_root",
 ]

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
 from lint.loading.files import display_name
 from lint.loading.rendered import RenderedInput
-from lint.render.spec import HelmRender, KustomizeRender, RenderSpec
+from lint.render.bounded import run_bounded
+from lint.render.neutral import quoted
+from lint.render.scan import check_inputs
+from lint.render.spec import HelmRender, KustomizeRender, RenderPolicy, RenderSpec
 
 HELM_VARIABLE: Final = "EGRESS_LINT_HELM"
 KUSTOMIZE_VARIABLE: Final = "EGRESS_LINT_KUSTOMIZE"
@@ -28,32 +30,80 @@ _INSTALL: Final = {
 }
 _STDERR_SHOWN: Final = 4000
 """Characters of a failing tool's standard error repeated in the message."""
+_NOWHERE: Final = "http://127.0.0.1:9"
+"""A proxy that refuses every connection (the discard port, nothing listens)."""
+_OFFLINE: Final = {
+    "HELM_REPOSITORY_CONFIG": os.devnull,
+    "HELM_REPOSITORY_CACHE": os.devnull,
+    "HELM_PLUGINS": os.devnull,
+    "HTTP_PROXY": _NOWHERE,
+    "HTTPS_PROXY": _NOWHERE,
+    "ALL_PROXY": _NOWHERE,
+    "http_proxy": _NOWHERE,
+    "https_proxy": _NOWHERE,
+    "all_proxy": _NOWHERE,
+    "NO_PROXY": "",
+    "no_proxy": "",
+    "GIT_ALLOW_PROTOCOL": "none",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 class RenderError(Exception):
-    """A render that could not run or failed: a usage error (exit 2)."""
+    """A render that could not run, failed or ran out of time: a usage error
+    (exit 2) for ``--helm`` and ``--kustomize``, a failed environment under
+    ``renders:``."""
 
 
-def render(spec: RenderSpec, *, name: str | None = None) -> RenderedInput:
-    """Run the render and return its standard output, named for reports
-    (``name``, else ``<helm template CHART>`` or ``<kustomize build DIR>``).
-    A local chart's ``# Source:`` paths map into its directory. Raises
-    RenderError."""
+class ToolMissing(RenderError):
+    """The tool is not there or cannot be started: a fault of the machine,
+    not of the repository, so a usage error even under ``renders:``."""
+
+
+def render(spec: RenderSpec, policy: RenderPolicy, *, name: str | None = None) -> RenderedInput:
+    """Check the render's inputs, run it within the policy's bounds and
+    return its standard output, named for reports (``name``, else ``<helm
+    template CHART>`` or ``<kustomize build DIR>``). A local chart's
+    ``# Source:`` paths map into its directory. Output past
+    ``policy.max_output`` is cut there, one byte over, so that the loader
+    refuses it as too large. Raises RenderRefused before the tool runs,
+    RenderError when it cannot run, fails or runs out of time."""
+    check_inputs(spec, policy)
     argv = render_command(spec)
     shown = " ".join(_shown_command(spec))
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+        done = run_bounded(argv, _environment(policy), policy.timeout, policy.max_output)
     except OSError as error:
-        raise RenderError(f"cannot run `{shown}`: {error.strerror or error}") from None
-    if done.returncode != 0:
+        raise ToolMissing(f"cannot run `{shown}`: {error.strerror or error}") from None
+    if done.timed_out:
+        raise RenderError(
+            f"`{shown}` did not finish within {policy.timeout:g} s and was stopped "
+            "(raise the limit with --render-timeout)"
+        )
+    if done.returncode != 0 and not done.overran:
         stderr = done.stderr.decode("utf-8", "replace").strip()
         if len(stderr) > _STDERR_SHOWN:
             stderr = stderr[:_STDERR_SHOWN] + " [...]"
         raise RenderError(
-            f"`{shown}` failed (exit {done.returncode}):\n{stderr or '(no error output)'}"
+            f"`{shown}` failed (exit {done.returncode}):\n"
+            f"{quoted(stderr) if stderr else '(no error output)'}"
         )
     default = f"<{'helm template' if isinstance(spec, HelmRender) else 'kustomize build'} "
     return RenderedInput(done.stdout, name or f"{default}{spec.target}>", _chart_root(spec))
+
+
+def _environment(policy: RenderPolicy) -> dict[str, str]:
+    """The tool's environment. Without --allow-remote-render, also one in
+    which Helm knows no chart repository and loads no plugin, HTTP goes
+    to a proxy that refuses every connection, and git may use no
+    transport: a second line behind the scan (``lint.render.scan``), which
+    is the guarantee (Go's HTTP client sends loopback addresses past any
+    proxy)."""
+    environ = dict(os.environ)
+    if policy.allow_remote:
+        return environ
+    return {**environ, **_OFFLINE}
 
 
 def render_command(spec: RenderSpec, environ: Mapping[str, str] | None = None) -> list[str]:
@@ -93,18 +143,18 @@ def _kustomize(environ: Mapping[str, str]) -> list[str]:
     kubectl = shutil.which("kubectl")
     if kubectl is not None:
         return [kubectl, "kustomize"]
-    raise RenderError(f"neither kustomize nor kubectl is on the PATH: {_INSTALL['kustomize']}")
+    raise ToolMissing(f"neither kustomize nor kubectl is on the PATH: {_INSTALL['kustomize']}")
 
 
 def _tool(tool: str, override: str | None, command: str) -> str:
     if override:
         if shutil.which(override) is None:
             variable = HELM_VARIABLE if tool == "helm" else KUSTOMIZE_VARIABLE
-            raise RenderError(f"${variable} is {override!r}, which is not an executable")
+            raise ToolMissing(f"${variable} is {override!r}, which is not an executable")
         return override
     found = shutil.which(command)
     if found is None:
-        raise RenderError(f"{command} is not on the PATH: {_INSTALL[tool]}")
+        raise ToolMissing(f"{command} is not on the PATH: {_INSTALL[tool]}")
     return found
 
 

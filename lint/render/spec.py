@@ -1,11 +1,14 @@
-"""What to render: a Helm chart with its values, or a Kustomize directory.
-Plain frozen data, built from the command line flags or from a ``renders:``
-entry of the declaration file."""
+"""What to render: a Helm chart with its values, or a Kustomize directory,
+and the policy every render is held to. Plain frozen data, built from the
+command line flags or from a ``renders:`` entry of the declaration file."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeAlias
+from pathlib import Path
+from typing import Final, TypeAlias
+
+from lint.loading.limits import DEFAULT_LIMITS
 
 
 @dataclass(frozen=True)
@@ -46,3 +49,23 @@ class KustomizeRender:
 
 
 RenderSpec: TypeAlias = HelmRender | KustomizeRender
+
+
+DEFAULT_RENDER_TIMEOUT: Final = 120.0
+"""Seconds a render may run (``--render-timeout``)."""
+
+
+@dataclass(frozen=True)
+class RenderPolicy:
+    """What every render is held to (``docs/limits.md``): ``root``, the
+    resolved repository root every path it uses must stay inside;
+    ``allow_remote`` (``--allow-remote-render``), without which a remote
+    chart, dependency or Kustomize reference is refused before the tool
+    runs; ``timeout`` in seconds, after which the tool's whole process
+    group is killed; ``max_output``, the bytes of output kept, past which
+    the tool is stopped."""
+
+    root: Path
+    allow_remote: bool = False
+    timeout: float = DEFAULT_RENDER_TIMEOUT
+    max_output: int = DEFAULT_LIMITS.max_file_size

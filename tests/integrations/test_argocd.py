@@ -170,6 +170,7 @@ def run_command(spec: dict[str, Any], app: App, env: dict[str, str] | None = Non
     base = {
         "ARGOCD_APP_NAME": "sandboxes",
         "ARGOCD_APP_NAMESPACE": DEMO_NAMESPACE,
+        "ARGOCD_APP_SOURCE_PATH": "apps/sandboxes",
         "PATH": tool_path(app.bin_dir),
     }
     return run(argv, app.root, env={**base, **(env or {})})

@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from lint.declarations import DeclarationError, load_declarations
-from lint.render import HelmRender, KustomizeRender, RenderError, render, render_command
+from lint.render import (
+    HelmRender,
+    KustomizeRender,
+    RenderError,
+    RenderPolicy,
+    render,
+    render_command,
+)
 from tests.render.tools import CHART, FIXTURE, egress_lint
 
 
@@ -147,7 +154,7 @@ def test_a_failing_render_shows_the_tools_stderr(tmp_path: Path) -> None:
 def test_render_reads_the_tools_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     helm = _stand_in(tmp_path, "helm", output="kind: Namespace")
     monkeypatch.setenv("EGRESS_LINT_HELM", str(helm))
-    rendered = render(HelmRender(str(FIXTURE / CHART)))
+    rendered = render(HelmRender(str(FIXTURE / CHART)), RenderPolicy(FIXTURE))
     assert bytes(rendered) == b"kind: Namespace"
     assert rendered.name.startswith("<helm template ")
     assert rendered.chart_root is not None and rendered.chart_root.endswith("charts/sandboxes")
