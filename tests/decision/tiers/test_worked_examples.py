@@ -6,7 +6,7 @@ import pytest
 
 from lint.decision.model import EgressVerdict
 from lint.decision.tiers.questions import explain, reach
-from tests.decision.tiers.worked import Row, rows
+from tests.decision.tiers.worked import Row, rows, to
 
 ROWS = rows()
 
@@ -39,8 +39,6 @@ def test_reach(row: Row) -> None:
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"row{r.number}" for r in ROWS])
 def test_explain(row: Row) -> None:
-    from tests.decision.tiers.worked import to
-
     answer = explain(row.input, to(row.dest))
     assert answer.verdict == row.verdict
     assert answer.outside_verdict == (row.outside or row.verdict)

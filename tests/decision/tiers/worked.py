@@ -25,6 +25,7 @@ from lint.decision.tiers.model import (
     TierInput,
     Undecidable,
 )
+from tests.decision.reach.scenario import allowance
 from tests.decision.tiers.build import (
     ALL2,
     ALLOW,
@@ -53,7 +54,6 @@ from tests.decision.tiers.build import (
     selector,
     to_cidr,
 )
-from tests.decision.reach.scenario import allowance
 
 WIDENS = EgressRefusal.POLICY_WIDENS_EGRESS
 NOT_EVALUABLE = EgressRefusal.NOT_EVALUABLE
