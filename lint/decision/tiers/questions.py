@@ -147,7 +147,8 @@ def describe_ports(cells: Iterable[PortCell], every: Sequence[PortCell] = ()) ->
     port cells), as "every port except …" when that is shorter."""
     chosen = list(cells)
     text = _describe_ports(chosen)
-    rest = [cell for cell in every if cell not in set(chosen)]
+    taken = set(chosen)
+    rest = [cell for cell in every if cell not in taken]
     if rest:
         other = _describe_ports(rest)
         if other.count(",") < text.count(","):
