@@ -409,7 +409,9 @@ def build_space(tier_input: TierInput, queries: tuple[Query, ...] = ()) -> Space
         return tuple(_peer_on_place(q, place) for q in peers)
 
     place_groups = _address_groups(peers, queries)
-    name_groups = _group((Place(name=n) for n in _name_classes(peers, queries)), on_place)
+    # Name points exist for the names rules and queries give, not the allowance's alone.
+    named = _name_classes(peers[: len(peers) - len(view.entries)], queries)
+    name_groups = _group((Place(name=n) for n in named), on_place)
     return Space(plan, view, ports, peers, port_groups, place_groups, name_groups)
 
 

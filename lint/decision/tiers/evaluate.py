@@ -479,11 +479,16 @@ def _network_api(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
         head = applies(document)
         if head is Tri.NO:
             continue
-        for target, rules in ((allows, document.rules), (denies, document.deny_rules)):
-            for rule in rules:
-                matched = kleene_and(head, destination(rule, probe))
-                if matched is not Tri.NO:
-                    target.append((i, rule, matched))
+        denying = len(document.deny_rules)
+        for at, rule in enumerate((*document.deny_rules, *document.rules)):
+            matched = kleene_and(head, destination(rule, probe))
+            if matched is Tri.NO:
+                continue
+            # A Calico rule here (both CNIs) may deny; a Pass lands in the profile's allow.
+            if at < denying or Action.DENY in rule.actions:
+                denies.append((i, rule, matched))
+            if at >= denying and rule.actions & {Action.ALLOW, Action.PASS}:
+                allows.append((i, rule, matched))
     iso = kleene_or(*(part for _, part in iso_parts))
     al = kleene_or(*(m for _, _, m in allows))
     dn = kleene_or(*(m for _, _, m in denies))
