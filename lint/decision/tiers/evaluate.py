@@ -632,3 +632,38 @@ def isolates(tier_input: TierInput, index: int) -> Tri:
     if tier is None or tier.pass_by_default is not False:
         return Tri.NO
     return head
+
+
+def slot_isolation(tier_input: TierInput) -> dict[str, Tri]:
+    """§12.3.5 per slot: does the slot end every point that reaches it
+    without ``pass``? A slot of Admin or Baseline isolates through one of its
+    documents, unless a document ordered before it may Pass; a Calico tier
+    when it applies and ends in Deny; the NetworkPolicy slot by ``iso``."""
+    plan = build_plan(tier_input)
+    documents = tier_input.documents
+    result: dict[str, Tri] = {}
+    for name, slot in plan.slots.items():
+        if slot.kind == CALICO:
+            tier = slot.tier
+            ends_in_deny = tier is not None and tier.pass_by_default is False
+            applied = kleene_or(*(applies(documents[i]) for i in slot.documents))
+            result[name] = applied if ends_in_deny else Tri.NO
+        elif slot.kind == NETWORK:
+            result[name] = kleene_or(
+                *(applies(documents[i]) for i in slot.documents if documents[i].isolates)
+            )
+        else:
+            result[name] = _ordered_isolation(tier_input, slot)
+    return result
+
+
+def _ordered_isolation(tier_input: TierInput, slot: SlotPlan) -> Tri:
+    documents = tier_input.documents
+    ordered = sorted(slot.documents, key=lambda i: (_order(documents[i]), documents[i].name))
+    answers: list[Tri] = []
+    for i in ordered:
+        answers.append(isolates(tier_input, i))
+        passing = any(Action.PASS in rule.actions for rule in documents[i].rules)
+        if passing and applies(documents[i]) is not Tri.NO:
+            break  # a Pass before the rest may let points through
+    return kleene_or(*answers)
