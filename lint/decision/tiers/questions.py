@@ -99,21 +99,8 @@ def _filtered(groups: Sequence[Group], keep: object) -> list[Group]:
 
 def _cidrs(family: int, low: int, high: int) -> list[str]:
     """The shortest list of cidrs covering ``low``..``high``."""
-    bits = FAMILY_BITS[family]
-    out: list[str] = []
-    while low <= high:
-        size = (low & -low).bit_length() - 1 if low else bits
-        while size > 0 and low + (1 << size) - 1 > high:
-            size -= 1
-        out.append(f"{_address_text(family, low)}/{bits - size}")
-        low += 1 << size
-    return out
-
-
-def _address_text(family: int, value: int) -> str:
-    if family == 4:
-        return str(ipaddress.IPv4Address(value))
-    return str(ipaddress.IPv6Address(value))
+    kind = ipaddress.IPv4Address if family == 4 else ipaddress.IPv6Address
+    return [str(n) for n in ipaddress.summarize_address_range(kind(low), kind(high))]
 
 
 def _merged(cells: Iterable[AddressCell]) -> list[AddressCell]:
