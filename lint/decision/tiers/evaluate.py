@@ -15,7 +15,7 @@ is why a cell's verdict contains the verdict of each of its points.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import groupby
 from typing import Final, Literal, TypeAlias
 
@@ -174,16 +174,12 @@ class Plan:
     slots: dict[str, SlotPlan]
     orders: tuple[tuple[str, ...], ...]
     unknown_documents: tuple[int, ...] = ()
-    baseline_opening: tuple[Entry, ...] = field(default=())
 
 
 ADMIN: Final = "admin"
 CALICO: Final = "calico"
 NETWORK: Final = "network-policy"
 BASELINE: Final = "baseline"
-BUILT_IN_TIERS: Final = frozenset(
-    {"default", "adminnetworkpolicy", "kube-admin", "baselineadminnetworkpolicy", "kube-baseline"}
-)
 
 
 def _order(document: TierDocument) -> float:
@@ -225,7 +221,7 @@ def build_plan(tier_input: TierInput) -> Plan:
         if name not in SLOT_ORDER and name not in tiers:
             tiers[name] = CalicoTier(name, None, None)
     slots = {
-        Slot.ADMIN.value: _plain_slot(Slot.ADMIN, ADMIN, by_slot, tier_input),
+        Slot.ADMIN.value: _admin_slot(by_slot),
         Slot.NETWORK_POLICY.value: _network_slot(by_slot, tier_input),
         Slot.BASELINE.value: _baseline_slot(by_slot),
     }
@@ -246,11 +242,11 @@ def build_plan(tier_input: TierInput) -> Plan:
     return Plan(tier_input, slots, tuple(orders), unknown_documents)
 
 
-def _plain_slot(
-    slot: Slot, kind: str, by_slot: dict[str, list[tuple[int, TierDocument]]], _: TierInput
-) -> SlotPlan:
-    docs = by_slot.get(slot.value, [])
-    return SlotPlan(slot.value, kind, tuple(i for i, _ in docs), _ordered_groups(docs, False))
+def _admin_slot(by_slot: dict[str, list[tuple[int, TierDocument]]]) -> SlotPlan:
+    docs = by_slot.get(Slot.ADMIN.value, [])
+    return SlotPlan(
+        Slot.ADMIN.value, ADMIN, tuple(i for i, _ in docs), _ordered_groups(docs, False)
+    )
 
 
 def _network_slot(
