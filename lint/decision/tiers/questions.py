@@ -424,9 +424,10 @@ def reach(tier_input: TierInput, space: Space | None = None) -> ReachAnswer:
     """Reach over every point: every address point and every name point
     an FQDN rule names."""
     space = space if space is not None else build_space(tier_input)
+    asked = _filtered(space.name_groups, lambda place: place.name.asked)
     regions = [
         *_regions(space.port_groups, space.place_groups),
-        *_regions(space.port_groups, space.name_groups),
+        *_regions(space.port_groups, asked),
     ]
     return reach_regions(tier_input, space, regions)
 
