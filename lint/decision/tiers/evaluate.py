@@ -34,8 +34,13 @@ from lint.decision.tiers.model import (
 from lint.kinds import NETWORK_POLICY
 
 INFINITE: Final = float("inf")
+MAX_ORDERS: Final = 120
+"""How many orders of the slots are tried when several tiers' positions are
+unknown (five unknown tiers among the built-in slots give 6,720)."""
+UNKNOWN_POSITION: Final = "the position of a tier among the tiers is unknown"
 DEFAULT_ALLOW: Final = "default-allow"
 UNDECIDABLE_SLOT: Final = "undecidable"
+UNKNOWN_SLOT: Final = "unknown-position"
 NOMATCH: Final = "nomatch"
 KEEP_DENY: Final = "pass-keep-deny"
 """A NetworkPolicy-slot isolation deny that may still go to the baseline
@@ -174,6 +179,9 @@ class Plan:
     slots: dict[str, SlotPlan]
     orders: tuple[tuple[str, ...], ...]
     unknown_documents: tuple[int, ...] = ()
+    cut: bool = False
+    """More orders than ``MAX_ORDERS``: only the first are tried, and a
+    verdict then holds both results (fail closed)."""
 
 
 ADMIN: Final = "admin"
@@ -239,7 +247,8 @@ def build_plan(tier_input: TierInput) -> Plan:
     for name in unknown:
         orders = [(*o[:at], name, *o[at:]) for o in orders for at in range(len(o) + 1)]
     unknown_documents = tuple(i for name in unknown for i, _ in by_slot.get(name, []))
-    return Plan(tier_input, slots, tuple(orders), unknown_documents)
+    cut = len(orders) > MAX_ORDERS
+    return Plan(tier_input, slots, tuple(orders[:MAX_ORDERS]), unknown_documents, cut)
 
 
 def _admin_slot(by_slot: dict[str, list[tuple[int, TierDocument]]]) -> SlotPlan:
@@ -582,6 +591,14 @@ def evaluate(plan: Plan, probe: Probe) -> Verdict:
         doubts = frozenset(Doubt(i, POSITION) for i in plan.unknown_documents)
         runs = [[Path(p.result, p.steps, p.doubts | doubts) for p in run] for run in runs]
     paths = [p for run in runs for p in run]
+    if plan.cut:
+        doubts = frozenset(Doubt(i, POSITION) for i in plan.unknown_documents)
+        found = {p.result for p in paths}
+        paths = [Path(p.result, p.steps, p.doubts | doubts) for p in paths]
+        for action in (Action.ALLOW, Action.DENY):
+            if action not in found:
+                step = Step(UNKNOWN_SLOT, action, end=UNKNOWN_POSITION)
+                paths.append(Path(action, (step,), doubts))
     for j, _ in enumerate(plan.input.undecidable):
         step = Step(UNDECIDABLE_SLOT, Action.ALLOW, j)
         paths.append(Path(Action.ALLOW, (step,), frozenset({Doubt(j, OBJECT)})))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from lint.decision.model import Tri
 from lint.decision.tiers.evaluate import (
     ISOLATED,
+    MAX_ORDERS,
     NOTHING_BOUNDS,
     POSITION,
     TIE,
@@ -203,3 +204,12 @@ def test_calico_rules_in_the_api_forms_network_policy_slot_count_by_action() -> 
     assert verdict(both).results == {Action.DENY}
     passing = base("Dn", gnp("g", rule(PASS, [networks("8.8.8.8/32")])), cilium_r=True)
     assert verdict(passing).results == {Action.ALLOW}
+
+
+def test_too_many_unknown_tier_positions_fail_closed() -> None:
+    tiers = [gnp(f"g{i}", DENY_8, tier=f"t{i}") for i in range(5)]
+    plan = build_plan(base("Dn", *tiers, calico=True))
+    assert plan.cut and len(plan.orders) == MAX_ORDERS
+    result = evaluate(plan, PROBE)
+    assert result.results == {Action.ALLOW, Action.DENY}
+    assert {d.reason for d in result.doubts} == {POSITION}
