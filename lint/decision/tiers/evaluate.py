@@ -244,11 +244,13 @@ def build_plan(tier_input: TierInput) -> Plan:
     )
     orders: list[tuple[str, ...]] = [tuple(name for _, name in known)]
     unknown = sorted(name for name, tier in tiers.items() if tier.order is None)
+    cut = False
     for name in unknown:
         orders = [(*o[:at], name, *o[at:]) for o in orders for at in range(len(o) + 1)]
+        cut = cut or len(orders) > MAX_ORDERS
+        orders = orders[:MAX_ORDERS]
     unknown_documents = tuple(i for name in unknown for i, _ in by_slot.get(name, []))
-    cut = len(orders) > MAX_ORDERS
-    return Plan(tier_input, slots, tuple(orders[:MAX_ORDERS]), unknown_documents, cut)
+    return Plan(tier_input, slots, tuple(orders), unknown_documents, cut)
 
 
 def _admin_slot(by_slot: dict[str, list[tuple[int, TierDocument]]]) -> SlotPlan:

@@ -213,3 +213,9 @@ def test_too_many_unknown_tier_positions_fail_closed() -> None:
     result = evaluate(plan, PROBE)
     assert result.results == {Action.ALLOW, Action.DENY}
     assert {d.reason for d in result.doubts} == {POSITION}
+
+
+def test_many_unknown_tiers_stay_bounded() -> None:
+    tiers = [gnp(f"g{i}", DENY_8, tier=f"t{i:02}") for i in range(30)]
+    plan = build_plan(base("Dn", *tiers, calico=True))
+    assert plan.cut and len(plan.orders) <= MAX_ORDERS
