@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lint.decision.model import EgressRefusal, EgressVerdict, Tri
@@ -282,14 +282,13 @@ def _blamed(path: Path) -> list[Doubt]:
 
 @dataclass
 class _Found:
-    culprits: dict[tuple[int, int], tuple[TierRule, Region]]
-    doubts: dict[Doubt, Region]
-    open_regions: list[Region]
+    """What a scan of regions outside the allowance found: each culprit
+    rule and each doubt with the first region it lets out, and the regions
+    that reach the default allow with nothing deciding them."""
 
-    def __init__(self) -> None:
-        self.culprits = {}
-        self.doubts = {}
-        self.open_regions = []
+    culprits: dict[tuple[int, int], tuple[TierRule, Region]] = field(default_factory=dict)
+    doubts: dict[Doubt, Region] = field(default_factory=dict)
+    open_regions: list[Region] = field(default_factory=list)
 
 
 def _scan(space: Space, regions: Iterable[Region]) -> _Found:
