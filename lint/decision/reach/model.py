@@ -182,9 +182,11 @@ class ReachSubject:
 
 @dataclass(frozen=True, slots=True)
 class NodesPeer:
-    """The ``nodes`` peer: node addresses cannot be known offline (§2.5 step 3a)."""
+    """The ``nodes`` peer: node addresses cannot be known offline (§2.5 step 3a).
+    ``empty``: the selector is empty, so it names every node (§12.2.2)."""
 
     text: str
+    empty: bool = False
 
 
 @dataclass(frozen=True, slots=True)
