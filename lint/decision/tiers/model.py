@@ -65,8 +65,11 @@ class Ports:
     """The protocol-and-port part of a rule (§12.2.1).
 
     ``every``: no port list, every protocol and port (ICMP and OTHER
-    included). Otherwise the union of ``spans``, plus ICMP when ``icmp`` and
-    plus OTHER when ``other``. ``unreadable``: the part cannot be read, so it
+    included). Otherwise the union of ``spans``, plus ICMP when ``icmp``, plus
+    every OTHER point when ``other``, plus the OTHER points of the IP protocol
+    numbers in ``other_numbers`` (a Calico numeric protocol other than 6, 17
+    and 132; an OTHER point's port is its protocol number, 0-255).
+    ``unreadable``: the part cannot be read, so it
     matches every point with ``Tri.UNKNOWN``. ``exclude`` (Calico
     ``notProtocol``/``notPorts``) removes the points it matches.
     """
@@ -76,6 +79,7 @@ class Ports:
     icmp: bool = False
     other: bool = False
     unreadable: bool = False
+    other_numbers: tuple[int, ...] = ()
     exclude: Ports | None = None
 
 

@@ -1,0 +1,480 @@
+"""Cells: the destination space split where every match is constant
+(CLUSTER-POLICIES.md §12.5, "Computing it").
+
+Points are never enumerated. Address cells (per family) lie between every
+cidr boundary of the rules, their excepts, the allowance and the query; port
+cells (per protocol) between every port boundary, plus ``ICMP`` and ``OTHER``
+(split by protocol number); owner classes are ``OUT``, ``NODE`` and the pod
+classes: "in no selector", and for each distinct selector ``S`` "in ``S``",
+where another selector ``T`` answers ``Y`` when S§9.2 proves ``S ⊆ T``,
+``N`` when the disjointness test proves they share no pod, and ``M``
+otherwise. Name classes are each name the rules, the allowance or the query
+name exactly, and each wildcard pattern of a rule.
+
+A cell's answers form two vectors: one over the distinct port sets (its port
+cell) and one over the distinct peers (its address and owner, or its name).
+The verdict is evaluated once per pair of vectors, so the cost follows the
+number of distinct answers, not the number of cells. Every answer on a cell
+contains the answer on each of its points (``M`` where unproven), and the
+evaluator is monotone, so each cell's verdict contains each point's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Final, TypeAlias, TypeVar
+
+from lint.decision.model import Tri
+from lint.decision.reach.common import StrictSelector, normalise_domain
+from lint.decision.selectors import narrower_than
+from lint.decision.tiers.evaluate import Plan, Verdict, build_plan, evaluate
+from lint.decision.tiers.kleene import kleene_and, kleene_not, kleene_or, of_bool
+from lint.decision.tiers.match import applies
+from lint.decision.tiers.model import (
+    PORTED,
+    PeerMatch,
+    PodSet,
+    Ports,
+    Protocol,
+    TierInput,
+)
+from lint.decision.tiers.points import (
+    FAMILY_BITS,
+    MAX_PORT,
+    MAX_PROTOCOL_NUMBER,
+    MIN_PORT,
+    NODE,
+    OUT,
+    POD,
+    AllowanceView,
+    Family,
+    cidr_bounds,
+    in_block,
+    name_matches,
+    ports_hold,
+    read_allowance,
+)
+from lint.decision.values import ABSENT, JSON, Absent
+
+Vector: TypeAlias = tuple[Tri, ...]
+T = TypeVar("T")
+
+PROTOCOLS: Final = (*PORTED, Protocol.ICMP, Protocol.OTHER)
+FAMILIES: Final[tuple[Family, ...]] = (4, 6)
+
+
+# --- queries (the points of ``explain --to``) -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AddressQuery:
+    """Addresses ``low``..``high`` of one family; ``protocol`` None means
+    every protocol and port (``ICMP`` and ``OTHER`` included), else that
+    protocol on ``port`` (None: every port)."""
+
+    family: Family
+    low: int
+    high: int
+    protocol: Protocol | None = None
+    port: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NameQuery:
+    """A host name on one protocol (``TCP`` for ``HOST:PORT``) and port;
+    ``protocol`` None: every protocol and port."""
+
+    host: str
+    protocol: Protocol | None = Protocol.TCP
+    port: int | None = None
+
+
+Query: TypeAlias = AddressQuery | NameQuery
+
+
+# --- the cells ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PortCell:
+    """Ports ``low``..``high`` of a protocol (for ``OTHER`` protocol numbers;
+    ``ICMP`` has none)."""
+
+    protocol: Protocol
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AddressCell:
+    family: Family
+    low: int
+    high: int
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerClass:
+    """``OUT``; ``NODE`` (``pods`` None: a plain node, or a host-networked
+    pod no selector names; else the host-networked pods of ``pods``); or
+    ``POD``, the pods of ``pods`` (None: in no selector)."""
+
+    owner: str
+    pods: PodSet | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NameClass:
+    """One name, or (``wildcard``) the names a pattern matches beyond every
+    name listed."""
+
+    name: str
+    wildcard: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a group of cells lies: an address cell under one owner class,
+    or a name class."""
+
+    address: AddressCell | None = None
+    owner: OwnerClass | None = None
+    name: NameClass | None = None
+
+
+@dataclass(slots=True)
+class Group:
+    """Cells with the same answers: their vector and members, in order."""
+
+    vector: Vector
+    members: list[object] = field(default_factory=list)
+
+
+# --- selectors as sets of pods: S§9.2 containment and disjointness -----------------------
+
+
+def selector_json(selector: StrictSelector | None) -> JSON | Absent:
+    """A strict selector in the raw form S§9.2 reads (None: absent)."""
+    if selector is None:
+        return ABSENT
+    raw: dict[str, JSON] = {}
+    if selector.labels:
+        raw["matchLabels"] = dict(selector.labels)
+    if selector.requirements:
+        raw["matchExpressions"] = [
+            {
+                "key": r.key,
+                "operator": r.operator,
+                **({"values": list(r.values)} if r.values else {}),
+            }
+            for r in selector.requirements
+        ]
+    return raw
+
+
+def pods_within(outer: PodSet, inner: PodSet) -> bool:
+    """S§9.2 on both selectors: every pod of ``inner`` is in ``outer``."""
+    return narrower_than(selector_json(outer.namespaces), selector_json(inner.namespaces)) and (
+        narrower_than(selector_json(outer.pods), selector_json(inner.pods))
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Values:
+    """The values one key may take: ``finite`` (None: any but ``excluded``)
+    and whether it may be absent."""
+
+    finite: frozenset[str] | None
+    excluded: frozenset[str] = frozenset()
+    absent: bool = False
+
+    def meet(self, other: _Values) -> _Values:
+        absent = self.absent and other.absent
+        if self.finite is None and other.finite is None:
+            return _Values(None, self.excluded | other.excluded, absent)
+        if self.finite is None:
+            return _Values(other.finite - self.excluded, frozenset(), absent)  # type: ignore[operator]
+        if other.finite is None:
+            return _Values(self.finite - other.excluded, frozenset(), absent)
+        return _Values(self.finite & other.finite, frozenset(), absent)
+
+    @property
+    def empty(self) -> bool:
+        return self.finite is not None and not self.finite and not self.absent
+
+
+def _constraints(selector: StrictSelector | None) -> Iterator[tuple[str, _Values]]:
+    if selector is None:
+        return
+    for key, value in selector.labels:
+        yield key, _Values(frozenset({value}))
+    for r in selector.requirements:
+        if r.operator == "In":
+            yield r.key, _Values(frozenset(r.values))
+        elif r.operator == "NotIn":
+            yield r.key, _Values(None, frozenset(r.values), True)
+        elif r.operator == "Exists":
+            yield r.key, _Values(None)
+        else:
+            yield r.key, _Values(frozenset(), absent=True)
+
+
+def selectors_disjoint(*selectors: StrictSelector | None) -> bool:
+    """Some key whose requirements cannot all hold at once."""
+    met: dict[str, _Values] = {}
+    for selector in selectors:
+        for key, values in _constraints(selector):
+            met[key] = met[key].meet(values) if key in met else values
+    return any(values.empty for values in met.values())
+
+
+def pods_disjoint(first: PodSet, second: PodSet) -> bool:
+    return selectors_disjoint(first.namespaces, second.namespaces) or selectors_disjoint(
+        first.pods, second.pods
+    )
+
+
+def _base(pods: PodSet) -> PodSet:
+    return PodSet(pods.namespaces, pods.pods)
+
+
+def _every_pod(pods: PodSet) -> bool:
+    return (
+        pods.exact
+        and pods.exclude is None
+        and (pods.namespaces is None or pods.namespaces.is_empty)
+        and (pods.pods is None or pods.pods.is_empty)
+    )
+
+
+def pods_on_class(pods: PodSet, cls: PodSet | None) -> Tri:
+    """Is a pod of the class in ``pods``: ``Y``/``N`` when proven, else ``M``.
+    The class None holds the pods in no selector at all."""
+    if not pods.exact:
+        return Tri.UNKNOWN
+    if cls is None:
+        return Tri.NO
+    if pods_within(_base(pods), cls):
+        held = Tri.YES
+    elif pods_disjoint(pods, cls):
+        return Tri.NO
+    else:
+        held = Tri.UNKNOWN
+    if pods.exclude is None:
+        return held
+    return kleene_and(held, kleene_not(pods_on_class(pods.exclude, cls)))
+
+
+# --- the space ---------------------------------------------------------------------------
+
+
+def _ports_bounds(ports: Ports, into: dict[Protocol, set[int]]) -> None:
+    for span in ports.spans:
+        into[span.protocol].update((span.low, span.high + 1))
+    for number in ports.other_numbers:
+        into[Protocol.OTHER].update((number, number + 1))
+    if ports.exclude is not None:
+        _ports_bounds(ports.exclude, into)
+
+
+def _intervals(low: int, high: int, cuts: Iterable[int]) -> list[tuple[int, int]]:
+    points = sorted({low, *(c for c in cuts if low < c <= high)})
+    return [(a, b - 1) for a, b in zip(points, [*points[1:], high + 1], strict=True)]
+
+
+def _peer_on_place(peer: PeerMatch, place: Place) -> Tri:
+    if place.name is not None:
+        return _peer_on_name(peer, place.name)
+    assert place.address is not None and place.owner is not None
+    cell = place.address
+    if peer.blocks is not None and not any(in_block(b, cell.family, cell.low) for b in peer.blocks):
+        return Tri.NO
+    owner = place.owner
+    if owner.owner == OUT:
+        return peer.out
+    if isinstance(peer.pod, Tri):
+        return peer.node if owner.owner == NODE else peer.pod
+    held = pods_on_class(peer.pod, owner.pods)
+    return kleene_and(peer.node, held) if owner.owner == NODE else held
+
+
+def _peer_on_name(peer: PeerMatch, name: NameClass) -> Tri:
+    if peer.names is None:
+        return peer.on_name
+    if not name.wildcard:
+        return of_bool(any(name_matches(p, name.name) for p in peer.names))
+    suffix = name.name[1:]
+    answers = []
+    for written in peer.names:
+        pattern = normalise_domain(written)
+        if not pattern.startswith("*."):
+            continue  # the class holds no listed name
+        other = pattern[1:]
+        answers.append(
+            Tri.YES if suffix.endswith(other) else Tri.UNKNOWN if other.endswith(suffix) else Tri.NO
+        )
+    return kleene_or(*answers)
+
+
+def _port_cell_ports(ports: Ports, cell: PortCell) -> Tri:
+    return ports_hold(ports, cell.protocol, cell.low)
+
+
+@dataclass
+class Space:
+    """The cells of one input (and queries), grouped by their answers, with
+    each pair of answers evaluated once."""
+
+    plan: Plan
+    view: AllowanceView
+    ports: list[Ports]
+    peers: list[PeerMatch]
+    port_groups: list[Group]
+    place_groups: list[Group]
+    name_groups: list[Group]
+    memo: dict[tuple[Vector, Vector], Verdict] = field(default_factory=dict)
+    ports_index: dict[int, int] = field(default_factory=dict)
+    peers_index: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Answers are looked up by object identity: a rule's own port set and peers.
+        self.ports_index = {id(p): i for i, p in enumerate(self.ports)}
+        self.peers_index = {id(p): i for i, p in enumerate(self.peers)}
+
+    def verdict(self, port_vector: Vector, place_vector: Vector) -> Verdict:
+        key = (port_vector, place_vector)
+        found = self.memo.get(key)
+        if found is None:
+            probe = VectorProbe(self, port_vector, place_vector)
+            found = self.memo[key] = evaluate(self.plan, probe)
+        return found
+
+    def inside(self, port_vector: Vector, place_vector: Vector) -> Tri:
+        """``A`` on the cells: ``Y`` proven inside, ``N`` proven outside."""
+        offset = len(self.peers) - len(self.view.entries)
+        port_offset = len(self.ports) - len(self.view.entries)
+        return kleene_or(
+            *(
+                kleene_and(port_vector[port_offset + k], place_vector[offset + k])
+                for k in range(len(self.view.entries))
+            )
+        )
+
+
+class VectorProbe:
+    """A probe reading a cell's answers from its vectors."""
+
+    __slots__ = ("_peers", "_place_vector", "_port_vector", "_ports")
+
+    def __init__(self, space: Space, port_vector: Vector, place_vector: Vector) -> None:
+        self._ports = space.ports_index
+        self._peers = space.peers_index
+        self._port_vector = port_vector
+        self._place_vector = place_vector
+
+    def ports(self, ports: Ports) -> Tri:
+        index = self._ports.get(id(ports))
+        return Tri.UNKNOWN if index is None else self._port_vector[index]
+
+    def peer(self, peer: PeerMatch) -> Tri:
+        index = self._peers.get(id(peer))
+        return Tri.UNKNOWN if index is None else self._place_vector[index]
+
+
+def _distinct(items: Iterable[T]) -> list[T]:
+    seen: dict[int, T] = {}
+    for item in items:
+        seen.setdefault(id(item), item)
+    return list(seen.values())
+
+
+def build_space(tier_input: TierInput, queries: tuple[Query, ...] = ()) -> Space:
+    """Split the space of ``tier_input`` into cells and group them."""
+    plan = build_plan(tier_input)
+    view = read_allowance(tier_input.allowance, tier_input.namespace)
+    active = [d for d in tier_input.documents if applies(d) is not Tri.NO]
+    rules = [r for d in active for r in (*d.deny_rules, *d.rules)]
+    # The allowance's entries come last in both lists (``Space.inside``).
+    ports = [*_distinct(r.ports for r in rules), *(p for _, p in view.entries)]
+    peers = [*_distinct(q for r in rules for q in r.peers or ()), *(q for q, _ in view.entries)]
+    port_groups = _group(
+        _port_cells(ports, queries), lambda cell: tuple(_port_cell_ports(p, cell) for p in ports)
+    )
+
+    def on_place(place: Place) -> Vector:
+        return tuple(_peer_on_place(q, place) for q in peers)
+
+    place_groups = _group(_address_places(peers, queries), on_place)
+    name_groups = _group((Place(name=n) for n in _name_classes(peers, queries)), on_place)
+    return Space(plan, view, ports, peers, port_groups, place_groups, name_groups)
+
+
+def _group(items: Iterable[T], vector_of: Callable[[T], Vector]) -> list[Group]:
+    groups: dict[Vector, Group] = {}
+    for item in items:
+        vector = vector_of(item)
+        groups.setdefault(vector, Group(vector)).members.append(item)
+    return list(groups.values())
+
+
+def _port_cells(ports: list[Ports], queries: tuple[Query, ...]) -> Iterator[PortCell]:
+    cuts: dict[Protocol, set[int]] = {protocol: set() for protocol in PROTOCOLS}
+    for p in ports:
+        _ports_bounds(p, cuts)
+    for query in queries:
+        if query.protocol is not None and query.port is not None:
+            cuts[query.protocol].update((query.port, query.port + 1))
+    for protocol in PORTED:
+        for low, high in _intervals(MIN_PORT, MAX_PORT, cuts[protocol]):
+            yield PortCell(protocol, low, high)
+    yield PortCell(Protocol.ICMP)
+    for low, high in _intervals(0, MAX_PROTOCOL_NUMBER, cuts[Protocol.OTHER]):
+        yield PortCell(Protocol.OTHER, low, high)
+
+
+def _address_places(peers: list[PeerMatch], queries: tuple[Query, ...]) -> Iterator[Place]:
+    owners = _owner_classes(peers)
+    for family in FAMILIES:
+        cuts: set[int] = set()
+        for peer in peers:
+            for block in peer.blocks or ():
+                for cidr in (block.cidr, *block.excepts):
+                    if cidr.family == family:
+                        low, high = cidr_bounds(cidr)
+                        cuts.update((low, high + 1))
+        for query in queries:
+            if isinstance(query, AddressQuery) and query.family == family:
+                cuts.update((query.low, query.high + 1))
+        for low, high in _intervals(0, (1 << FAMILY_BITS[family]) - 1, cuts):
+            cell = AddressCell(family, low, high)
+            for owner in owners:
+                yield Place(address=cell, owner=owner)
+
+
+def _owner_classes(peers: list[PeerMatch]) -> list[OwnerClass]:
+    selectors: dict[PodSet, str] = {}
+    for peer in peers:
+        if isinstance(peer.pod, PodSet) and peer.pod.exact:
+            selectors.setdefault(_base(peer.pod), peer.text)
+    classes = [
+        OwnerClass(OUT, text="an address no pod or node holds"),
+        OwnerClass(NODE, text="a node"),
+    ]
+    if not any(_every_pod(s) for s in selectors):
+        classes.append(OwnerClass(POD, None, "a pod no selector names"))
+    classes += [OwnerClass(POD, s, f"pods of {text}") for s, text in selectors.items()]
+    return classes
+
+
+def _name_classes(peers: list[PeerMatch], queries: tuple[Query, ...]) -> list[NameClass]:
+    exact: dict[str, None] = {}
+    wild: dict[str, None] = {}
+    for peer in peers:
+        for pattern in peer.names or ():
+            name = normalise_domain(pattern)
+            (wild if name.startswith("*.") else exact).setdefault(name, None)
+    for query in queries:
+        if isinstance(query, NameQuery):
+            exact.setdefault(normalise_domain(query.host), None)
+    return [NameClass(n) for n in exact] + [NameClass(n, wildcard=True) for n in wild]

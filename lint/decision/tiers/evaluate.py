@@ -1,0 +1,629 @@
+"""Evaluating one point through the cluster's tiers (CLUSTER-POLICIES.md §12.3).
+
+``FIRST`` and ``TIE`` (§12.3.1), the slot list with every position of a tier
+whose order is unknown (§12.3.2), what each slot does (§12.3.3), and the
+verdict ``V(p)`` with, per path, the deciding step of each slot visited, the
+culprit of an ``allow`` and the doubts (undecided documents) of an
+undecided point (§12.3.4). §12.3.5's isolation per document is ``isolates``.
+
+The evaluator reads the destination through a probe (``match.Probe``), so a
+single point and a cell of points are evaluated by the same code; every
+step is monotone in the probe's answers (an ``M`` only adds outcomes), which
+is why a cell's verdict contains the verdict of each of its points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import groupby
+from typing import Final, Literal, TypeAlias
+
+from lint.decision.model import Tri
+from lint.decision.tiers.kleene import kleene_and, kleene_or
+from lint.decision.tiers.match import Probe, applies, destination
+from lint.decision.tiers.model import (
+    SLOT_ORDER,
+    Action,
+    CalicoTier,
+    Slot,
+    TierDocument,
+    TierInput,
+    TierRule,
+)
+from lint.kinds import NETWORK_POLICY
+
+INFINITE: Final = float("inf")
+DEFAULT_ALLOW: Final = "default-allow"
+UNDECIDABLE_SLOT: Final = "undecidable"
+NOMATCH: Final = "nomatch"
+KEEP_DENY: Final = "pass-keep-deny"
+"""A NetworkPolicy-slot isolation deny that may still go to the baseline
+(Cilium's order against the baseline is not settled, §12.3.3): on the
+baseline's ``nomatch`` it stays ``deny``."""
+
+Outcome: TypeAlias = Action | Literal["nomatch", "pass-keep-deny"]
+
+# Slot ends (§12.3.4).
+END_DENY: Final = "end of tier: Deny"
+END_PASS: Final = "end of tier: Pass"
+ISOLATED: Final = "isolated, no rule allows it"
+NOT_ISOLATED: Final = "not isolated"
+NO_RULE: Final = "no rule matched"
+DOES_NOT_APPLY: Final = "the tier does not apply"
+MAY_NOT_APPLY: Final = "the tier may not apply"
+MAY_REACH_BASELINE: Final = (
+    "isolated; the baseline may still decide, as Cilium's order against it is not settled"
+)
+DENY_STANDS: Final = "no baseline rule matched: the default deny stands"
+NOTHING_BOUNDS: Final = "default allow: nothing bounds it"
+
+# Why a document leaves a point undecided (§12.3.4), for details.
+UNREADABLE: Final = "unreadable"
+SUBJECT: Final = "subject"
+TYPES: Final = "types"
+CREDIT: Final = "credit"
+ACTION: Final = "action"
+RULE: Final = "rule"
+TIE: Final = "tie"
+POSITION: Final = "position"
+BASELINE_ORDER: Final = "baseline-order"
+OBJECT: Final = "object"
+
+
+@dataclass(frozen=True, slots=True)
+class Doubt:
+    """One reason a point may have more than one outcome. ``document`` is an
+    index into ``TierInput.documents``, or, for ``OBJECT``, into
+    ``TierInput.undecidable``. ``rule`` is the rule whose match is ``M``
+    (``RULE``, ``ACTION``); ``others`` the documents tied with it (``TIE``)."""
+
+    document: int
+    reason: str
+    rule: int | None = None
+    others: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one slot did on one path (§12.3.4): the rule whose action ended
+    or passed the slot (``document``, ``rule``), or the slot's ``end``.
+    ``tie`` marks a rule chosen among tied policies."""
+
+    slot: str
+    action: Action
+    document: int | None = None
+    rule: TierRule | None = None
+    end: str | None = None
+    tie: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Path:
+    """One path through the slots and its final result."""
+
+    result: Action
+    steps: tuple[Step, ...]
+    doubts: frozenset[Doubt] = frozenset()
+
+    @property
+    def culprit(self) -> Step | None:
+        """The culprit of an ``allow`` (§12.3.4): the deciding Allow rule,
+        else the last Pass rule on the path; None for the default allow
+        itself (and for a ``deny``)."""
+        if self.result is not Action.ALLOW:
+            return None
+        last = self.steps[-1] if self.steps else None
+        if last is not None and last.rule is not None and last.action is Action.ALLOW:
+            return last
+        passes = [s for s in self.steps if s.rule is not None and s.action is Action.PASS]
+        return passes[-1] if passes else None
+
+    @property
+    def undecidable(self) -> int | None:
+        """The §7 object this path stands for, if it is one."""
+        last = self.steps[-1] if self.steps else None
+        return last.document if last is not None and last.slot == UNDECIDABLE_SLOT else None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """``V(p)``: the results over every path, and the paths."""
+
+    results: frozenset[Action]
+    paths: tuple[Path, ...]
+
+    @property
+    def undecided(self) -> bool:
+        return len(self.results) > 1
+
+    @property
+    def doubts(self) -> frozenset[Doubt]:
+        """The undecided documents' reasons, for an ``{allow, deny}`` point."""
+        if not self.undecided:
+            return frozenset()
+        return frozenset().union(*(path.doubts for path in self.paths))
+
+
+# --- the plan: slots, their documents in order, every configuration ---------------------
+
+
+Entry: TypeAlias = tuple[int, TierDocument, TierRule]
+"""A rule with its document and the document's index."""
+
+
+@dataclass(frozen=True, slots=True)
+class SlotPlan:
+    """One slot: ``kind`` is admin, calico, network-policy or baseline;
+    ``groups`` its policy groups in order, each a tuple of tie members, each
+    member the entries it runs in order (§12.3.1)."""
+
+    name: str
+    kind: str
+    documents: tuple[int, ...]
+    groups: tuple[tuple[tuple[Entry, ...], ...], ...] = ()
+    tier: CalicoTier | None = None
+    baseline_tie: tuple[Entry, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The input, its slots, and every order of them to try (§12.3.2)."""
+
+    input: TierInput
+    slots: dict[str, SlotPlan]
+    orders: tuple[tuple[str, ...], ...]
+    unknown_documents: tuple[int, ...] = ()
+    baseline_opening: tuple[Entry, ...] = field(default=())
+
+
+ADMIN: Final = "admin"
+CALICO: Final = "calico"
+NETWORK: Final = "network-policy"
+BASELINE: Final = "baseline"
+BUILT_IN_TIERS: Final = frozenset(
+    {"default", "adminnetworkpolicy", "kube-admin", "baselineadminnetworkpolicy", "kube-baseline"}
+)
+
+
+def _order(document: TierDocument) -> float:
+    return INFINITE if document.order is None else document.order
+
+
+def _entries(index: int, document: TierDocument) -> tuple[Entry, ...]:
+    # A Cilium egressDeny beats every allow of its document (CIL-DENY).
+    return tuple((index, document, rule) for rule in (*document.deny_rules, *document.rules))
+
+
+def _ordered_groups(
+    indexed: Sequence[tuple[int, TierDocument]], by_class: bool
+) -> tuple[tuple[tuple[Entry, ...], ...], ...]:
+    """Groups of equal order. For Calico (``by_class``) documents of one tie
+    class run in name order as one member, and classes tie; otherwise each
+    document of the group is a member (ties by priority)."""
+    ordered = sorted(indexed, key=lambda item: (_order(item[1]), item[1].name, item[0]))
+    groups: list[tuple[tuple[Entry, ...], ...]] = []
+    for _, same in groupby(ordered, key=lambda item: _order(item[1])):
+        members = list(same)
+        if by_class:
+            classes: dict[str, list[Entry]] = {}
+            for index, document in members:
+                classes.setdefault(document.tie_class, []).extend(_entries(index, document))
+            groups.append(tuple(tuple(entries) for entries in classes.values()))
+        else:
+            groups.append(tuple(_entries(index, document) for index, document in members))
+    return tuple(groups)
+
+
+def build_plan(tier_input: TierInput) -> Plan:
+    """The slots of ``tier_input`` and every order to try."""
+    by_slot: dict[str, list[tuple[int, TierDocument]]] = {}
+    for index, document in enumerate(tier_input.documents):
+        by_slot.setdefault(document.slot, []).append((index, document))
+    tiers = {tier.name: tier for tier in tier_input.tiers}
+    for name in by_slot:
+        if name not in SLOT_ORDER and name not in tiers:
+            tiers[name] = CalicoTier(name, None, None)
+    slots = {
+        Slot.ADMIN.value: _plain_slot(Slot.ADMIN, ADMIN, by_slot, tier_input),
+        Slot.NETWORK_POLICY.value: _network_slot(by_slot, tier_input),
+        Slot.BASELINE.value: _baseline_slot(by_slot),
+    }
+    for name, tier in tiers.items():
+        docs = by_slot.get(name, [])
+        slots[name] = SlotPlan(
+            name, CALICO, tuple(i for i, _ in docs), _ordered_groups(docs, True), tier
+        )
+    known = sorted(
+        [(float(order), name) for name, order in SLOT_ORDER.items()]
+        + [(t.order, n) for n, t in tiers.items() if t.order is not None]
+    )
+    orders: list[tuple[str, ...]] = [tuple(name for _, name in known)]
+    unknown = sorted(name for name, tier in tiers.items() if tier.order is None)
+    for name in unknown:
+        orders = [(*o[:at], name, *o[at:]) for o in orders for at in range(len(o) + 1)]
+    unknown_documents = tuple(i for name in unknown for i, _ in by_slot.get(name, []))
+    return Plan(tier_input, slots, tuple(orders), unknown_documents)
+
+
+def _plain_slot(
+    slot: Slot, kind: str, by_slot: dict[str, list[tuple[int, TierDocument]]], _: TierInput
+) -> SlotPlan:
+    docs = by_slot.get(slot.value, [])
+    return SlotPlan(slot.value, kind, tuple(i for i, _ in docs), _ordered_groups(docs, False))
+
+
+def _network_slot(
+    by_slot: dict[str, list[tuple[int, TierDocument]]], tier_input: TierInput
+) -> SlotPlan:
+    docs = by_slot.get(Slot.NETWORK_POLICY.value, [])
+    indices = tuple(i for i, _ in docs)
+    if tier_input.calico_form:
+        tier = CalicoTier(
+            Slot.NETWORK_POLICY.value,
+            SLOT_ORDER[Slot.NETWORK_POLICY],
+            tier_input.default_tier_passes,
+        )
+        return SlotPlan(
+            Slot.NETWORK_POLICY.value, CALICO, indices, _ordered_groups(docs, True), tier
+        )
+    return SlotPlan(Slot.NETWORK_POLICY.value, NETWORK, indices)
+
+
+def _baseline_slot(by_slot: dict[str, list[tuple[int, TierDocument]]]) -> SlotPlan:
+    """The BaselineAdminNetworkPolicy (no order) ties with the whole ordered
+    run of baseline ClusterNetworkPolicies (§12.3.1)."""
+    docs = by_slot.get(Slot.BASELINE.value, [])
+    unordered = [(i, d) for i, d in docs if d.order is None]
+    ordered = [(i, d) for i, d in docs if d.order is not None]
+    tie = tuple(entry for i, d in unordered for entry in _entries(i, d)) if unordered else None
+    return SlotPlan(
+        Slot.BASELINE.value,
+        BASELINE,
+        tuple(i for i, _ in docs),
+        _ordered_groups(ordered, False),
+        baseline_tie=tie,
+    )
+
+
+# --- FIRST and TIE (§12.3.1) -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Out:
+    """One outcome of a rule list: the action (or ``nomatch``), the deciding
+    rule, and the doubts that made it one of several."""
+
+    outcome: Outcome
+    document: int | None = None
+    rule: TierRule | None = None
+    doubts: frozenset[Doubt] = frozenset()
+    tie: bool = False
+
+
+def doubt_of(index: int, document: TierDocument, rule: TierRule | None) -> Doubt:
+    """Why ``document`` (at ``rule``) may or may not match."""
+    if document.unreadable is not None:
+        return Doubt(index, UNREADABLE)
+    for reason, value in (
+        (SUBJECT, document.subject),
+        (CREDIT, document.credit),
+        (TYPES, document.types),
+    ):
+        if value is Tri.UNKNOWN:
+            return Doubt(index, reason)
+    return Doubt(index, RULE, None if rule is None else rule.index)
+
+
+def first(entries: Iterable[Entry], probe: Probe) -> list[Out]:
+    """``FIRST`` over rules in order: each rule that may match adds its
+    actions; a certain match ends the list; else ``nomatch`` too."""
+    outs: list[Out] = []
+    doubts: set[Doubt] = set()
+    for index, document, rule in entries:
+        head = applies(document)
+        if head is Tri.NO:
+            continue
+        matched = kleene_and(head, destination(rule, probe))
+        if matched is Tri.NO:
+            continue
+        if matched is Tri.UNKNOWN:
+            doubts.add(doubt_of(index, document, rule))
+        if len(rule.actions) > 1:
+            doubts.add(Doubt(index, ACTION, rule.index))
+        seen = frozenset(doubts)
+        outs.extend(Out(action, index, rule, seen) for action in sorted(rule.actions))
+        if matched is Tri.YES:
+            return _settle(outs)
+    outs.append(Out(NOMATCH, doubts=frozenset(doubts)))
+    return _settle(outs)
+
+
+def _settle(outs: list[Out]) -> list[Out]:
+    """Doubts matter only where they leave more than one outcome."""
+    if len({out.outcome for out in outs}) > 1:
+        return outs
+    return [Out(o.outcome, o.document, o.rule, tie=o.tie) for o in outs]
+
+
+def tie(members: Sequence[list[Out]]) -> list[Out]:
+    """``TIE``: every member's actions, and ``nomatch`` only when every
+    member may give it. Tied documents that disagree doubt each other."""
+    if len(members) == 1:
+        return members[0]
+    outs = [o for outs in members for o in outs if o.outcome != NOMATCH]
+    nomatches = [o for outs in members for o in outs if o.outcome == NOMATCH]
+    if len(nomatches) == len(members):
+        outs.append(Out(NOMATCH, doubts=frozenset().union(*(o.doubts for o in nomatches))))
+    outs = [Out(o.outcome, o.document, o.rule, o.doubts, tie=True) for o in outs]
+    if len({o.outcome for o in outs}) <= 1:
+        return outs
+    deciders = sorted({o.document for o in outs if o.document is not None})
+    tied = frozenset(Doubt(d, TIE, others=tuple(x for x in deciders if x != d)) for d in deciders)
+    return [Out(o.outcome, o.document, o.rule, o.doubts | tied, o.tie) for o in outs]
+
+
+def sequence(groups: Sequence[tuple[tuple[Entry, ...], ...]], probe: Probe) -> list[Out]:
+    """Policy groups in order: a group's ``nomatch`` goes on to the next."""
+    results: list[Out] = []
+    carried: frozenset[Doubt] = frozenset()
+    for group in groups:
+        outs = tie([first(member, probe) for member in group])
+        going = [o for o in outs if o.outcome == NOMATCH]
+        results.extend(
+            Out(o.outcome, o.document, o.rule, o.doubts | carried, o.tie)
+            for o in outs
+            if o.outcome != NOMATCH
+        )
+        if not going:
+            return results
+        carried = carried | going[0].doubts
+    results.append(Out(NOMATCH, doubts=carried))
+    return results
+
+
+# --- the slots (§12.3.3) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SlotOut:
+    """A slot's outcome: ``allow``, ``deny``, ``pass`` or ``pass-keep-deny``,
+    with its step and doubts. ``end_pass``: a pass from the slot's end (the
+    baseline's end after a kept deny is a deny)."""
+
+    outcome: Outcome
+    step: Step
+    doubts: frozenset[Doubt] = frozenset()
+    end_pass: bool = False
+
+
+def _final(slot: str, outs: list[Out], end: list[SlotOut]) -> list[SlotOut]:
+    result: list[SlotOut] = []
+    for out in outs:
+        if out.outcome == NOMATCH:
+            result.extend(
+                SlotOut(e.outcome, e.step, e.doubts | out.doubts, e.end_pass) for e in end
+            )
+            continue
+        action = Action(out.outcome)
+        step = Step(slot, action, out.document, out.rule, tie=out.tie)
+        result.append(SlotOut(action, step, out.doubts))
+    return result
+
+
+def evaluate_slot(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
+    if slot.kind == CALICO:
+        return _calico_slot(plan, slot, probe)
+    if slot.kind == NETWORK:
+        return _network_api(plan, slot, probe)
+    outs = sequence(slot.groups, probe)
+    if slot.baseline_tie is not None:
+        outs = tie([first(slot.baseline_tie, probe), outs])
+    end = [SlotOut(Action.PASS, Step(slot.name, Action.PASS, end=NO_RULE), end_pass=True)]
+    return _final(slot.name, outs, end)
+
+
+def _calico_slot(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
+    documents = plan.input.documents
+    parts = [(i, applies(documents[i])) for i in slot.documents]
+    applied = kleene_or(*(part for _, part in parts))
+    skip = SlotOut(Action.PASS, Step(slot.name, Action.PASS, end=DOES_NOT_APPLY), end_pass=True)
+    if applied is Tri.NO:
+        return [skip]
+    tier = slot.tier
+    ends: list[SlotOut] = []
+    defaults = (
+        (False, True) if tier is None or tier.pass_by_default is None else (tier.pass_by_default,)
+    )
+    for passes in defaults:
+        action = Action.PASS if passes else Action.DENY
+        ends.append(
+            SlotOut(
+                action,
+                Step(slot.name, action, end=END_PASS if passes else END_DENY),
+                end_pass=passes,
+            )
+        )
+    result = _final(slot.name, sequence(slot.groups, probe), ends)
+    if applied is Tri.UNKNOWN:
+        doubts = frozenset(
+            doubt_of(i, documents[i], None) for i, part in parts if part is Tri.UNKNOWN
+        )
+        maybe = SlotOut(Action.PASS, Step(slot.name, Action.PASS, end=MAY_NOT_APPLY), doubts, True)
+        result = [SlotOut(o.outcome, o.step, o.doubts | doubts, o.end_pass) for o in result]
+        result.append(maybe)
+    return result
+
+
+def _best(matches: list[tuple[int, TierRule, Tri]]) -> list[tuple[int, TierRule, Tri]]:
+    """The deciding rules: per document its first certain match, else its
+    first possible one; only certain ones when some match is certain."""
+    certain = any(m is Tri.YES for _, _, m in matches)
+    chosen: dict[int, tuple[int, TierRule, Tri]] = {}
+    for index, rule, matched in matches:
+        if certain and matched is not Tri.YES:
+            continue
+        chosen.setdefault(index, (index, rule, matched))
+    return list(chosen.values())
+
+
+def _network_api(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
+    """The NetworkPolicy slot in API form: ``iso``, ``al``, ``dn`` (§12.3.3)."""
+    tier_input = plan.input
+    documents = tier_input.documents
+    iso_parts = [(i, applies(documents[i])) for i in slot.documents if documents[i].isolates]
+    allows: list[tuple[int, TierRule, Tri]] = []
+    denies: list[tuple[int, TierRule, Tri]] = []
+    for i in slot.documents:
+        document = documents[i]
+        head = applies(document)
+        if head is Tri.NO:
+            continue
+        for target, rules in ((allows, document.rules), (denies, document.deny_rules)):
+            for rule in rules:
+                matched = kleene_and(head, destination(rule, probe))
+                if matched is not Tri.NO:
+                    target.append((i, rule, matched))
+    iso = kleene_or(*(part for _, part in iso_parts))
+    al = kleene_or(*(m for _, _, m in allows))
+    dn = kleene_or(*(m for _, _, m in denies))
+    name = slot.name
+    outs: list[SlotOut] = []
+    if dn is not Tri.NO:
+        index, rule, _ = _best(denies)[0]
+        outs.append(SlotOut(Action.DENY, Step(name, Action.DENY, index, rule)))
+    if dn is not Tri.YES and al is not Tri.NO:
+        outs.extend(
+            SlotOut(Action.ALLOW, Step(name, Action.ALLOW, i, rule)) for i, rule, _ in _best(allows)
+        )
+    if dn is not Tri.YES and al is not Tri.YES and iso is not Tri.NO:
+        isolating = next((i for i, part in iso_parts if part is Tri.YES), iso_parts[0][0])
+        outs.append(SlotOut(Action.DENY, Step(name, Action.DENY, isolating, end=ISOLATED)))
+        if _may_reach_baseline(plan, iso_parts, probe):
+            step = Step(name, Action.PASS, isolating, end=MAY_REACH_BASELINE)
+            outs.append(SlotOut(KEEP_DENY, step, frozenset({Doubt(isolating, BASELINE_ORDER)})))
+    if dn is not Tri.YES and al is not Tri.YES and iso is not Tri.YES:
+        outs.append(SlotOut(Action.PASS, Step(name, Action.PASS, end=NOT_ISOLATED), end_pass=True))
+    if len({o.outcome for o in outs}) > 1:
+        doubts = frozenset(
+            doubt_of(i, documents[i], rule)
+            for i, rule, m in (*allows, *denies, *((i, None, p) for i, p in iso_parts))
+            if m is Tri.UNKNOWN
+        )
+        outs = [SlotOut(o.outcome, o.step, o.doubts | doubts, o.end_pass) for o in outs]
+    return outs
+
+
+def _may_reach_baseline(plan: Plan, iso_parts: list[tuple[int, Tri]], probe: Probe) -> bool:
+    """The conservative rule of §12.3.3: where the isolation rests on Cilium
+    (CILIUM-R, or no core NetworkPolicy isolates for certain), an isolation
+    deny may go on to the baseline when a baseline Allow or Pass may match."""
+    documents = plan.input.documents
+    core_certain = any(
+        part is Tri.YES and documents[i].kind == NETWORK_POLICY.key for i, part in iso_parts
+    )
+    if core_certain and not plan.input.cilium_r:
+        return False
+    baseline = plan.slots[Slot.BASELINE.value]
+    for i in baseline.documents:
+        document = documents[i]
+        head = applies(document)
+        if head is Tri.NO:
+            continue
+        for rule in document.rules:
+            if (
+                rule.actions & {Action.ALLOW, Action.PASS}
+                and kleene_and(head, destination(rule, probe)) is not Tri.NO
+            ):
+                return True
+    return False
+
+
+# --- the verdict (§12.3.4) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Branch:
+    steps: tuple[Step, ...]
+    doubts: frozenset[Doubt]
+    keep_deny: bool = False
+
+
+def _run(plan: Plan, order: tuple[str, ...], outs: dict[str, list[SlotOut]]) -> list[Path]:
+    paths: list[Path] = []
+    branches = [_Branch((), frozenset())]
+    for name in order:
+        going: list[_Branch] = []
+        for branch in branches:
+            for out in outs[name]:
+                steps = (*branch.steps, out.step)
+                doubts = branch.doubts | out.doubts
+                if branch.keep_deny and name == Slot.BASELINE.value and out.end_pass:
+                    stand = Step(name, Action.DENY, end=DENY_STANDS)
+                    paths.append(Path(Action.DENY, (*branch.steps, stand), doubts))
+                elif out.outcome in (Action.ALLOW, Action.DENY):
+                    paths.append(Path(Action(out.outcome), steps, doubts))
+                else:
+                    keep = branch.keep_deny or out.outcome == KEEP_DENY
+                    going.append(_Branch(steps, doubts, keep))
+        branches = list(dict.fromkeys(going))
+    last = Step(DEFAULT_ALLOW, Action.ALLOW, end=NOTHING_BOUNDS)
+    paths.extend(Path(Action.ALLOW, (*b.steps, last), b.doubts) for b in branches)
+    return paths
+
+
+def evaluate(plan: Plan, probe: Probe) -> Verdict:
+    """``V(p)`` over every order of the slots, plus every §7 object."""
+    outs = {name: evaluate_slot(plan, slot, probe) for name, slot in plan.slots.items()}
+    runs = [_run(plan, order, outs) for order in plan.orders]
+    if len(runs) > 1 and len({frozenset(p.result for p in run) for run in runs}) > 1:
+        # Where the unknown tier goes changes the result: its documents are in doubt.
+        doubts = frozenset(Doubt(i, POSITION) for i in plan.unknown_documents)
+        runs = [[Path(p.result, p.steps, p.doubts | doubts) for p in run] for run in runs]
+    paths = [p for run in runs for p in run]
+    for j, _ in enumerate(plan.input.undecidable):
+        step = Step(UNDECIDABLE_SLOT, Action.ALLOW, j)
+        paths.append(Path(Action.ALLOW, (step,), frozenset({Doubt(j, OBJECT)})))
+    unique = tuple(dict.fromkeys(paths))
+    return Verdict(frozenset(p.result for p in unique), unique)
+
+
+# --- §12.3.5 what isolates the pod ---------------------------------------------------------
+
+
+def _covers_everything(rule: TierRule) -> bool:
+    """A rule with no ports whose peers cover every address of both families."""
+    if not rule.ports.every or rule.ports.exclude is not None:
+        return False
+    if rule.peers is None:
+        return True
+    families = set()
+    for peer in rule.peers:
+        if peer.out is not Tri.YES or peer.node is not Tri.YES or peer.pod is not Tri.YES:
+            continue
+        if peer.blocks is None:
+            return True
+        families |= {b.cidr.family for b in peer.blocks if b.cidr.prefix == 0 and not b.excepts}
+    return families == {4, 6}
+
+
+def isolates(tier_input: TierInput, index: int) -> Tri:
+    """§12.3.5 for one document: does it end every point that reaches its slot?"""
+    document = tier_input.documents[index]
+    head = applies(document)
+    if document.slot in (Slot.ADMIN.value, Slot.BASELINE.value):
+        for rule in document.rules:
+            if Action.PASS in rule.actions:
+                # An earlier Pass may let points through the slot.
+                return Tri.NO
+            if Action.DENY in rule.actions and _covers_everything(rule):
+                return head
+        return Tri.NO
+    if document.slot == Slot.NETWORK_POLICY.value and not tier_input.calico_form:
+        return head if document.isolates else Tri.NO
+    if document.slot == Slot.NETWORK_POLICY.value:
+        return Tri.NO if tier_input.default_tier_passes else head
+    tier = next((t for t in tier_input.tiers if t.name == document.slot), None)
+    if tier is None or tier.pass_by_default is not False:
+        return Tri.NO
+    return head

@@ -1,0 +1,83 @@
+"""What a rule matches at a point (CLUSTER-POLICIES.md §12.2).
+
+``match(r, p) = subject(d) and types(d) and credit(d) and ports(r, p) and
+peer(r, p)``, Kleene three-valued. The destination half (ports and peer) is
+asked of a **probe**: one point (an address point under one owner, or a name
+point), or a cell of points on which every such answer is constant
+(``cells``). The evaluator of §12.3 sees only probes, so a point and a cell
+are judged by the same code.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from lint.decision.model import Tri
+from lint.decision.tiers.kleene import kleene_and, kleene_or
+from lint.decision.tiers.model import PeerMatch, Ports, TierDocument, TierRule
+from lint.decision.tiers.points import (
+    NamePoint,
+    Point,
+    peer_holds,
+    peer_holds_name,
+    ports_hold,
+)
+
+
+class Probe(Protocol):
+    """The destination side of ``match`` for one point or one cell."""
+
+    def ports(self, ports: Ports) -> Tri: ...
+
+    def peer(self, peer: PeerMatch) -> Tri: ...
+
+
+class PointProbe:
+    """One address point (§12.2.1, §12.2.2)."""
+
+    __slots__ = ("point",)
+
+    def __init__(self, point: Point) -> None:
+        self.point = point
+
+    def ports(self, ports: Ports) -> Tri:
+        return ports_hold(ports, self.point.protocol, self.point.port)
+
+    def peer(self, peer: PeerMatch) -> Tri:
+        return peer_holds(peer, self.point)
+
+
+class NameProbe:
+    """One name point: an FQDN peer by name, every other peer ``on_name``."""
+
+    __slots__ = ("point",)
+
+    def __init__(self, point: NamePoint) -> None:
+        self.point = point
+
+    def ports(self, ports: Ports) -> Tri:
+        return ports_hold(ports, self.point.protocol, self.point.port)
+
+    def peer(self, peer: PeerMatch) -> Tri:
+        return peer_holds_name(peer, self.point)
+
+
+def applies(document: TierDocument) -> Tri:
+    """``subject and types and credit``: the pod side of every rule of ``document``."""
+    return kleene_and(document.subject, document.types, document.credit)
+
+
+def destination(rule: TierRule, probe: Probe) -> Tri:
+    """``ports(r, p) and peer(r, p)``; a rule naming no destination matches every point."""
+    ports = probe.ports(rule.ports)
+    if ports is Tri.NO or rule.peers is None:
+        return ports
+    return kleene_and(ports, kleene_or(*(probe.peer(peer) for peer in rule.peers)))
+
+
+def match(document: TierDocument, rule: TierRule, probe: Probe) -> Tri:
+    """``match(r, p)`` (§12.2)."""
+    head = applies(document)
+    if head is Tri.NO:
+        return Tri.NO
+    return kleene_and(head, destination(rule, probe))

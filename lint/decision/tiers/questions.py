@@ -1,0 +1,545 @@
+"""The two questions asked of one model (CLUSTER-POLICIES.md §12.5, §12.6).
+
+``reach``: is some point outside the allowance certainly or possibly let
+out, and by which rule? ``explain``: what happens to the points of one
+destination? Both read the same cells and the same ``V(p)``; explain's
+allowance line and exit status are reach restricted to the destination's
+points, so for one pod and one destination the two never disagree.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from lint.decision.model import EgressRefusal, EgressVerdict, Tri
+from lint.decision.reach.common import normalise_domain
+from lint.decision.tiers.cells import (
+    AddressCell,
+    AddressQuery,
+    Group,
+    NameQuery,
+    Place,
+    PortCell,
+    Query,
+    Space,
+    Vector,
+    build_space,
+)
+from lint.decision.tiers.evaluate import (
+    ACTION,
+    BASELINE_ORDER,
+    CREDIT,
+    OBJECT,
+    POSITION,
+    RULE,
+    SUBJECT,
+    TIE,
+    TYPES,
+    UNREADABLE,
+    Doubt,
+    Path,
+    isolates,
+)
+from lint.decision.tiers.model import PORTED, Action, TierInput, TierRule
+from lint.decision.tiers.points import FAMILY_BITS, MAX_PORT, MAX_PROTOCOL_NUMBER, MIN_PORT, OUT
+
+ISOLATES_THE_POD: Final = "isolates the pod"
+MAX_CIDRS: Final = 3
+
+ALLOWED: Final = "allowed"
+DENIED: Final = "denied"
+PARTLY_ALLOWED: Final = "partly-allowed"
+UNDECIDED: Final = "undecided"
+
+INSIDE: Final = "inside"
+OUTSIDE: Final = "outside"
+NOT_LET_OUT: Final = "not-let-out"
+
+
+# --- regions: groups of cells with one pair of answers ----------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """Cells sharing one port vector and one place vector; ``ports`` and
+    ``places`` are the cells (in space order) this question looks at."""
+
+    port_vector: Vector
+    place_vector: Vector
+    ports: tuple[PortCell, ...]
+    places: tuple[Place, ...]
+
+
+def _regions(port_groups: Sequence[Group], place_groups: Sequence[Group]) -> Iterable[Region]:
+    for places in place_groups:
+        for ports in port_groups:
+            if places.members and ports.members:
+                yield Region(
+                    ports.vector,
+                    places.vector,
+                    tuple(ports.members),  # type: ignore[arg-type]
+                    tuple(places.members),  # type: ignore[arg-type]
+                )
+
+
+def _filtered(groups: Sequence[Group], keep: object) -> list[Group]:
+    result = []
+    for group in groups:
+        members = [m for m in group.members if keep(m)]  # type: ignore[operator]
+        if members:
+            result.append(Group(group.vector, members))
+    return result
+
+
+# --- describing a part of the space ----------------------------------------------------
+
+
+def _cidrs(family: int, low: int, high: int) -> list[str]:
+    """The shortest list of cidrs covering ``low``..``high``."""
+    bits = FAMILY_BITS[family]
+    out: list[str] = []
+    while low <= high:
+        size = (low & -low).bit_length() - 1 if low else bits
+        while size > 0 and low + (1 << size) - 1 > high:
+            size -= 1
+        out.append(f"{_address_text(family, low)}/{bits - size}")
+        low += 1 << size
+    return out
+
+
+def _address_text(family: int, value: int) -> str:
+    if family == 4:
+        return str(ipaddress.IPv4Address(value))
+    return str(ipaddress.IPv6Address(value))
+
+
+def _merged(cells: Iterable[AddressCell]) -> list[AddressCell]:
+    merged: list[AddressCell] = []
+    for cell in sorted(cells, key=lambda c: (c.family, c.low)):
+        last = merged[-1] if merged else None
+        if last is not None and last.family == cell.family and last.high + 1 == cell.low:
+            merged[-1] = AddressCell(cell.family, last.low, cell.high)
+        else:
+            merged.append(cell)
+    return merged
+
+
+def describe_addresses(cells: Iterable[AddressCell]) -> str:
+    merged = _merged(cells)
+    families = {c.family for c in merged}
+    whole = {c.family for c in merged if c.low == 0 and c.high == (1 << FAMILY_BITS[c.family]) - 1}
+    if whole == {4, 6}:
+        return "every address"
+    if families == {6} and whole == {6}:
+        return "IPv6"
+    if families == {4} and whole == {4}:
+        return "IPv4"
+    texts = [text for c in merged for text in _cidrs(c.family, c.low, c.high)]
+    shown = ", ".join(texts[:MAX_CIDRS])
+    return shown + (", …" if len(texts) > MAX_CIDRS else "")
+
+
+def describe_ports(cells: Iterable[PortCell]) -> str:
+    by_protocol: dict[str, list[PortCell]] = {}
+    for cell in cells:
+        by_protocol.setdefault(cell.protocol.value, []).append(cell)
+    texts: list[str] = []
+    complete = 0
+    for protocol, found in by_protocol.items():
+        if protocol == "ICMP":
+            texts.append("ICMP")
+            complete += 1
+            continue
+        low, high = (0, MAX_PROTOCOL_NUMBER) if protocol == "OTHER" else (MIN_PORT, MAX_PORT)
+        spans = _spans(found)
+        if spans == [(low, high)]:
+            complete += 1
+            texts.append("other IP protocols" if protocol == "OTHER" else f"every {protocol} port")
+            continue
+        label = "IP protocol" if protocol == "OTHER" else protocol
+        texts += [f"{label} {a}" if a == b else f"{label} {a}-{b}" for a, b in spans]
+    if complete == len(PORTED) + 2:
+        return "every port"
+    return ", ".join(texts)
+
+
+def _spans(cells: list[PortCell]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for cell in sorted(cells, key=lambda c: c.low or 0):
+        assert cell.low is not None and cell.high is not None
+        if spans and spans[-1][1] + 1 == cell.low:
+            spans[-1] = (spans[-1][0], cell.high)
+        else:
+            spans.append((cell.low, cell.high))
+    return spans
+
+
+def describe_region(region: Region) -> str:
+    """Addresses (or names), ports and owner of a region, shortly."""
+    ports = describe_ports(region.ports)
+    names = [p.name for p in region.places if p.name is not None]
+    if names:
+        first = names[0]
+        label = f"names matching {first.name}" if first.wildcard else first.name
+        return f"{label} on {ports}"
+    owner = region.places[0].owner
+    assert owner is not None
+    addresses = [p.address for p in region.places if p.owner == owner and p.address is not None]
+    owners = {p.owner for p in region.places}
+    text = f"{describe_addresses(addresses)} on {ports}"
+    if owner.pods is not None and describe_addresses(addresses) == "every address":
+        return f"{owner.text} on {ports}"
+    if len(owners) > 1 and not _owner_split(region):
+        return text
+    return f"{text} ({owner.text})"
+
+
+def _owner_split(region: Region) -> bool:
+    """Whether the region holds only some owners of its addresses."""
+    owners = {p.owner for p in region.places}
+    return len(owners) < 3
+
+
+# --- reach (§12.5) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """One document's listed verdict (``document`` indexes the input's
+    documents, or its ``undecidable`` objects when ``undecidable``)."""
+
+    document: int
+    verdict: EgressVerdict
+    detail: str | None = None
+    rule: TierRule | None = None
+    undecidable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReachAnswer:
+    """The reach refusal (None: passes), its summary, the document (or §7
+    object) and rule it names, the part of the space it lets out, every
+    document's listed verdict, and every culprit ``(document, rule index)``
+    of a certainly allowed point outside the allowance."""
+
+    refusal: EgressRefusal | None
+    summary: str | None
+    document: int | None
+    rule: TierRule | None
+    part: str | None
+    listed: tuple[Listed, ...]
+    culprits: frozenset[tuple[int, int]]
+    undecidable: bool = False
+
+
+def _why(tier_input: TierInput, doubt: Doubt) -> str:
+    if doubt.reason == OBJECT:
+        return tier_input.undecidable[doubt.document].detail
+    document = tier_input.documents[doubt.document]
+    if doubt.reason == UNREADABLE:
+        return document.unreadable or "it cannot be read"
+    if doubt.reason == SUBJECT:
+        return document.subject_why or "whether it selects the pod cannot be told offline"
+    if doubt.reason == CREDIT:
+        return document.credit_why or "the cluster may not enforce its kind"
+    if doubt.reason == TYPES:
+        return "whether it governs egress cannot be told"
+    if doubt.reason == ACTION:
+        return f"the action of rule {doubt.rule} cannot be read"
+    if doubt.reason == TIE:
+        others = ", ".join(_name(tier_input, i) for i in doubt.others)
+        return f"it ties with {others} (same order), and they disagree"
+    if doubt.reason == POSITION:
+        return "its tier's position among the tiers is unknown"
+    if doubt.reason == BASELINE_ORDER:
+        return "whether Cilium consults the baseline tier after its own default deny is not settled"
+    assert doubt.reason == RULE
+    return f"rule {doubt.rule} may match it: its destination or ports cannot be told exactly"
+
+
+def _name(tier_input: TierInput, index: int) -> str:
+    document = tier_input.documents[index]
+    return f"{document.kind}/{document.name}"
+
+
+def _blamed(path: Path) -> list[Doubt]:
+    """The doubts an allow path is blamed on: its culprit document's own,
+    when it has any, else every doubt on the path."""
+    culprit = path.culprit
+    if culprit is not None and culprit.document is not None:
+        own = [d for d in path.doubts if d.document == culprit.document and d.reason != OBJECT]
+        if own:
+            return own
+    return list(path.doubts)
+
+
+@dataclass
+class _Found:
+    culprits: dict[tuple[int, int], tuple[TierRule, Region]]
+    doubts: dict[Doubt, Region]
+    open_regions: list[Region]
+
+    def __init__(self) -> None:
+        self.culprits = {}
+        self.doubts = {}
+        self.open_regions = []
+
+
+def _scan(space: Space, regions: Iterable[Region]) -> _Found:
+    found = _Found()
+    for region in regions:
+        if space.inside(region.port_vector, region.place_vector) is Tri.YES:
+            continue
+        verdict = space.verdict(region.port_vector, region.place_vector)
+        if Action.ALLOW not in verdict.results:
+            continue
+        allows = [p for p in verdict.paths if p.result is Action.ALLOW]
+        if verdict.results == {Action.ALLOW}:
+            for path in allows:
+                culprit = path.culprit
+                if culprit is not None and culprit.document is not None and culprit.rule:
+                    key = (culprit.document, culprit.rule.index)
+                    found.culprits.setdefault(key, (culprit.rule, region))
+        uncertain = verdict.undecided or any(p.undecidable is not None for p in allows)
+        if uncertain:
+            for path in allows:
+                for doubt in _blamed(path):
+                    found.doubts.setdefault(doubt, region)
+        elif all(p.culprit is None for p in allows):
+            found.open_regions.append(region)
+    return found
+
+
+def _doubt_key(doubt: Doubt) -> tuple[int, int, str]:
+    # Documents in document order, then the §7 objects.
+    return (1 if doubt.reason == OBJECT else 0, doubt.document, doubt.reason)
+
+
+def reach_regions(tier_input: TierInput, space: Space, regions: Iterable[Region]) -> ReachAnswer:
+    """Reach over the given regions (every region, or one destination's)."""
+    found = _scan(space, regions)
+    listed = _listed(tier_input, found)
+    culprits = frozenset(found.culprits)
+    if found.culprits:
+        document, index = min(found.culprits)
+        rule, region = found.culprits[(document, index)]
+        part = describe_region(region)
+        summary = (
+            f"{_name(tier_input, document)} {rule.text} lets out {part}, outside the allowance"
+        )
+        return ReachAnswer(
+            EgressRefusal.POLICY_WIDENS_EGRESS, summary, document, rule, part, listed, culprits
+        )
+    if found.doubts:
+        doubt = min(found.doubts, key=_doubt_key)
+        part = describe_region(found.doubts[doubt])
+        is_object = doubt.reason == OBJECT
+        name = (
+            f"{tier_input.undecidable[doubt.document].kind}/{tier_input.undecidable[doubt.document].name}"
+            if is_object
+            else _name(tier_input, doubt.document)
+        )
+        summary = f"{name} may let out {part}: {_why(tier_input, doubt)}"
+        return ReachAnswer(
+            EgressRefusal.NOT_EVALUABLE,
+            summary,
+            doubt.document,
+            None,
+            part,
+            listed,
+            culprits,
+            undecidable=is_object,
+        )
+    if found.open_regions:
+        part = _open_part(found.open_regions)
+        summary = f"{part} reaches the default allow: no tier bounds it"
+        return ReachAnswer(
+            EgressRefusal.NO_ENFORCING_POLICY, summary, None, None, part, listed, culprits
+        )
+    return ReachAnswer(None, None, None, None, None, listed, culprits)
+
+
+def _open_part(regions: list[Region]) -> str:
+    """Which part reaches the default allow: every point, a family, ICMP,
+    or the first region."""
+    places = [p for r in regions for p in r.places if p.address is not None]
+    ports = _unique([c for r in regions for c in r.ports])
+    addresses = describe_addresses(p.address for p in places if p.address is not None)
+    every_port = describe_ports(ports) == "every port"
+    if addresses == "every address" and every_port:
+        return "every point"
+    if addresses in ("IPv6", "IPv4") and every_port:
+        return addresses
+    if {c.protocol.value for c in ports} == {"ICMP"}:
+        return "ICMP"
+    return describe_region(regions[0])
+
+
+def _unique(cells: list[PortCell]) -> list[PortCell]:
+    return list(dict.fromkeys(cells))
+
+
+def _listed(tier_input: TierInput, found: _Found) -> tuple[Listed, ...]:
+    widening: dict[int, tuple[TierRule, Region]] = {}
+    for (document, _), (rule, region) in sorted(found.culprits.items()):
+        widening.setdefault(document, (rule, region))
+    undecided: dict[int, Doubt] = {}
+    objects: dict[int, Doubt] = {}
+    for doubt in sorted(found.doubts, key=_doubt_key):
+        (objects if doubt.reason == OBJECT else undecided).setdefault(doubt.document, doubt)
+    listed: list[Listed] = []
+    for index, each in enumerate(tier_input.documents):
+        if each.unreadable is not None:
+            listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, each.unreadable))
+        elif each.subject is Tri.NO:
+            listed.append(Listed(index, EgressVerdict.DOES_NOT_SELECT))
+        elif each.types is Tri.NO:
+            listed.append(Listed(index, EgressVerdict.NOT_EGRESS_SCOPED))
+        elif index in widening:
+            rule, region = widening[index]
+            detail = f"{rule.text} lets out {describe_region(region)}"
+            listed.append(Listed(index, EgressVerdict.WIDENS_EGRESS, detail, rule))
+        elif index in undecided:
+            detail = _why(tier_input, undecided[index])
+            listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, detail))
+        else:
+            isolating = isolates(tier_input, index) is Tri.YES
+            listed.append(
+                Listed(index, EgressVerdict.WITHIN, ISOLATES_THE_POD if isolating else None)
+            )
+    for j, item in enumerate(tier_input.undecidable):
+        listed.append(Listed(j, EgressVerdict.NOT_EVALUABLE, item.detail, undecidable=True))
+    return tuple(listed)
+
+
+def reach(tier_input: TierInput, space: Space | None = None) -> ReachAnswer:
+    """Reach over every point: every address point and every name point
+    an FQDN rule names."""
+    space = space if space is not None else build_space(tier_input)
+    regions = [
+        *_regions(space.port_groups, space.place_groups),
+        *_regions(space.port_groups, space.name_groups),
+    ]
+    return reach_regions(tier_input, space, regions)
+
+
+# --- explain (§12.6) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainAnswer:
+    """The verdict over a destination, joined over owners; the outside
+    verdict (owner fixed to no pod and no node; None for names); every
+    distinct path; the undecided documents' reasons; the allowance line
+    (``inside``, ``outside``, ``not-let-out``) with reach restricted to the
+    destination, and the exit status it gives."""
+
+    verdict: str
+    outside_verdict: str | None
+    paths: tuple[Path, ...]
+    doubts: frozenset[Doubt]
+    allowance: str
+    reach: ReachAnswer
+    exit_status: int
+
+
+def _in_query(query: Query, place: Place) -> bool:
+    if isinstance(query, NameQuery):
+        return (
+            place.name is not None
+            and not place.name.wildcard
+            and (place.name.name == normalise_domain(query.host))
+        )
+    cell = place.address
+    return (
+        cell is not None
+        and cell.family == query.family
+        and query.low <= cell.low
+        and cell.high <= query.high
+    )
+
+
+def _port_in_query(query: Query, cell: PortCell) -> bool:
+    if query.protocol is None:
+        return True
+    if cell.protocol is not query.protocol:
+        return False
+    if query.port is None or cell.low is None:
+        return True
+    return cell.low == query.port and cell.high == query.port
+
+
+def _word(elements: Iterable[frozenset[Action]]) -> str:
+    seen = set(elements)
+    if any(len(e) > 1 for e in seen):
+        return UNDECIDED
+    if seen == {frozenset({Action.ALLOW})}:
+        return ALLOWED
+    if seen == {frozenset({Action.DENY})}:
+        return DENIED
+    return PARTLY_ALLOWED
+
+
+def _joined(space: Space, regions: list[Region], owner_out: bool) -> list[frozenset[Action]]:
+    """Per (address or name, port cell): ``V`` joined over owners."""
+    joined: dict[tuple[object, PortCell], frozenset[Action]] = {}
+    for region in regions:
+        verdict = space.verdict(region.port_vector, region.place_vector)
+        for place in region.places:
+            if owner_out and place.owner is not None and place.owner.owner != OUT:
+                continue
+            where = place.address if place.address is not None else place.name
+            for cell in region.ports:
+                key = (where, cell)
+                joined[key] = joined.get(key, frozenset()) | verdict.results
+    return list(joined.values())
+
+
+def explain(tier_input: TierInput, queries: tuple[Query, ...]) -> ExplainAnswer:
+    """What happens to the points of ``queries`` (one destination)."""
+    space = build_space(tier_input, queries)
+
+    def in_dest(place: object) -> bool:
+        return any(_in_query(q, place) for q in queries)  # type: ignore[arg-type]
+
+    def port_in_dest(cell: object) -> bool:
+        return any(_port_in_query(q, cell) for q in queries)  # type: ignore[arg-type]
+
+    ports = _filtered(space.port_groups, port_in_dest)
+    places = _filtered([*space.place_groups, *space.name_groups], in_dest)
+    regions = [_narrowed(queries, r) for r in _regions(ports, places)]
+    regions = [r for r in regions if r.places and r.ports]
+    verdicts = [space.verdict(r.port_vector, r.place_vector) for r in regions]
+    paths = tuple(dict.fromkeys(p for v in verdicts for p in v.paths))
+    doubts = frozenset().union(*(v.doubts for v in verdicts))
+    word = _word(_joined(space, regions, owner_out=False))
+    addressed = any(isinstance(q, AddressQuery) for q in queries)
+    outside = _word(_joined(space, regions, owner_out=True)) if addressed else None
+    answer = reach_regions(tier_input, space, regions)
+    if all(space.inside(r.port_vector, r.place_vector) is Tri.YES for r in regions):
+        line, status = INSIDE, 0
+    elif answer.refusal is not None:
+        line, status = OUTSIDE, 1
+    else:
+        line, status = NOT_LET_OUT, 0
+    return ExplainAnswer(word, outside, paths, doubts, line, answer, status)
+
+
+def _narrowed(queries: tuple[Query, ...], region: Region) -> Region:
+    """Keep only the (place, port) pairs some single query holds."""
+    places = tuple(
+        p
+        for p in region.places
+        if any(_in_query(q, p) and any(_port_in_query(q, c) for c in region.ports) for q in queries)
+    )
+    ports = tuple(
+        c
+        for c in region.ports
+        if any(
+            _port_in_query(q, c) and any(_in_query(q, p) for p in region.places) for q in queries
+        )
+    )
+    return Region(region.port_vector, region.place_vector, ports, places)
