@@ -55,6 +55,9 @@ from lint.decision.values import ABSENT, JSON, Absent, compact_json
 
 MIN_PORT: Final = 1
 MAX_PORT: Final = 65535
+MAX_PROTOCOL: Final = 255
+OTHER_NUMBERS: Final = {"UDPLITE": 136}
+"""Named IP protocols other than TCP, UDP, SCTP and ICMP, by number."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +205,7 @@ def ports_of_port_set(ports: PortSet, named_port: bool = False) -> Ports:
     if named_port or ports == ALL_PORTS:
         return EVERY_PORT
     spans: list[PortSpan] = []
+    numbers: list[int] = []
     icmp = other = False
     for entry in ports:
         read = _range_spans(entry)
@@ -209,16 +213,25 @@ def ports_of_port_set(ports: PortSet, named_port: bool = False) -> Ports:
             return UNREADABLE_PORTS
         if isinstance(read, tuple):
             spans.extend(read)
+        elif isinstance(read, int):
+            numbers.append(read)
         elif read == "icmp":
             icmp = True
         else:
             other = True
-    return Ports(spans=tuple(spans), icmp=icmp, other=other)
+    return Ports(
+        spans=tuple(spans), icmp=icmp, other=other, other_numbers=tuple(sorted(set(numbers)))
+    )
 
 
-def _range_spans(entry: PortRange) -> tuple[PortSpan, ...] | str | None:
+def _range_spans(entry: PortRange) -> tuple[PortSpan, ...] | str | int | None:
     if entry.protocol is not None and ported_protocol(entry.protocol) is None:
-        return "icmp" if entry.protocol.upper() in ("ICMP", "ICMPV6") else "other"
+        upper = entry.protocol.upper()
+        if upper in ("ICMP", "ICMPV6"):
+            return "icmp"
+        if upper.isascii() and upper.isdigit() and int(upper) <= MAX_PROTOCOL:
+            return int(upper)
+        return OTHER_NUMBERS.get(upper, "other")
     start, end = entry.start, entry.end
     if start is None:
         low, high = None, None
