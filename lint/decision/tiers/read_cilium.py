@@ -227,30 +227,43 @@ class _Scope:
 
 def endpoint_pod_set(raw: JSON, own_namespace: str | None) -> PodSet:
     """A ``toEndpoints`` selector as a ``PodSet``: namespace keys go to the
-    namespace part, every other mapped key to the pod part."""
+    namespace part, every other mapped key to the pod part (``matchLabels``
+    stay labels, so containment reads them as the allowance's own)."""
     read = read_strict_selector(raw)
     if isinstance(read, str):
         return UNKNOWN_POD_SET
-    requirements = [Requirement(key, "In", (value,)) for key, value in read.labels]
-    requirements += read.requirements
-    namespace_part: list[Requirement] = []
-    pod_part: list[Requirement] = []
+    parts: dict[str, tuple[list[tuple[str, str]], list[Requirement]]] = {
+        "namespace": ([], []),
+        "pod": ([], []),
+    }
     named_namespace = False
-    for requirement in requirements:
-        mapped = map_cilium_key(requirement.key)
+    keyed: list[tuple[str, str | Requirement]] = [
+        *read.labels,
+        *((r.key, r) for r in read.requirements),
+    ]
+    for key, item in keyed:
+        mapped = map_cilium_key(key)
         if mapped is None or mapped.startswith("io.cilium.k8s.policy."):
             return UNKNOWN_POD_SET
         if mapped == POD_NAMESPACE_KEY:
             named_namespace = True
-            namespace_part.append(replace(requirement, key=NAMESPACE_NAME_LABEL))
+            part, target = "namespace", NAMESPACE_NAME_LABEL
         elif mapped.startswith(NAMESPACE_LABELS_PREFIX):
-            key = mapped.removeprefix(NAMESPACE_LABELS_PREFIX)
-            namespace_part.append(replace(requirement, key=key))
+            part, target = "namespace", mapped.removeprefix(NAMESPACE_LABELS_PREFIX)
         else:
-            pod_part.append(replace(requirement, key=mapped))
+            part, target = "pod", mapped
+        labels, requirements = parts[part]
+        if isinstance(item, str):
+            labels.append((target, item))
+        else:
+            requirements.append(replace(item, key=target))
     pin = None if named_namespace or own_namespace is None else namespace_pin(own_namespace)
-    namespaces = and_selectors(pin, StrictSelector((), tuple(namespace_part)))
-    pods = and_selectors(StrictSelector((), tuple(pod_part)))
+    namespace_labels, namespace_requirements = parts["namespace"]
+    pod_labels, pod_requirements = parts["pod"]
+    namespaces = and_selectors(
+        pin, StrictSelector(tuple(sorted(namespace_labels)), tuple(namespace_requirements))
+    )
+    pods = and_selectors(StrictSelector(tuple(sorted(pod_labels)), tuple(pod_requirements)))
     return PodSet(namespaces, pods)
 
 
