@@ -21,7 +21,7 @@ The evidence still decides which form the NetworkPolicy slot takes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -29,27 +29,15 @@ from lint.decision.model import Tri
 from lint.decision.reach.model import ReachCandidate
 from lint.decision.tiers.reading import Credit
 from lint.kinds import (
-    ADMIN_NETWORK_POLICY,
-    BASELINE_ADMIN_NETWORK_POLICY,
     CALICO_GLOBAL_NETWORK_POLICY,
     CALICO_NETWORK_POLICY,
     CALICO_TIER,
     CILIUM_CLUSTERWIDE_NETWORK_POLICY,
     CILIUM_NETWORK_POLICY,
-    CLUSTER_NETWORK_POLICY,
-    Kind,
+    ENFORCEABLE,
     identify,
 )
 
-ENFORCEABLE: Final[Mapping[str, tuple[Kind, ...]]] = {
-    "AdminNetworkPolicy": (ADMIN_NETWORK_POLICY,),
-    "BaselineAdminNetworkPolicy": (BASELINE_ADMIN_NETWORK_POLICY,),
-    "ClusterNetworkPolicy": (CLUSTER_NETWORK_POLICY,),
-    "Calico": (CALICO_GLOBAL_NETWORK_POLICY, CALICO_NETWORK_POLICY),
-    "Cilium": (CILIUM_NETWORK_POLICY, CILIUM_CLUSTERWIDE_NETWORK_POLICY),
-}
-"""The words ``cluster.enforces`` takes, and the kinds each one credits."""
-ENFORCES_WORDS: Final = tuple(ENFORCEABLE)
 CALICO_EVIDENCE: Final = (CALICO_GLOBAL_NETWORK_POLICY, CALICO_NETWORK_POLICY, CALICO_TIER)
 CILIUM_EVIDENCE: Final = (CILIUM_NETWORK_POLICY, CILIUM_CLUSTERWIDE_NETWORK_POLICY)
 API_WORDS: Final = ("AdminNetworkPolicy", "BaselineAdminNetworkPolicy", "ClusterNetworkPolicy")

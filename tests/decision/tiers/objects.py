@@ -20,7 +20,7 @@ from lint.decision.reach.model import (
 )
 from lint.decision.tiers.build import Built, PathFacts, build_tier_input
 from lint.decision.tiers.cells import AddressQuery, NameQuery, Query
-from lint.decision.tiers.credit import ENFORCES_WORDS
+from lint.kinds import ENFORCES_WORDS
 from lint.decision.tiers.model import Protocol
 from lint.decision.tiers.questions import ExplainAnswer, ReachAnswer, explain, reach
 from lint.decision.translation import translate, translate_allow
