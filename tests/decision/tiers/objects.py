@@ -20,10 +20,11 @@ from lint.decision.reach.model import (
 )
 from lint.decision.tiers.build import Built, PathFacts, build_tier_input
 from lint.decision.tiers.cells import AddressQuery, NameQuery, Query
-from lint.kinds import ENFORCES_WORDS
 from lint.decision.tiers.model import Protocol
 from lint.decision.tiers.questions import ExplainAnswer, ReachAnswer, explain, reach
+from lint.decision.tiers.reading import ReadContext
 from lint.decision.translation import translate, translate_allow
+from lint.kinds import ENFORCES_WORDS
 
 NAMESPACE = "sbx"
 TEMPLATE = "t"
@@ -171,6 +172,16 @@ CODES: dict[str, Code] = {
         True,
     ),
 }
+
+
+def context(namespace_labels: Mapping[str, str] | None = None, **facts: Any) -> ReadContext:
+    """A reader's context for the base pod in ``sbx``."""
+    return ReadContext(
+        namespace=NAMESPACE,
+        pod=pod_label_view(POD_LABELS),
+        namespace_view=namespace_label_view(NAMESPACE, namespace_labels),
+        **facts,
+    )
 
 
 # --- building ---------------------------------------------------------------------------
