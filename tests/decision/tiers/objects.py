@@ -219,9 +219,13 @@ def build(
     views = {}
     if namespace_labels is not None:
         views[NAMESPACE] = namespace_label_view(NAMESPACE, namespace_labels)
+    offered = candidates(every)
+    # Data-only objects go where the check gathers them (ReachData).
+    groups = tuple(c for c in offered if c.kind == "CiliumCIDRGroup")
+    sets = tuple(c for c in offered if c.kind == "NetworkSet")
     return build_tier_input(
-        candidates(every),
-        ReachData(namespace_labels=views),
+        tuple(c for c in offered if c not in groups and c not in sets),
+        ReachData(namespace_labels=views, cidr_groups=groups, network_sets=sets),
         PathFacts(NAMESPACE, pod_label_view(pod)),
         chosen.allowance,
         cilium=chosen.cilium,
