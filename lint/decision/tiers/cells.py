@@ -464,6 +464,10 @@ def _owner_classes(peers: list[PeerMatch]) -> list[OwnerClass]:
     if not any(_every_pod(s) for s in selectors):
         classes.append(OwnerClass(POD, None, "a pod no selector names"))
     classes += [OwnerClass(POD, s, f"pods of {text}") for s, text in selectors.items()]
+    # Host-networked pods hold node addresses: a node class per selector.
+    classes += [
+        OwnerClass(NODE, s, f"host-networked pods of {text}") for s, text in selectors.items()
+    ]
     return classes
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from lint.decision.cidr import parse_cidr
+from lint.decision.constants import IPV4_EXCLUSIONS, IPV6_EXCLUSIONS
 from lint.decision.model import Allowance, Cidr, Tri
 from lint.decision.reach.common import Requirement, StrictSelector
 from lint.decision.tiers.model import (
@@ -202,15 +203,30 @@ def banp(*items: TierRule, **kw: object) -> TierDocument:
     return document("BaselineAdminNetworkPolicy", "default", Slot.BASELINE, items, **kw)  # type: ignore[arg-type]
 
 
-def gnp(name: str, *items: TierRule, tier: str = "default", order: float | None = None, **kw: object) -> TierDocument:
+def gnp(
+    name: str, *items: TierRule, tier: str = "default", order: float | None = None, **kw: object
+) -> TierDocument:
     return document(
-        "GlobalNetworkPolicy.projectcalico.org", name, tier, items, order=order, **kw  # type: ignore[arg-type]
+        "GlobalNetworkPolicy.projectcalico.org",
+        name,
+        tier,
+        items,
+        order=order,
+        **kw,  # type: ignore[arg-type]
     )
 
 
-def calico_np(name: str, *items: TierRule, tier: str = "default", order: float | None = None, **kw: object) -> TierDocument:
+def calico_np(
+    name: str, *items: TierRule, tier: str = "default", order: float | None = None, **kw: object
+) -> TierDocument:
     return document(
-        "NetworkPolicy.projectcalico.org", name, tier, items, order=order, namespace=NAMESPACE, **kw  # type: ignore[arg-type]
+        "NetworkPolicy.projectcalico.org",
+        name,
+        tier,
+        items,
+        order=order,
+        namespace=NAMESPACE,
+        **kw,  # type: ignore[arg-type]
     )
 
 
@@ -218,15 +234,29 @@ def core_np(name: str, *items: TierRule, **kw: object) -> TierDocument:
     """A core NetworkPolicy isolating egress (Calico order 1000)."""
     kw.setdefault("isolates", True)
     return document(
-        "NetworkPolicy", name, Slot.NETWORK_POLICY, items, order=1000, tie_class="k8s",
-        namespace=NAMESPACE, **kw  # type: ignore[arg-type]
+        "NetworkPolicy",
+        name,
+        Slot.NETWORK_POLICY,
+        items,
+        order=1000,
+        tie_class="k8s",
+        namespace=NAMESPACE,
+        **kw,  # type: ignore[arg-type]
     )
 
 
-def cilium(name: str, *items: TierRule, deny: Sequence[TierRule] = (), **kw: object) -> TierDocument:
+def cilium(
+    name: str, *items: TierRule, deny: Sequence[TierRule] = (), **kw: object
+) -> TierDocument:
     kw.setdefault("isolates", True)
     return document(
-        "CiliumNetworkPolicy", name, Slot.NETWORK_POLICY, items, deny=deny, namespace=NAMESPACE, **kw  # type: ignore[arg-type]
+        "CiliumNetworkPolicy",
+        name,
+        Slot.NETWORK_POLICY,
+        items,
+        deny=deny,
+        namespace=NAMESPACE,
+        **kw,  # type: ignore[arg-type]
     )
 
 
@@ -238,9 +268,9 @@ def named_object(code: str, form: str = "api") -> TierDocument:
     kube_system = pods(selector({NS_LABEL: "kube-system"}), None, text="kube-system")
     if code in ("D", "DC"):
         return core_np("t-egress", rule(ALLOW, [kube_system], DNS))
-    kdns = pods(selector({NS_LABEL: "kube-system"}), selector({"k8s-app": "kube-dns"}), text="kube-dns")
-    from lint.decision.constants import IPV4_EXCLUSIONS, IPV6_EXCLUSIONS
-
+    kdns = pods(
+        selector({NS_LABEL: "kube-system"}), selector({"k8s-app": "kube-dns"}), text="kube-dns"
+    )
     wide = [
         ip_block("0.0.0.0/0", IPV4_EXCLUSIONS, form=form),
         ip_block("::/0", IPV6_EXCLUSIONS, form=form),
@@ -270,5 +300,3 @@ def base(
         calico_form=calico,
         cilium_r=cilium_r,
     )
-
-
