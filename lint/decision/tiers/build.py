@@ -39,12 +39,13 @@ from lint.decision.tiers.model import CalicoTier, TierDocument, TierInput, Undec
 from lint.decision.tiers.read_admin import read_anp, read_banp, read_cnp
 from lint.decision.tiers.read_calico import (
     BUILT_IN_SLOTS,
-    read_calico_policy,
+    read_calico_global,
+    read_calico_namespaced,
     read_staged,
     read_tier,
 )
 from lint.decision.tiers.read_catch_all import PATH_REF, pod_condition_undecidables, read_catch_all
-from lint.decision.tiers.read_cilium import read_cilium
+from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
 from lint.decision.tiers.read_core import read_core
 from lint.decision.tiers.reading import Read, ReadContext
 from lint.decision.values import JSON
@@ -72,13 +73,13 @@ Reader: TypeAlias = Callable[[ReachCandidate, ReadContext], Read]
 
 READERS: Final[Mapping[Kind, Reader]] = {
     NETWORK_POLICY: read_core,
-    CILIUM_NETWORK_POLICY: read_cilium,
-    CILIUM_CLUSTERWIDE_NETWORK_POLICY: read_cilium,
+    CILIUM_NETWORK_POLICY: read_cilium_namespaced,
+    CILIUM_CLUSTERWIDE_NETWORK_POLICY: read_cilium_clusterwide,
     ADMIN_NETWORK_POLICY: read_anp,
     BASELINE_ADMIN_NETWORK_POLICY: read_banp,
     CLUSTER_NETWORK_POLICY: read_cnp,
-    CALICO_GLOBAL_NETWORK_POLICY: read_calico_policy,
-    CALICO_NETWORK_POLICY: read_calico_policy,
+    CALICO_GLOBAL_NETWORK_POLICY: read_calico_global,
+    CALICO_NETWORK_POLICY: read_calico_namespaced,
     CALICO_STAGED_GLOBAL_NETWORK_POLICY: read_staged,
     CALICO_STAGED_NETWORK_POLICY: read_staged,
     CALICO_STAGED_KUBERNETES_NETWORK_POLICY: read_staged,

@@ -36,10 +36,7 @@ from typing import Final
 from lint.decision.cidr import contains, parse_cidr
 from lint.decision.model import CidrPeer, PortRange, SelectorPeer, Tri
 from lint.decision.reach.calico import (
-    GLOBAL_POLICY,
     HOST_ENDPOINT_REASON,
-    NAMESPACED_KINDS,
-    STAGED_KINDS,
     STAGED_REASON,
     ReadPolicy,
     governs_egress,
@@ -101,6 +98,7 @@ from lint.decision.tiers.reading import (
     wanted_peer_match,
 )
 from lint.decision.values import JSON, compact_json
+from lint.kinds import CALICO_GLOBAL_NETWORK_POLICY, CALICO_NETWORK_POLICY, Kind
 
 ACTION_WORDS: Final[Mapping[str, Action]] = {
     "Allow": Action.ALLOW,
@@ -139,17 +137,22 @@ def read_staged(candidate: ReachCandidate, context: ReadContext) -> Read:
     return Read(skipped=(Skipped(shown, name, STAGED_REASON),))
 
 
-def read_calico_policy(candidate: ReachCandidate, context: ReadContext) -> Read:
-    """The document of one Calico GlobalNetworkPolicy or NetworkPolicy."""
-    if candidate.kind in STAGED_KINDS:
-        return read_staged(candidate, context)
-    namespaced = candidate.kind in NAMESPACED_KINDS
-    if namespaced and candidate.namespace_or(context.namespace) != context.namespace:
+def read_calico_global(candidate: ReachCandidate, context: ReadContext) -> Read:
+    """The document of one Calico GlobalNetworkPolicy."""
+    return _read_calico(candidate, context, CALICO_GLOBAL_NETWORK_POLICY)
+
+
+def read_calico_namespaced(candidate: ReachCandidate, context: ReadContext) -> Read:
+    """The document of one Calico NetworkPolicy; nothing for another namespace's."""
+    if candidate.namespace_or(context.namespace) != context.namespace:
         return NOTHING
-    is_global = candidate.kind == GLOBAL_POLICY
-    shown = display_kind(candidate.api_version, candidate.kind)
+    return _read_calico(candidate, context, CALICO_NETWORK_POLICY)
+
+
+def _read_calico(candidate: ReachCandidate, context: ReadContext, kind: Kind) -> Read:
+    is_global = kind is CALICO_GLOBAL_NETWORK_POLICY
+    shown = kind.key
     name = object_name(candidate.raw, candidate.position)
-    key = shown
     base = shell(
         shown,
         name,
@@ -157,7 +160,7 @@ def read_calico_policy(candidate: ReachCandidate, context: ReadContext) -> Read:
         Slot.NETWORK_POLICY,
         math.inf,
         shown,
-        context.credit(key),
+        context.credit(shown),
         candidate.position,
     )
     policy = read_policy(candidate.raw, is_global)

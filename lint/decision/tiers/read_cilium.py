@@ -85,7 +85,7 @@ from lint.decision.tiers.reading import (
     unreadable_document,
 )
 from lint.decision.values import ABSENT, JSON, UNREADABLE, compact_json, is_object, read_list
-from lint.kinds import CILIUM_CLUSTERWIDE_NETWORK_POLICY, CILIUM_NETWORK_POLICY
+from lint.kinds import CILIUM_CLUSTERWIDE_NETWORK_POLICY, CILIUM_NETWORK_POLICY, Kind
 
 POD_NAMESPACE_KEY: Final = "io.kubernetes.pod.namespace"
 NAMESPACE_LABELS_PREFIX: Final = "io.cilium.k8s.namespace.labels."
@@ -354,14 +354,22 @@ def _field_peers(field: str, entry: JSON, scope: _Scope) -> list[PeerMatch]:
 # --- documents --------------------------------------------------------------------------
 
 
-def read_cilium(candidate: ReachCandidate, context: ReadContext) -> Read:
-    """The documents of one Cilium policy object; nothing for a namespaced
-    policy of another namespace."""
-    clusterwide = candidate.kind == CILIUM_CLUSTERWIDE_NETWORK_POLICY.name
-    kind = CILIUM_CLUSTERWIDE_NETWORK_POLICY if clusterwide else CILIUM_NETWORK_POLICY
-    namespace = None if clusterwide else candidate.namespace_or(context.namespace)
-    if namespace is not None and namespace != context.namespace:
+def read_cilium_namespaced(candidate: ReachCandidate, context: ReadContext) -> Read:
+    """The documents of one CiliumNetworkPolicy; nothing for another namespace's."""
+    namespace = candidate.namespace_or(context.namespace)
+    if namespace != context.namespace:
         return NOTHING
+    return _read_cilium(candidate, context, CILIUM_NETWORK_POLICY, namespace)
+
+
+def read_cilium_clusterwide(candidate: ReachCandidate, context: ReadContext) -> Read:
+    """The documents of one CiliumClusterwideNetworkPolicy."""
+    return _read_cilium(candidate, context, CILIUM_CLUSTERWIDE_NETWORK_POLICY, None)
+
+
+def _read_cilium(
+    candidate: ReachCandidate, context: ReadContext, kind: Kind, namespace: str | None
+) -> Read:
     base = shell(
         kind.key,
         object_name(candidate.raw, candidate.position),

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from lint.decision.model import EgressRefusal, Tri
+from lint.decision.tiers.build import reader_for
 from lint.decision.tiers.model import (
     EVERY_ACTION,
     EVERY_PORT,
@@ -21,8 +22,9 @@ from lint.decision.tiers.model import (
     Slot,
     TierDocument,
 )
-from lint.decision.tiers.read_calico import calico_ports, read_calico_policy, read_tier
+from lint.decision.tiers.read_calico import calico_ports, read_tier
 from lint.decision.tiers.reading import Read, namespace_pin, span
+from lint.kinds import identify
 from tests.decision.tiers.objects import (
     CALICO_API,
     NAMESPACE,
@@ -37,7 +39,9 @@ from tests.decision.tiers.objects import (
 
 
 def read(obj: dict[str, Any], **facts: Any) -> Read:
-    return read_calico_policy(candidates([obj])[0], context(**facts))
+    reader = reader_for(identify(obj["apiVersion"], obj["kind"]))
+    assert reader is not None
+    return reader(candidates([obj])[0], context(**facts))
 
 
 def document(spec: dict[str, Any], **facts: Any) -> TierDocument:

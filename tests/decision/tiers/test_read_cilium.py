@@ -10,9 +10,11 @@ import pytest
 
 from lint.decision.model import EgressRefusal, Tri
 from lint.decision.reach.model import ReachCandidate, ReachData
+from lint.decision.tiers.build import reader_for
 from lint.decision.tiers.model import EVERY_PORT, UNREADABLE_PORTS, Action, PodSet, Protocol
-from lint.decision.tiers.read_cilium import cilium_ports, endpoint_pod_set, read_cilium
+from lint.decision.tiers.read_cilium import cilium_ports, endpoint_pod_set
 from lint.decision.tiers.reading import every_ported, namespace_pin, span
+from lint.kinds import identify
 from tests.decision.tiers.objects import (
     NAMESPACE,
     ask,
@@ -26,7 +28,9 @@ CCNP = "CiliumClusterwideNetworkPolicy"
 
 
 def documents(obj: dict[str, Any], **facts: Any) -> Any:
-    return read_cilium(candidates([obj])[0], context(**facts)).documents
+    reader = reader_for(identify(obj["apiVersion"], obj["kind"]))
+    assert reader is not None
+    return reader(candidates([obj])[0], context(**facts)).documents
 
 
 def one(spec: dict[str, Any], **facts: Any) -> Any:
