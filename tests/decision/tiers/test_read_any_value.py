@@ -4,6 +4,7 @@ an unreadable document, an unreadable part (``M``), or nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given, settings
@@ -68,7 +69,7 @@ JSONISH = st.recursive(
     max_leaves=12,
 )
 
-SHAPES = [
+SHAPES: list[Callable[[Any], dict[str, Any]]] = [
     lambda v: core_np({"podSelector": {}, "policyTypes": ["Egress"], "egress": [v]}),
     core_np,
     lambda v: cilium_np({"egress": [v], "egressDeny": [v]}),
