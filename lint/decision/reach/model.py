@@ -122,6 +122,10 @@ class ReachCandidate:
     raw: JSON
     position: int = 0
     namespace: str | None = None
+    unreadable: str | None = None
+    """Why the object cannot be known at all, when it cannot (the union's
+    ``Candidate.unreadable``: a policy the controller writes from a template
+    it cannot read). The tier model reads it as an unreadable document."""
 
     def namespace_or(self, default: str) -> str:
         """The object's namespace, or ``default`` when it names none."""

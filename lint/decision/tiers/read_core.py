@@ -97,7 +97,7 @@ def core_document(candidate: ReachCandidate, context: ReadContext) -> TierDocume
         context.credit(NETWORK_POLICY.key),
         candidate.position,
     )
-    shape = _shape(candidate.raw)
+    shape = candidate.unreadable or _shape(candidate.raw)
     if isinstance(shape, str):
         # A core NetworkPolicy only ever allows.
         return unreadable_document(base, shape, ("spec",), ALLOW_ONLY)

@@ -3,6 +3,7 @@ server's ``policyTypes`` defaulting, ports, peers by owner, the subject."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -166,3 +167,9 @@ def test_a_namespace_selector_is_read_and_an_unreadable_one_is_inexact() -> None
 def test_a_peer_with_nothing_in_it_may_match_anything() -> None:
     peer = core_peer({}, context())
     assert (peer.out, peer.pod, peer.node) == (Tri.UNKNOWN, Tri.UNKNOWN, Tri.UNKNOWN)
+
+
+def test_a_policy_that_cannot_be_known_is_unreadable() -> None:
+    candidate = replace(candidates([core_np({"podSelector": {}})])[0], unreadable="no template")
+    (found,) = read_core(candidate, context()).documents
+    assert found.unreadable == "no template" and found.rules[0].actions == ALLOW_ONLY
