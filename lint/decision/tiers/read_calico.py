@@ -385,15 +385,25 @@ def _network_set_peers(
 ) -> list[PeerMatch]:
     """§5.9.2: the NetworkSets in the scope's one namespace whose labels the
     pod part may match; their nets (within the rule's nets) match every
-    owner by address, "may" when the labels' match is unknown."""
+    owner by address, "may" when the labels' match is unknown.
+
+    A scope not pinned to one namespace (a GlobalNetworkPolicy's selector)
+    may also select GlobalNetworkSets and other namespaces' sets, which
+    §5.9.2 does not settle: every set whose labels may match then "may"
+    match, so neither an Allow nor a Deny is taken as certain there."""
     pinned = _pinned_namespace(scope.peer)
-    if pinned is None:
-        return []
+    sets = (
+        _sets_in(context.data.network_sets, pinned)
+        if pinned is not None
+        else sorted(context.data.network_sets, key=lambda c: object_name(c.raw, c.position))
+    )
     found: list[PeerMatch] = []
-    for network_set in _sets_in(context.data.network_sets, pinned):
+    for network_set in sets:
         selected = _set_match(network_set.raw, scope.pod_part)
         if selected is Tri.NO:
             continue
+        if pinned is None:
+            selected = Tri.UNKNOWN
         for wanted in _set_peers(network_set.raw):
             peer = wanted_peer_match(wanted, admin=False)
             if isinstance(wanted, CidrPeer):

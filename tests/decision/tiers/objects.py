@@ -222,7 +222,7 @@ def build(
     offered = candidates(every)
     # Data-only objects go where the check gathers them (ReachData).
     groups = tuple(c for c in offered if c.kind == "CiliumCIDRGroup")
-    sets = tuple(c for c in offered if c.kind == "NetworkSet")
+    sets = tuple(c for c in offered if c.kind in ("NetworkSet", "GlobalNetworkSet"))
     return build_tier_input(
         tuple(c for c in offered if c not in groups and c not in sets),
         ReachData(namespace_labels=views, cidr_groups=groups, network_sets=sets),

@@ -317,3 +317,22 @@ def test_a_default_tier_that_passes_ends_the_default_tier_in_pass() -> None:
     assert built.input.default_tier_passes
     reach_answer, _ = ask(built, "8.8.8.8:443/TCP")
     assert reach_answer.refusal is EgressRefusal.NO_ENFORCING_POLICY
+
+
+def test_a_scope_in_no_one_namespace_may_select_global_network_sets() -> None:
+    global_set = {
+        "apiVersion": CALICO_API,
+        "kind": "GlobalNetworkSet",
+        "metadata": {"name": "world", "labels": {"role": "external"}},
+        "spec": {"nets": ["0.0.0.0/0"]},
+    }
+    rule = {"action": "Allow", "destination": {"selector": "role == 'external'"}}
+    built = build(
+        [gnp("g", {"selector": "all()", "types": ["Egress"], "egress": [rule]}), global_set],
+        "Dn",
+    )
+    (found,) = [d for d in built.input.documents if d.name == "g"]
+    peers = found.rules[0].peers or ()
+    assert len(peers) == 2 and peers[1].out is Tri.UNKNOWN
+    _, explained = ask(built, "8.8.8.8:443/TCP")
+    assert explained.outside_verdict == "undecided"
