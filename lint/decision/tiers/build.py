@@ -33,7 +33,7 @@ from typing import Final, TypeAlias
 from lint.decision.model import Allowance
 from lint.decision.reach.calico_tiers import deftier
 from lint.decision.reach.common import display_kind, object_name
-from lint.decision.reach.model import LabelView, ReachCandidate, ReachData, Skipped
+from lint.decision.reach.model import LabelView, ReachCandidate, ReachData, ReachSubject, Skipped
 from lint.decision.tiers.credit import Evidence, credits, manifest_evidence
 from lint.decision.tiers.model import CalicoTier, TierDocument, TierInput, Undecidable
 from lint.decision.tiers.read_admin import read_anp, read_banp, read_cnp
@@ -134,6 +134,18 @@ class PathFacts:
     service_account: str = "default"
     pod_template: JSON = None
     pod_annotations: Mapping[str, JSON] = field(default_factory=dict)
+
+
+def path_facts_of(subject: ReachSubject) -> PathFacts:
+    """The path's facts from the reach procedure's subject (what
+    ``lint.checks.reach.reach_subject`` builds today)."""
+    return PathFacts(
+        namespace=subject.namespace,
+        pod=subject.pod,
+        service_account=subject.service_account,
+        pod_template=subject.pod_template,
+        pod_annotations=subject.pod_annotations,
+    )
 
 
 def build_tier_input(
@@ -242,4 +254,12 @@ def _tiers(
     return tuple(by_name[name] for name in sorted(by_name))
 
 
-__all__ = ["PATH_REF", "READERS", "Built", "PathFacts", "build_tier_input", "reader_for"]
+__all__ = [
+    "PATH_REF",
+    "READERS",
+    "Built",
+    "PathFacts",
+    "build_tier_input",
+    "path_facts_of",
+    "reader_for",
+]

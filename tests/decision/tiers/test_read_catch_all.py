@@ -4,8 +4,14 @@ fail-closed rows: objects and pod conditions become undecidable."""
 from __future__ import annotations
 
 from lint.decision.model import EgressRefusal
-from lint.decision.reach.model import ReachData, pod_label_view
-from lint.decision.tiers.build import PATH_REF, PathFacts, build_tier_input, reader_for
+from lint.decision.reach.model import ReachData, ReachSubject, pod_label_view
+from lint.decision.tiers.build import (
+    PATH_REF,
+    PathFacts,
+    build_tier_input,
+    path_facts_of,
+    reader_for,
+)
 from lint.decision.tiers.read_catch_all import read_catch_all
 from lint.kinds import CATCH_ALL_KINDS, NETWORK_POLICY, SANDBOX_TEMPLATE, identify
 from tests.decision.tiers.objects import (
@@ -83,3 +89,24 @@ def test_the_table_has_a_reader_for_every_catch_all_kind_and_none_for_data() -> 
     assert reader_for(identify("example.io/v9", "OtherNetworkPolicy")) is read_catch_all
     assert reader_for(SANDBOX_TEMPLATE) is None
     assert reader_for(NETWORK_POLICY) is not None
+
+
+def test_path_facts_come_from_the_reach_subject() -> None:
+    template = {"spec": {"hostNetwork": True}}
+    subject = ReachSubject(
+        namespace=NAMESPACE,
+        pod=pod_label_view(POD_LABELS),
+        service_account="runner",
+        allowance=CODES["D"].allowance,
+        iso=False,
+        cilium=False,
+        pod_template=template,
+    )
+    facts = path_facts_of(subject)
+    assert (facts.namespace, facts.service_account, facts.pod_template) == (
+        NAMESPACE,
+        "runner",
+        template,
+    )
+    built = build_tier_input((), ReachData(), facts, CODES["D"].allowance)
+    assert [u.name for u in built.input.undecidable] == ["hostNetwork"]
