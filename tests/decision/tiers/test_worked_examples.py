@@ -9,9 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lint.decision.model import EgressRefusal, EgressVerdict
-from lint.decision.tiers.questions import ReachAnswer
+from lint.decision.tiers.cells import AddressQuery
+from lint.decision.tiers.questions import ReachAnswer, explain
 from tests.decision.tiers.objects import (
     ALL2,
     ALL_ENFORCED,
@@ -580,3 +583,114 @@ def test_row_listed_verdicts(row: Row) -> None:
         if listed.document == answer.document and listed.undecidable == answer.undecidable
     ]
     assert [listed.verdict for listed in named] == [LISTED_FOR[answer.refusal]]
+
+
+# --- the two questions agree on generated objects of every kind (§12.6) ---------------
+
+
+CIDRS = ["0.0.0.0/0", "8.8.8.8/32", "10.0.0.0/8", "::/0"]
+DESTINATIONS = [
+    "8.8.8.8:443/TCP",
+    "10.1.2.3:53/UDP",
+    "10.96.0.10:53/UDP",
+    "[2001:db8::1]:443",
+    "172.16.0.1:80/TCP",
+]
+EVERY_ADDRESS = (AddressQuery(4, 0, 2**32 - 1), AddressQuery(6, 0, 2**128 - 1))
+
+ANP_ACTIONS = st.sampled_from(["Allow", "Deny", "Pass"])
+TARGETS = st.sampled_from([None, *CIDRS, "kdns"])
+PORTS = st.sampled_from([None, ("TCP", 443), ("UDP", 53)])
+
+
+def _anp_rule(action: str, target: str | None, ports: tuple[str, int] | None) -> dict[str, Any]:
+    rule: dict[str, Any] = {"action": action}
+    if target == "kdns":
+        rule["to"] = [KDNS]
+    elif target is not None:
+        rule["to"] = [{"networks": [target]}]
+    if ports is not None:
+        rule["ports"] = [{"portNumber": {"protocol": ports[0], "port": ports[1]}}]
+    return rule
+
+
+def _calico_rule(action: str, target: str | None, ports: tuple[str, int] | None) -> dict[str, Any]:
+    rule: dict[str, Any] = {"action": action}
+    destination: dict[str, Any] = {}
+    if target == "kdns":
+        destination["selector"] = "k8s-app == 'kube-dns'"
+        destination["namespaceSelector"] = "projectcalico.org/name == 'kube-system'"
+    elif target is not None:
+        destination["nets"] = [target]
+    if ports is not None:
+        rule["protocol"] = ports[0]
+        destination["ports"] = [ports[1]]
+    if destination:
+        rule["destination"] = destination
+    return rule
+
+
+def _core_rule(target: str | None, ports: tuple[str, int] | None) -> dict[str, Any]:
+    rule: dict[str, Any] = {}
+    if target == "kdns":
+        rule["to"] = [
+            {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}}
+        ]
+    elif target is not None:
+        rule["to"] = [{"ipBlock": {"cidr": target}}]
+    if ports is not None:
+        rule["ports"] = [{"protocol": ports[0], "port": ports[1]}]
+    return rule
+
+
+@st.composite
+def an_object(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["anp", "banp", "cnp", "gnp", "core", "cilium"]))
+    name = draw(st.sampled_from(["a", "b", "c"]))
+    action, target, ports = draw(ANP_ACTIONS), draw(TARGETS), draw(PORTS)
+    if kind == "anp":
+        return anp(name, draw(st.sampled_from([10, 20])), [_anp_rule(action, target, ports)])
+    if kind == "banp":
+        return banp([_anp_rule("Deny" if action == "Pass" else action, target, ports)])
+    if kind == "cnp":
+        word = "Accept" if action == "Allow" else action
+        tier_name = draw(st.sampled_from(["Admin", "Baseline"]))
+        return cnp(name, tier_name, draw(st.sampled_from([1, 2])), [_anp_rule(word, target, None)])
+    if kind == "gnp":
+        spec: dict[str, Any] = {
+            "selector": "all()",
+            "egress": [_calico_rule(action, target, ports)],
+        }
+        if draw(st.booleans()):
+            spec["order"] = 100
+        return gnp(name, spec)
+    if kind == "core":
+        return core_np(
+            {"podSelector": {}, "policyTypes": ["Egress"], "egress": [_core_rule(target, ports)]},
+            name=name,
+        )
+    rule: dict[str, Any] = {}
+    if target not in (None, "kdns"):
+        rule["toCIDR"] = [target]
+    elif target == "kdns":
+        rule["toEntities"] = [draw(st.sampled_from(["world", "cluster", "all"]))]
+    field = "egressDeny" if action == "Deny" else "egress"
+    return cilium_np({field: [rule]}, name=name)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(an_object(), min_size=1, max_size=3),
+    st.sampled_from(["D", "Dn", "P", "DC"]),
+    st.sampled_from([None, ALL_ENFORCED]),
+    st.sampled_from(DESTINATIONS),
+)
+def test_reach_and_explain_never_disagree(
+    objects: list[dict[str, Any]], code: str, enforces: frozenset[str] | None, to: str
+) -> None:
+    built = build(objects, code, enforces=enforces)
+    reach_answer, explained = ask(built, to)
+    if explained.exit_status == 1:
+        assert reach_answer.refusal is not None
+    everything = explain(built.input, EVERY_ADDRESS)
+    assert (everything.exit_status == 1) == (reach_answer.refusal is not None)
