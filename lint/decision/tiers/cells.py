@@ -290,7 +290,10 @@ def _peer_on_place(peer: PeerMatch, place: Place) -> Tri:
     cell = place.address
     if peer.blocks is not None and not any(in_block(b, cell.family, cell.low) for b in peer.blocks):
         return Tri.NO
-    owner = place.owner
+    return _owner_part(peer, place.owner)
+
+
+def _owner_part(peer: PeerMatch, owner: OwnerClass) -> Tri:
     if owner.owner == OUT:
         return peer.out
     if isinstance(peer.pod, Tri):
@@ -405,7 +408,7 @@ def build_space(tier_input: TierInput, queries: tuple[Query, ...] = ()) -> Space
     def on_place(place: Place) -> Vector:
         return tuple(_peer_on_place(q, place) for q in peers)
 
-    place_groups = _group(_address_places(peers, queries), on_place)
+    place_groups = _address_groups(peers, queries)
     name_groups = _group((Place(name=n) for n in _name_classes(peers, queries)), on_place)
     return Space(plan, view, ports, peers, port_groups, place_groups, name_groups)
 
@@ -433,8 +436,7 @@ def _port_cells(ports: list[Ports], queries: tuple[Query, ...]) -> Iterator[Port
         yield PortCell(Protocol.OTHER, low, high)
 
 
-def _address_places(peers: list[PeerMatch], queries: tuple[Query, ...]) -> Iterator[Place]:
-    owners = _owner_classes(peers)
+def _address_cells(peers: list[PeerMatch], queries: tuple[Query, ...]) -> Iterator[AddressCell]:
     for family in FAMILIES:
         cuts: set[int] = set()
         for peer in peers:
@@ -447,9 +449,38 @@ def _address_places(peers: list[PeerMatch], queries: tuple[Query, ...]) -> Itera
             if isinstance(query, AddressQuery) and query.family == family:
                 cuts.update((query.low, query.high + 1))
         for low, high in _intervals(0, (1 << FAMILY_BITS[family]) - 1, cuts):
-            cell = AddressCell(family, low, high)
-            for owner in owners:
-                yield Place(address=cell, owner=owner)
+            yield AddressCell(family, low, high)
+
+
+def _address_groups(peers: list[PeerMatch], queries: tuple[Query, ...]) -> list[Group]:
+    """Places grouped by their answers. A peer's answer is its address test
+    (by address cell) and its owner part (by owner class), so each is
+    computed once and combined per distinct address answer."""
+    by_address: dict[tuple[bool, ...], list[AddressCell]] = {}
+    for cell in _address_cells(peers, queries):
+        held = tuple(
+            peer.blocks is None or any(in_block(b, cell.family, cell.low) for b in peer.blocks)
+            for peer in peers
+        )
+        by_address.setdefault(held, []).append(cell)
+    owners = [(o, tuple(_owner_part(peer, o) for peer in peers)) for o in _owner_classes(peers)]
+    groups: dict[Vector, Group] = {}
+    for held, cells in by_address.items():
+        for owner, parts in owners:
+            vector = tuple(
+                part if inside else Tri.NO for inside, part in zip(held, parts, strict=True)
+            )
+            group = groups.setdefault(vector, Group(vector))
+            group.members.extend(Place(address=cell, owner=owner) for cell in cells)
+    for group in groups.values():
+        # Space order: family, address, then owner class.
+        group.members.sort(key=_place_key)
+    return list(groups.values())
+
+
+def _place_key(place: object) -> tuple[int, int]:
+    assert isinstance(place, Place) and place.address is not None
+    return place.address.family, place.address.low
 
 
 def _owner_classes(peers: list[PeerMatch]) -> list[OwnerClass]:

@@ -142,7 +142,21 @@ def describe_addresses(cells: Iterable[AddressCell]) -> str:
     return shown + (", …" if len(texts) > MAX_CIDRS else "")
 
 
-def describe_ports(cells: Iterable[PortCell]) -> str:
+def describe_ports(cells: Iterable[PortCell], every: Sequence[PortCell] = ()) -> str:
+    """Port cells described by protocol; with ``every`` (all the space's
+    port cells), as "every port except …" when that is shorter."""
+    chosen = list(cells)
+    text = _describe_ports(chosen)
+    taken = set(chosen)
+    rest = [cell for cell in every if cell not in taken]
+    if rest:
+        other = _describe_ports(rest)
+        if other.count(",") < text.count(","):
+            return f"every port except {other}"
+    return text
+
+
+def _describe_ports(cells: Iterable[PortCell]) -> str:
     by_protocol: dict[str, list[PortCell]] = {}
     for cell in cells:
         by_protocol.setdefault(cell.protocol.value, []).append(cell)
@@ -177,9 +191,9 @@ def _spans(cells: list[PortCell]) -> list[tuple[int, int]]:
     return spans
 
 
-def describe_region(region: Region) -> str:
+def describe_region(region: Region, every: Sequence[PortCell] = ()) -> str:
     """Addresses (or names), ports and owner of a region, shortly."""
-    ports = describe_ports(region.ports)
+    ports = describe_ports(region.ports, every)
     names = [p.name for p in region.places if p.name is not None]
     if names:
         first = names[0]
@@ -321,12 +335,13 @@ def _doubt_key(doubt: Doubt) -> tuple[int, int, str]:
 def reach_regions(tier_input: TierInput, space: Space, regions: Iterable[Region]) -> ReachAnswer:
     """Reach over the given regions (every region, or one destination's)."""
     found = _scan(space, regions)
-    listed = _listed(tier_input, found)
+    every: list[PortCell] = [c for g in space.port_groups for c in g.members]  # type: ignore[misc]
+    listed = _listed(tier_input, found, every)
     culprits = frozenset(found.culprits)
     if found.culprits:
         document, index = min(found.culprits)
         rule, region = found.culprits[(document, index)]
-        part = describe_region(region)
+        part = describe_region(region, every)
         summary = (
             f"{_name(tier_input, document)} {rule.text} lets out {part}, outside the allowance"
         )
@@ -335,7 +350,7 @@ def reach_regions(tier_input: TierInput, space: Space, regions: Iterable[Region]
         )
     if found.doubts:
         doubt = min(found.doubts, key=_doubt_key)
-        part = describe_region(found.doubts[doubt])
+        part = describe_region(found.doubts[doubt], every)
         is_object = doubt.reason == OBJECT
         name = (
             f"{tier_input.undecidable[doubt.document].kind}/{tier_input.undecidable[doubt.document].name}"
@@ -354,7 +369,7 @@ def reach_regions(tier_input: TierInput, space: Space, regions: Iterable[Region]
             undecidable=is_object,
         )
     if found.open_regions:
-        part = _open_part(found.open_regions)
+        part = _open_part(found.open_regions, every)
         summary = f"{part} reaches the default allow: no tier bounds it"
         return ReachAnswer(
             EgressRefusal.NO_ENFORCING_POLICY, summary, None, None, part, listed, culprits
@@ -362,7 +377,7 @@ def reach_regions(tier_input: TierInput, space: Space, regions: Iterable[Region]
     return ReachAnswer(None, None, None, None, None, listed, culprits)
 
 
-def _open_part(regions: list[Region]) -> str:
+def _open_part(regions: list[Region], every: Sequence[PortCell]) -> str:
     """Which part reaches the default allow: every point, a family, ICMP,
     or the first region."""
     places = [p for r in regions for p in r.places if p.address is not None]
@@ -375,14 +390,14 @@ def _open_part(regions: list[Region]) -> str:
         return addresses
     if {c.protocol.value for c in ports} == {"ICMP"}:
         return "ICMP"
-    return describe_region(regions[0])
+    return describe_region(regions[0], every)
 
 
 def _unique(cells: list[PortCell]) -> list[PortCell]:
     return list(dict.fromkeys(cells))
 
 
-def _listed(tier_input: TierInput, found: _Found) -> tuple[Listed, ...]:
+def _listed(tier_input: TierInput, found: _Found, every: Sequence[PortCell]) -> tuple[Listed, ...]:
     widening: dict[int, tuple[TierRule, Region]] = {}
     for (document, _), (rule, region) in sorted(found.culprits.items()):
         widening.setdefault(document, (rule, region))
@@ -400,7 +415,7 @@ def _listed(tier_input: TierInput, found: _Found) -> tuple[Listed, ...]:
             listed.append(Listed(index, EgressVerdict.NOT_EGRESS_SCOPED))
         elif index in widening:
             rule, region = widening[index]
-            detail = f"{rule.text} lets out {describe_region(region)}"
+            detail = f"{rule.text} lets out {describe_region(region, every)}"
             listed.append(Listed(index, EgressVerdict.WIDENS_EGRESS, detail, rule))
         elif index in undecided:
             detail = _why(tier_input, undecided[index])

@@ -1,0 +1,114 @@
+"""Reach and explain: refusals, listed verdicts, the parts they name."""
+
+from __future__ import annotations
+
+from lint.decision.model import (
+    Allowance,
+    EgressRefusal,
+    EgressVerdict,
+    FqdnGrant,
+)
+from lint.decision.tiers.cells import AddressCell, NameQuery
+from lint.decision.tiers.model import EVERY_PORT, Ports, PortSpan, Protocol
+from lint.decision.tiers.questions import (
+    ISOLATES_THE_POD,
+    describe_addresses,
+    explain,
+    reach,
+)
+from tests.decision.tiers.build import (
+    ALL2,
+    ALLOW,
+    DENY,
+    M,
+    N,
+    anp,
+    banp,
+    base,
+    cidr,
+    cilium,
+    core_np,
+    fqdn,
+    port,
+    rule,
+)
+from tests.decision.tiers.worked import to
+
+
+def test_addresses_are_described_as_few_cidrs() -> None:
+    eights = cidr("8.8.8.0/24")
+    cell = AddressCell(4, eights.base, eights.base + 255)
+    assert describe_addresses([cell]) == "8.8.8.0/24"
+    odd = AddressCell(4, eights.base + 1, eights.base + 4)
+    assert describe_addresses([odd]) == "8.8.8.1/32, 8.8.8.2/31, 8.8.8.4/32"
+    assert describe_addresses([AddressCell(6, 0, (1 << 128) - 1)]) == "IPv6"
+
+
+def test_listed_verdicts() -> None:
+    tier_input = base(
+        "D",
+        anp("gone", 10, rule(DENY, [ALL2]), subject=N),
+        anp("quiet", 10, rule(DENY, [ALL2]), types=N),
+        anp("wide", 20, rule(ALLOW, None, port("TCP", 443))),
+    )
+    answer = reach(tier_input)
+    verdicts = [(item.verdict, item.detail) for item in answer.listed]
+    assert verdicts[0] == (EgressVerdict.WITHIN, ISOLATES_THE_POD)
+    assert verdicts[1][0] is EgressVerdict.DOES_NOT_SELECT
+    assert verdicts[2][0] is EgressVerdict.NOT_EGRESS_SCOPED
+    assert verdicts[3][0] is EgressVerdict.WIDENS_EGRESS
+    assert "TCP 443" in (verdicts[3][1] or "")
+    assert answer.refusal is EgressRefusal.POLICY_WIDENS_EGRESS
+    assert answer.rule is not None and answer.rule.index == 0
+
+
+def test_an_unreadable_document_is_listed_not_evaluable() -> None:
+    broken = core_np("np", rule(frozenset({ALLOW}), None), subject=M, unreadable="spec is a list")
+    answer = reach(base("D", broken))
+    assert answer.listed[1].verdict is EgressVerdict.NOT_EVALUABLE
+    assert answer.listed[1].detail == "spec is a list"
+    assert answer.refusal is EgressRefusal.NOT_EVALUABLE
+
+
+def test_only_icmp_reaching_the_default_allow_is_named() -> None:
+    ported = Ports(
+        spans=tuple(PortSpan(p, 1, 65535) for p in (Protocol.TCP, Protocol.UDP, Protocol.SCTP)),
+        other=True,
+    )
+    answer = reach(base("Dn", banp(rule(DENY, [ALL2], ported))))
+    assert answer.refusal is EgressRefusal.NO_ENFORCING_POLICY
+    assert answer.part == "ICMP"
+    assert EVERY_PORT.every
+
+
+def test_a_name_destination_is_judged_on_name_points() -> None:
+    allowance = base("D").allowance
+    granted = Allowance(
+        allowance.destinations,
+        (FqdnGrant("api.example.com", "all"),),
+        "all",
+        False,
+        False,
+        allowance.policy_kind,
+        allowance.named_object,
+    )
+    named = cilium("c", rule(ALLOW, [fqdn("api.example.com")], port("TCP", 443)))
+    outside = explain(base("D", named, cilium_r=True), (NameQuery("api.example.com", port=443),))
+    assert outside.verdict == "allowed"
+    assert outside.exit_status == 1
+    inside = explain(
+        base("D", named, cilium_r=True, allowance_of=granted),
+        (NameQuery("api.example.com", port=443),),
+    )
+    assert inside.allowance == "inside"
+    assert inside.exit_status == 0
+    assert outside.outside_verdict is None
+
+
+def test_explain_names_the_deciding_rule_per_slot() -> None:
+    answer = explain(base("D", anp("a", 10, rule(DENY, [ALL2]))), to("8.8.8.8:443/TCP"))
+    assert answer.verdict == "denied"
+    (path,) = answer.paths
+    (step,) = path.steps
+    assert step.slot == "kube-admin" and step.document == 1 and step.rule is not None
+    assert not answer.doubts
