@@ -5,6 +5,7 @@ questions: reach (the refusal and the document it names) and ``explain
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from lint.decision.model import EgressRefusal, EgressVerdict
 from lint.decision.tiers.cells import AddressQuery
-from lint.decision.tiers.questions import ReachAnswer, explain
+from lint.decision.tiers.questions import ReachAnswer, explain, reach
 from tests.decision.tiers.objects import (
     ALL2,
     ALL_ENFORCED,
@@ -32,6 +33,7 @@ from tests.decision.tiers.objects import (
     gnp,
     tier,
 )
+from tests.decision.tiers.worked import rows as hand_built_rows
 
 WIDENS = EgressRefusal.POLICY_WIDENS_EGRESS
 UNDECIDED = EgressRefusal.NOT_EVALUABLE
@@ -694,3 +696,29 @@ def test_reach_and_explain_never_disagree(
         assert reach_answer.refusal is not None
     everything = explain(built.input, EVERY_ADDRESS)
     assert (everything.exit_status == 1) == (reach_answer.refusal is not None)
+
+
+def _listed_kinds(tier_input: Any, answer: ReachAnswer) -> Counter[tuple[str, str]]:
+    found: Counter[tuple[str, str]] = Counter()
+    for item in answer.listed:
+        if item.verdict is EgressVerdict.WITHIN:
+            continue
+        source = tier_input.undecidable if item.undecidable else tier_input.documents
+        found[(source[item.document].kind, str(item.verdict))] += 1
+    return found
+
+
+HAND_BUILT = {row.number: row for row in hand_built_rows()}
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[f"row{row.number}" for row in ROWS])
+def test_the_readers_agree_with_the_hand_built_inputs(row: Row) -> None:
+    """The readers' input and the engine's hand-built one for the same row
+    list the same verdicts, kind by kind, and refuse alike."""
+    hand = HAND_BUILT[row.number]
+    built = build(
+        row.objects, row.code, enforces=row.enforces, namespace_labels=row.namespace_labels
+    ).input
+    mine, theirs = reach(built), reach(hand.input)
+    assert mine.refusal == theirs.refusal
+    assert _listed_kinds(built, mine) == _listed_kinds(hand.input, theirs)
