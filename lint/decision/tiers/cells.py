@@ -127,10 +127,13 @@ class OwnerClass:
 @dataclass(frozen=True, slots=True)
 class NameClass:
     """One name, or (``wildcard``) the names a pattern matches beyond every
-    name listed."""
+    name listed. ``asked``: a rule or the query names it; a name only the
+    allowance lists is a class (so a pattern's class leaves it out) that
+    reach does not ask about, as name points exist for FQDN rules."""
 
     name: str
     wildcard: bool = False
+    asked: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,7 +412,8 @@ def build_space(tier_input: TierInput, queries: tuple[Query, ...] = ()) -> Space
         return tuple(_peer_on_place(q, place) for q in peers)
 
     place_groups = _address_groups(peers, queries)
-    name_groups = _group((Place(name=n) for n in _name_classes(peers, queries)), on_place)
+    named = _name_classes(peers[: len(peers) - len(view.entries)], view, queries)
+    name_groups = _group((Place(name=n) for n in named), on_place)
     return Space(plan, view, ports, peers, port_groups, place_groups, name_groups)
 
 
@@ -502,14 +506,24 @@ def _owner_classes(peers: list[PeerMatch]) -> list[OwnerClass]:
     return classes
 
 
-def _name_classes(peers: list[PeerMatch], queries: tuple[Query, ...]) -> list[NameClass]:
-    exact: dict[str, None] = {}
+def _name_classes(
+    peers: list[PeerMatch], view: AllowanceView, queries: tuple[Query, ...]
+) -> list[NameClass]:
+    exact: dict[str, bool] = {}
     wild: dict[str, None] = {}
     for peer in peers:
         for pattern in peer.names or ():
             name = normalise_domain(pattern)
-            (wild if name.startswith("*.") else exact).setdefault(name, None)
+            if name.startswith("*."):
+                wild.setdefault(name, None)
+            else:
+                exact[name] = True
     for query in queries:
         if isinstance(query, NameQuery):
-            exact.setdefault(normalise_domain(query.host), None)
-    return [NameClass(n) for n in exact] + [NameClass(n, wildcard=True) for n in wild]
+            exact[normalise_domain(query.host)] = True
+    for peer, _ in view.entries:
+        for name in peer.names or ():
+            exact.setdefault(normalise_domain(name), False)
+    return [NameClass(n, asked=asked) for n, asked in exact.items()] + [
+        NameClass(n, wildcard=True) for n in wild
+    ]

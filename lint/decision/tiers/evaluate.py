@@ -15,7 +15,7 @@ is why a cell's verdict contains the verdict of each of its points.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import groupby
 from typing import Final, Literal, TypeAlias
 
@@ -34,8 +34,13 @@ from lint.decision.tiers.model import (
 from lint.kinds import NETWORK_POLICY
 
 INFINITE: Final = float("inf")
+MAX_ORDERS: Final = 120
+"""How many orders of the slots are tried when several tiers' positions are
+unknown (five unknown tiers among the built-in slots give 6,720)."""
+UNKNOWN_POSITION: Final = "the position of a tier among the tiers is unknown"
 DEFAULT_ALLOW: Final = "default-allow"
 UNDECIDABLE_SLOT: Final = "undecidable"
+UNKNOWN_SLOT: Final = "unknown-position"
 NOMATCH: Final = "nomatch"
 KEEP_DENY: Final = "pass-keep-deny"
 """A NetworkPolicy-slot isolation deny that may still go to the baseline
@@ -174,16 +179,15 @@ class Plan:
     slots: dict[str, SlotPlan]
     orders: tuple[tuple[str, ...], ...]
     unknown_documents: tuple[int, ...] = ()
-    baseline_opening: tuple[Entry, ...] = field(default=())
+    cut: bool = False
+    """More orders than ``MAX_ORDERS``: only the first are tried, and a
+    verdict then holds both results (fail closed)."""
 
 
 ADMIN: Final = "admin"
 CALICO: Final = "calico"
 NETWORK: Final = "network-policy"
 BASELINE: Final = "baseline"
-BUILT_IN_TIERS: Final = frozenset(
-    {"default", "adminnetworkpolicy", "kube-admin", "baselineadminnetworkpolicy", "kube-baseline"}
-)
 
 
 def _order(document: TierDocument) -> float:
@@ -225,7 +229,7 @@ def build_plan(tier_input: TierInput) -> Plan:
         if name not in SLOT_ORDER and name not in tiers:
             tiers[name] = CalicoTier(name, None, None)
     slots = {
-        Slot.ADMIN.value: _plain_slot(Slot.ADMIN, ADMIN, by_slot, tier_input),
+        Slot.ADMIN.value: _admin_slot(by_slot),
         Slot.NETWORK_POLICY.value: _network_slot(by_slot, tier_input),
         Slot.BASELINE.value: _baseline_slot(by_slot),
     }
@@ -240,17 +244,20 @@ def build_plan(tier_input: TierInput) -> Plan:
     )
     orders: list[tuple[str, ...]] = [tuple(name for _, name in known)]
     unknown = sorted(name for name, tier in tiers.items() if tier.order is None)
+    cut = False
     for name in unknown:
         orders = [(*o[:at], name, *o[at:]) for o in orders for at in range(len(o) + 1)]
+        cut = cut or len(orders) > MAX_ORDERS
+        orders = orders[:MAX_ORDERS]
     unknown_documents = tuple(i for name in unknown for i, _ in by_slot.get(name, []))
-    return Plan(tier_input, slots, tuple(orders), unknown_documents)
+    return Plan(tier_input, slots, tuple(orders), unknown_documents, cut)
 
 
-def _plain_slot(
-    slot: Slot, kind: str, by_slot: dict[str, list[tuple[int, TierDocument]]], _: TierInput
-) -> SlotPlan:
-    docs = by_slot.get(slot.value, [])
-    return SlotPlan(slot.value, kind, tuple(i for i, _ in docs), _ordered_groups(docs, False))
+def _admin_slot(by_slot: dict[str, list[tuple[int, TierDocument]]]) -> SlotPlan:
+    docs = by_slot.get(Slot.ADMIN.value, [])
+    return SlotPlan(
+        Slot.ADMIN.value, ADMIN, tuple(i for i, _ in docs), _ordered_groups(docs, False)
+    )
 
 
 def _network_slot(
@@ -479,11 +486,16 @@ def _network_api(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
         head = applies(document)
         if head is Tri.NO:
             continue
-        for target, rules in ((allows, document.rules), (denies, document.deny_rules)):
-            for rule in rules:
-                matched = kleene_and(head, destination(rule, probe))
-                if matched is not Tri.NO:
-                    target.append((i, rule, matched))
+        denying = len(document.deny_rules)
+        for at, rule in enumerate((*document.deny_rules, *document.rules)):
+            matched = kleene_and(head, destination(rule, probe))
+            if matched is Tri.NO:
+                continue
+            # A Calico rule here (both CNIs) may deny; a Pass lands in the profile's allow.
+            if at < denying or Action.DENY in rule.actions:
+                denies.append((i, rule, matched))
+            if at >= denying and rule.actions & {Action.ALLOW, Action.PASS}:
+                allows.append((i, rule, matched))
     iso = kleene_or(*(part for _, part in iso_parts))
     al = kleene_or(*(m for _, _, m in allows))
     dn = kleene_or(*(m for _, _, m in denies))
@@ -581,6 +593,14 @@ def evaluate(plan: Plan, probe: Probe) -> Verdict:
         doubts = frozenset(Doubt(i, POSITION) for i in plan.unknown_documents)
         runs = [[Path(p.result, p.steps, p.doubts | doubts) for p in run] for run in runs]
     paths = [p for run in runs for p in run]
+    if plan.cut:
+        doubts = frozenset(Doubt(i, POSITION) for i in plan.unknown_documents)
+        found = {p.result for p in paths}
+        paths = [Path(p.result, p.steps, p.doubts | doubts) for p in paths]
+        for action in (Action.ALLOW, Action.DENY):
+            if action not in found:
+                step = Step(UNKNOWN_SLOT, action, end=UNKNOWN_POSITION)
+                paths.append(Path(action, (step,), doubts))
     for j, _ in enumerate(plan.input.undecidable):
         step = Step(UNDECIDABLE_SLOT, Action.ALLOW, j)
         paths.append(Path(Action.ALLOW, (step,), frozenset({Doubt(j, OBJECT)})))
@@ -627,3 +647,38 @@ def isolates(tier_input: TierInput, index: int) -> Tri:
     if tier is None or tier.pass_by_default is not False:
         return Tri.NO
     return head
+
+
+def slot_isolation(tier_input: TierInput) -> dict[str, Tri]:
+    """§12.3.5 per slot: does the slot end every point that reaches it
+    without ``pass``? A slot of Admin or Baseline isolates through one of its
+    documents, unless a document ordered before it may Pass; a Calico tier
+    when it applies and ends in Deny; the NetworkPolicy slot by ``iso``."""
+    plan = build_plan(tier_input)
+    documents = tier_input.documents
+    result: dict[str, Tri] = {}
+    for name, slot in plan.slots.items():
+        if slot.kind == CALICO:
+            tier = slot.tier
+            ends_in_deny = tier is not None and tier.pass_by_default is False
+            applied = kleene_or(*(applies(documents[i]) for i in slot.documents))
+            result[name] = applied if ends_in_deny else Tri.NO
+        elif slot.kind == NETWORK:
+            result[name] = kleene_or(
+                *(applies(documents[i]) for i in slot.documents if documents[i].isolates)
+            )
+        else:
+            result[name] = _ordered_isolation(tier_input, slot)
+    return result
+
+
+def _ordered_isolation(tier_input: TierInput, slot: SlotPlan) -> Tri:
+    documents = tier_input.documents
+    ordered = sorted(slot.documents, key=lambda i: (_order(documents[i]), documents[i].name))
+    answers: list[Tri] = []
+    for i in ordered:
+        answers.append(isolates(tier_input, i))
+        passing = any(Action.PASS in rule.actions for rule in documents[i].rules)
+        if passing and applies(documents[i]) is not Tri.NO:
+            break  # a Pass before the rest may let points through
+    return kleene_or(*answers)

@@ -127,7 +127,10 @@ class PeerMatch:
       must lie in one of the blocks (``Tri.YES``/``Tri.NO``).
     - ``out``, ``node``: the owner part for ``OUT`` and ``NODE`` points.
     - ``pod``: the owner part for ``POD`` points: a constant, or a label
-      test (a ``PodSet``).
+      test (a ``PodSet``). With a ``PodSet``, a ``NODE`` point is matched
+      only as a host-networked pod: ``node and`` the label test on that
+      pod's labels, and a plain node never (so a core, Calico or Cilium
+      selector peer has ``node=M``, an ANP/CNP one ``node=N``).
     - On a name point (§12.1) the peer gives ``on_name``, unless ``names``
       is set (an FQDN peer): then ``Tri.YES``/``Tri.NO`` by name, exact or
       ``*.``-wildcard as the kind's reader wrote them.
@@ -210,7 +213,10 @@ class TierDocument:
       ``egressDeny``.
     - ``isolates``: for the NetworkPolicy slot in API form, whether the
       document isolates the pod when it selects it: core NetworkPolicy with
-      Egress in its effective types; Cilium with default deny not disabled.
+      Egress in its effective types; Cilium with default deny not disabled;
+      a Calico ``default``-tier policy governing egress (both CNIs: its
+      rules then count by action, Deny with the denies, Allow and Pass with
+      the allows).
     - ``unreadable``: why the document cannot be read (§12.7): it then has
       one rule with subject and peer ``Tri.UNKNOWN`` and every action.
     - ``ref``: an opaque handle the caller gives back to its own object

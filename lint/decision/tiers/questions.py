@@ -10,9 +10,9 @@ points, so for one pod and one destination the two never disagree.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from lint.decision.model import EgressRefusal, EgressVerdict, Tri
 from lint.decision.reach.common import normalise_domain
@@ -44,7 +44,15 @@ from lint.decision.tiers.evaluate import (
     isolates,
 )
 from lint.decision.tiers.model import PORTED, Action, TierInput, TierRule
-from lint.decision.tiers.points import FAMILY_BITS, MAX_PORT, MAX_PROTOCOL_NUMBER, MIN_PORT, OUT
+from lint.decision.tiers.points import (
+    FAMILY_BITS,
+    MAX_PORT,
+    MAX_PROTOCOL_NUMBER,
+    MIN_PORT,
+    NODE,
+    OUT,
+    POD,
+)
 
 ISOLATES_THE_POD: Final = "isolates the pod"
 MAX_CIDRS: Final = 3
@@ -85,10 +93,10 @@ def _regions(port_groups: Sequence[Group], place_groups: Sequence[Group]) -> Ite
                 )
 
 
-def _filtered(groups: Sequence[Group], keep: object) -> list[Group]:
+def _filtered(groups: Sequence[Group], keep: Callable[[Any], bool]) -> list[Group]:
     result = []
     for group in groups:
-        members = [m for m in group.members if keep(m)]  # type: ignore[operator]
+        members = [m for m in group.members if keep(m)]
         if members:
             result.append(Group(group.vector, members))
     return result
@@ -99,21 +107,8 @@ def _filtered(groups: Sequence[Group], keep: object) -> list[Group]:
 
 def _cidrs(family: int, low: int, high: int) -> list[str]:
     """The shortest list of cidrs covering ``low``..``high``."""
-    bits = FAMILY_BITS[family]
-    out: list[str] = []
-    while low <= high:
-        size = (low & -low).bit_length() - 1 if low else bits
-        while size > 0 and low + (1 << size) - 1 > high:
-            size -= 1
-        out.append(f"{_address_text(family, low)}/{bits - size}")
-        low += 1 << size
-    return out
-
-
-def _address_text(family: int, value: int) -> str:
-    if family == 4:
-        return str(ipaddress.IPv4Address(value))
-    return str(ipaddress.IPv6Address(value))
+    kind = ipaddress.IPv4Address if family == 4 else ipaddress.IPv6Address
+    return [str(n) for n in ipaddress.summarize_address_range(kind(low), kind(high))]
 
 
 def _merged(cells: Iterable[AddressCell]) -> list[AddressCell]:
@@ -201,20 +196,15 @@ def describe_region(region: Region, every: Sequence[PortCell] = ()) -> str:
         return f"{label} on {ports}"
     owner = region.places[0].owner
     assert owner is not None
-    addresses = [p.address for p in region.places if p.owner == owner and p.address is not None]
-    owners = {p.owner for p in region.places}
-    text = f"{describe_addresses(addresses)} on {ports}"
-    if owner.pods is not None and describe_addresses(addresses) == "every address":
+    addresses = describe_addresses(
+        p.address for p in region.places if p.owner == owner and p.address is not None
+    )
+    if owner.pods is not None and addresses == "every address":
         return f"{owner.text} on {ports}"
-    if len(owners) > 1 and not _owner_split(region):
-        return text
-    return f"{text} ({owner.text})"
-
-
-def _owner_split(region: Region) -> bool:
-    """Whether the region holds only some owners of its addresses."""
-    owners = {p.owner for p in region.places}
-    return len(owners) < 3
+    kinds = {p.owner.owner for p in region.places if p.owner is not None}
+    if kinds == {OUT, NODE, POD}:
+        return f"{addresses} on {ports}"  # whoever holds the address
+    return f"{addresses} on {ports} ({owner.text})"
 
 
 # --- reach (§12.5) ----------------------------------------------------------------------
@@ -292,14 +282,13 @@ def _blamed(path: Path) -> list[Doubt]:
 
 @dataclass
 class _Found:
-    culprits: dict[tuple[int, int], tuple[TierRule, Region]]
-    doubts: dict[Doubt, Region]
-    open_regions: list[Region]
+    """What a scan of regions outside the allowance found: each culprit
+    rule and each doubt with the first region it lets out, and the regions
+    that reach the default allow with nothing deciding them."""
 
-    def __init__(self) -> None:
-        self.culprits = {}
-        self.doubts = {}
-        self.open_regions = []
+    culprits: dict[tuple[int, int], tuple[TierRule, Region]] = field(default_factory=dict)
+    doubts: dict[Doubt, Region] = field(default_factory=dict)
+    open_regions: list[Region] = field(default_factory=list)
 
 
 def _scan(space: Space, regions: Iterable[Region]) -> _Found:
@@ -434,9 +423,10 @@ def reach(tier_input: TierInput, space: Space | None = None) -> ReachAnswer:
     """Reach over every point: every address point and every name point
     an FQDN rule names."""
     space = space if space is not None else build_space(tier_input)
+    asked = _filtered(space.name_groups, lambda place: place.name.asked)
     regions = [
         *_regions(space.port_groups, space.place_groups),
-        *_regions(space.port_groups, space.name_groups),
+        *_regions(space.port_groups, asked),
     ]
     return reach_regions(tier_input, space, regions)
 
@@ -516,17 +506,7 @@ def _joined(space: Space, regions: list[Region], owner_out: bool) -> list[frozen
 def explain(tier_input: TierInput, queries: tuple[Query, ...]) -> ExplainAnswer:
     """What happens to the points of ``queries`` (one destination)."""
     space = build_space(tier_input, queries)
-
-    def in_dest(place: object) -> bool:
-        return any(_in_query(q, place) for q in queries)  # type: ignore[arg-type]
-
-    def port_in_dest(cell: object) -> bool:
-        return any(_port_in_query(q, cell) for q in queries)  # type: ignore[arg-type]
-
-    ports = _filtered(space.port_groups, port_in_dest)
-    places = _filtered([*space.place_groups, *space.name_groups], in_dest)
-    regions = [_narrowed(queries, r) for r in _regions(ports, places)]
-    regions = [r for r in regions if r.places and r.ports]
+    regions = [region for query in queries for region in _query_regions(space, query)]
     verdicts = [space.verdict(r.port_vector, r.place_vector) for r in regions]
     paths = tuple(dict.fromkeys(p for v in verdicts for p in v.paths))
     doubts = frozenset().union(*(v.doubts for v in verdicts))
@@ -543,18 +523,10 @@ def explain(tier_input: TierInput, queries: tuple[Query, ...]) -> ExplainAnswer:
     return ExplainAnswer(word, outside, paths, doubts, line, answer, status)
 
 
-def _narrowed(queries: tuple[Query, ...], region: Region) -> Region:
-    """Keep only the (place, port) pairs some single query holds."""
-    places = tuple(
-        p
-        for p in region.places
-        if any(_in_query(q, p) and any(_port_in_query(q, c) for c in region.ports) for q in queries)
+def _query_regions(space: Space, query: Query) -> list[Region]:
+    """The regions of one query's points (its places on its ports)."""
+    ports = _filtered(space.port_groups, lambda cell: _port_in_query(query, cell))
+    places = _filtered(
+        [*space.place_groups, *space.name_groups], lambda place: _in_query(query, place)
     )
-    ports = tuple(
-        c
-        for c in region.ports
-        if any(
-            _port_in_query(q, c) and any(_in_query(q, p) for p in region.places) for q in queries
-        )
-    )
-    return Region(region.port_vector, region.place_vector, ports, places)
+    return list(_regions(ports, places))

@@ -41,6 +41,7 @@ from tests.decision.tiers.build import cidr
 
 NAMESPACE = "sbx"
 TRI = st.sampled_from([Tri.YES, Tri.UNKNOWN, Tri.NO])
+MOSTLY_YES = st.sampled_from([Tri.YES, Tri.YES, Tri.YES, Tri.UNKNOWN, Tri.NO])
 CIDRS = [
     "0.0.0.0/0",
     "10.0.0.0/8",
@@ -201,9 +202,9 @@ def documents(draw: Any, index: int) -> TierDocument:
         slot=slot,
         order=draw(st.sampled_from([None, 10.0, 20.0])),
         tie_class=draw(st.sampled_from(["x", "y"])),
-        subject=draw(TRI),
-        types=draw(TRI),
-        credit=draw(st.sampled_from([Tri.YES, Tri.UNKNOWN])),
+        subject=draw(MOSTLY_YES),
+        types=draw(MOSTLY_YES),
+        credit=draw(st.sampled_from([Tri.YES, Tri.YES, Tri.UNKNOWN])),
         rules=rules,
         deny_rules=deny,
         isolates=draw(st.booleans()),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from lint.decision.model import Tri
 from lint.decision.tiers.evaluate import (
     ISOLATED,
+    MAX_ORDERS,
     NOTHING_BOUNDS,
     POSITION,
     TIE,
@@ -13,6 +14,7 @@ from lint.decision.tiers.evaluate import (
     evaluate,
     first,
     isolates,
+    slot_isolation,
     tie,
 )
 from lint.decision.tiers.match import PointProbe, match
@@ -182,3 +184,38 @@ def test_isolation_per_document() -> None:
     assert isolates(tier_input, 2) is Tri.NO
     assert isolates(base("D"), 0) is Tri.YES
     assert Y is Tri.YES
+
+
+def test_isolation_per_slot() -> None:
+    admin = slot_isolation(base("Dn", anp("a", 10, rule(DENY, [ALL2]))))
+    assert admin["kube-admin"] is Tri.YES
+    assert admin["default"] is Tri.NO
+    passing_first = slot_isolation(
+        base("Dn", anp("p", 5, rule(PASS, [ALL2])), anp("a", 10, rule(DENY, [ALL2])))
+    )
+    assert passing_first["kube-admin"] is Tri.NO
+    assert slot_isolation(base("D"))["default"] is Tri.YES
+    calico = slot_isolation(base("Dn", gnp("g", ALLOW_8, subject=M), calico=True))
+    assert calico["default"] is Tri.UNKNOWN
+
+
+def test_calico_rules_in_the_api_forms_network_policy_slot_count_by_action() -> None:
+    both = base("D", gnp("g", DENY_8), cilium_r=True)
+    assert verdict(both).results == {Action.DENY}
+    passing = base("Dn", gnp("g", rule(PASS, [networks("8.8.8.8/32")])), cilium_r=True)
+    assert verdict(passing).results == {Action.ALLOW}
+
+
+def test_too_many_unknown_tier_positions_fail_closed() -> None:
+    tiers = [gnp(f"g{i}", DENY_8, tier=f"t{i}") for i in range(5)]
+    plan = build_plan(base("Dn", *tiers, calico=True))
+    assert plan.cut and len(plan.orders) == MAX_ORDERS
+    result = evaluate(plan, PROBE)
+    assert result.results == {Action.ALLOW, Action.DENY}
+    assert {d.reason for d in result.doubts} == {POSITION}
+
+
+def test_many_unknown_tiers_stay_bounded() -> None:
+    tiers = [gnp(f"g{i}", DENY_8, tier=f"t{i:02}") for i in range(30)]
+    plan = build_plan(base("Dn", *tiers, calico=True))
+    assert plan.cut and len(plan.orders) <= MAX_ORDERS

@@ -112,3 +112,17 @@ def test_explain_names_the_deciding_rule_per_slot() -> None:
     (step,) = path.steps
     assert step.slot == "kube-admin" and step.document == 1 and step.rule is not None
     assert not answer.doubts
+
+
+def test_an_undecided_destination_names_both_paths_and_the_undecided_documents() -> None:
+    tied = base(
+        "D",
+        anp("a", 10, rule(DENY, [ALL2])),
+        anp("b", 10, rule(ALLOW, [ALL2], port("TCP", 443))),
+    )
+    answer = explain(tied, to("8.8.8.8:443/TCP"))
+    assert answer.verdict == "undecided"
+    deciding = {(p.result.value, p.steps[0].document, p.steps[0].tie) for p in answer.paths}
+    assert deciding == {("deny", 1, True), ("allow", 2, True)}
+    assert {d.document for d in answer.doubts} == {1, 2}
+    assert answer.reach.refusal is EgressRefusal.NOT_EVALUABLE

@@ -47,3 +47,16 @@ def test_explain(row: Row) -> None:
         assert answer.allowance == row.allowance
     if row.exit_status == 1:
         assert answer.reach.refusal is not None
+
+
+PARTS = {21: "10.0.0.0/8 on TCP 5432", 10: "IPv6", 18: "every point"}
+
+
+@pytest.mark.parametrize("number", sorted(PARTS))
+def test_the_part_reach_names(number: int) -> None:
+    assert reach(ROWS[number - 1].input).part == PARTS[number]
+
+
+def test_a_selector_culprit_names_its_pods() -> None:
+    part = reach(ROWS[31].input).part
+    assert part is not None and part.startswith("pods of ")
