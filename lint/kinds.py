@@ -438,6 +438,17 @@ workload kinds (read when a declaration names them), then those only
 READ_KINDS: Final = tuple(kind for kind in KINDS if kind.read and not kind.workload)
 """The kinds the check always reads (workload kinds only when declared)."""
 
+ENFORCEABLE: Final[Mapping[str, tuple[Kind, ...]]] = {
+    "AdminNetworkPolicy": (ADMIN_NETWORK_POLICY,),
+    "BaselineAdminNetworkPolicy": (BASELINE_ADMIN_NETWORK_POLICY,),
+    "ClusterNetworkPolicy": (CLUSTER_NETWORK_POLICY,),
+    "Calico": (CALICO_GLOBAL_NETWORK_POLICY, CALICO_NETWORK_POLICY),
+    "Cilium": (CILIUM_NETWORK_POLICY, CILIUM_CLUSTERWIDE_NETWORK_POLICY),
+}
+"""The words of the declaration's ``cluster.enforces``, and the policy kinds
+each one says the cluster enforces (CLUSTER-POLICIES §12.4)."""
+ENFORCES_WORDS: Final = tuple(ENFORCEABLE)
+
 CONFIG_MAP_NAME: Final = "agent-sandbox-config"
 """The controller's ConfigMap the check reads (AGENT-SANDBOX.md §7)."""
 CILIUM_CONFIG_MAP_NAME: Final = "cilium-config"

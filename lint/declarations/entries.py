@@ -196,6 +196,9 @@ class Declarations:
     """``namespaces:``: labels of namespaces managed elsewhere (CLUSTER-POLICIES §11 Q3)."""
     controller_version: str | None = None
     """``agentSandbox.version``, as written (DESIGN §12)."""
+    enforces: frozenset[str] | None = None
+    """``cluster.enforces``: the policy kinds the cluster is declared to
+    enforce (None: not declared, the manifests' evidence decides)."""
 
     @property
     def object_namespace(self) -> str:

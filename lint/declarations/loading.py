@@ -61,6 +61,7 @@ def load_declarations(path: FilePath, *, namespace_override: str | None) -> Decl
         renders=renders,
         namespaces={name: dict(labels) for name, labels in model.namespaces.items()},
         controller_version=model.controller_version,
+        enforces=model.enforces,
     )
 
 

@@ -188,6 +188,19 @@ class AgentSandboxModel(_Strict):
     version: NonEmpty | None = None
 
 
+EnforcedKind = Literal[
+    "AdminNetworkPolicy", "BaselineAdminNetworkPolicy", "ClusterNetworkPolicy", "Calico", "Cilium"
+]
+"""The words of ``cluster.enforces`` (``lint.decision.tiers.credit.ENFORCES_WORDS``)."""
+
+
+class ClusterModel(_Strict):
+    """``cluster``: what the cluster enforces, which decides which policy
+    kinds' Deny rules count (``lint.decision.tiers.credit``)."""
+
+    enforces: list[EnforcedKind] | None = None
+
+
 class DeclarationFileModel(_Strict):
     """The whole file."""
 
@@ -197,6 +210,7 @@ class DeclarationFileModel(_Strict):
     defaults: DefaultsModel | None = None
     renders: list[RenderModel] | None = None
     agent_sandbox: AgentSandboxModel | None = None
+    cluster: ClusterModel | None = None
     sandboxes: Annotated[list[SandboxModel], Field(min_length=1)]
 
 
@@ -210,6 +224,11 @@ def as_checked(model: DeclarationFileModel) -> CheckedFile:
         namespaces={name: dict(entry.labels) for name, entry in model.namespaces.items()},
         renders=None if model.renders is None else tuple(map(_render_entry, model.renders)),
         controller_version=model.agent_sandbox.version if model.agent_sandbox else None,
+        enforces=(
+            frozenset(model.cluster.enforces)
+            if model.cluster is not None and model.cluster.enforces is not None
+            else None
+        ),
     )
 
 

@@ -33,6 +33,7 @@ from lint.declarations.entries import (
     IngressCheck,
     Workload,
 )
+from lint.kinds import ENFORCES_WORDS
 
 Unverified = Literal["unverified"]
 
@@ -79,6 +80,8 @@ class CheckedFile:
     renders: tuple[RenderEntry, ...] | None = None
     controller_version: str | None = None
     """``agentSandbox.version``."""
+    enforces: frozenset[str] | None = None
+    """``cluster.enforces`` (None: absent)."""
 
 
 class _Unsure(Exception):
@@ -98,12 +101,15 @@ def checked_structure(value: object) -> CheckedFile | None:
     except _Unsure:
         return None
     agent = given.get("agentSandbox")
+    cluster = given.get("cluster")
+    enforced = cluster.get("enforces") if cluster else None
     return CheckedFile(
         sandboxes=tuple(given["sandboxes"]),
         default_namespace=given.get("defaultNamespace"),
         namespaces=given.get("namespaces", {}),
         renders=given.get("renders"),
         controller_version=agent.get("version") if agent else None,
+        enforces=None if enforced is None else frozenset(enforced),
     )
 
 
@@ -339,6 +345,7 @@ def _namespaces(value: object) -> dict[str, dict[str, str]]:
 
 NAMESPACE_FIELDS: Final = {"labels": _labels}
 AGENT_SANDBOX_FIELDS: Final = {"version": _optional(_non_empty)}
+CLUSTER_FIELDS: Final = {"enforces": _optional(_items(_one_of(*ENFORCES_WORDS)))}
 FILE_FIELDS: Final = {
     "version": _version,
     "defaultNamespace": _optional(_non_empty),
@@ -346,5 +353,6 @@ FILE_FIELDS: Final = {
     "defaults": _optional(_model(DEFAULTS_FIELDS)),
     "renders": _optional(_items(_render)),
     "agentSandbox": _optional(_model(AGENT_SANDBOX_FIELDS)),
+    "cluster": _optional(_model(CLUSTER_FIELDS)),
     "sandboxes": _items(_sandbox, min_length=1),
 }

@@ -34,6 +34,7 @@ TABLES: list[tuple[type[BaseModel], dict[str, Any]]] = [
     (models.RenderModel, structure.RENDER_FIELDS),
     (models.NamespaceModel, structure.NAMESPACE_FIELDS),
     (models.AgentSandboxModel, structure.AGENT_SANDBOX_FIELDS),
+    (models.ClusterModel, structure.CLUSTER_FIELDS),
     (models.DeclarationFileModel, structure.FILE_FIELDS),
 ]
 
@@ -208,6 +209,15 @@ FILES = mapping(
         "defaults": field(mapping({**EGRESS_FIELDS, "host": HOST})),
         "renders": field(st.lists(field(RENDER), max_size=3)),
         "agentSandbox": field(mapping({"version": NON_EMPTY})),
+        "cluster": field(
+            mapping(
+                {
+                    "enforces": field(
+                        st.lists(one_of("Calico", "Cilium", "AdminNetworkPolicy"), max_size=3)
+                    )
+                }
+            )
+        ),
         "sandboxes": field(st.lists(field(SANDBOX), min_size=1, max_size=3)),
     },
     "version",

@@ -263,7 +263,7 @@ def _read_peer_field(name: str, value: JSON, text: str) -> list[WantedPeer] | st
         return _pods_peer(value, text)
     if name == "nodes":
         read = read_strict_selector(value)
-        return read if isinstance(read, str) else [NodesPeer(text)]
+        return read if isinstance(read, str) else [NodesPeer(text, read.is_empty)]
     if name == "networks":
         return _network_peers(value, text)
     if not isinstance(value, list) or not value:

@@ -198,7 +198,15 @@ def catch_all_documents(
     """§7: one `not-evaluable` document for a caught kind (namespaced kinds
     only in the sandbox namespace), and for the `cilium-config` ConfigMap
     with `enable-policy: never` under CILIUM; () otherwise."""
-    if _is_cilium_never(candidate, subject):
+    return caught_documents(candidate, subject.namespace, subject.cilium)
+
+
+def caught_documents(
+    candidate: ReachCandidate, namespace: str, cilium: bool
+) -> tuple[ReachDocument, ...]:
+    """``catch_all_documents`` for a sandbox in ``namespace``, under CILIUM
+    when ``cilium``."""
+    if _is_cilium_never(candidate, cilium):
         return (
             _document(
                 "ConfigMap",
@@ -211,7 +219,7 @@ def catch_all_documents(
     if caught is None:
         return ()
     reason, namespaced = caught
-    if namespaced and candidate.namespace_or(subject.namespace) != subject.namespace:
+    if namespaced and candidate.namespace_or(namespace) != namespace:
         return ()
     group = api_group(candidate.api_version) or "core"
     detail = (
@@ -222,8 +230,8 @@ def catch_all_documents(
     return (_document(kind, object_name(candidate.raw, candidate.position), detail),)
 
 
-def _is_cilium_never(candidate: ReachCandidate, subject: ReachSubject) -> bool:
-    if not subject.cilium or candidate.api_version != "v1" or candidate.kind != "ConfigMap":
+def _is_cilium_never(candidate: ReachCandidate, cilium: bool) -> bool:
+    if not cilium or candidate.api_version != "v1" or candidate.kind != "ConfigMap":
         return False
     raw = candidate.raw
     if not isinstance(raw, dict):
@@ -243,9 +251,17 @@ def pod_condition_documents(subject: ReachSubject) -> tuple[ReachDocument, ...]:
     """§7 pod conditions of one acquisition path: the template's pod
     annotations (and the path's extra annotations) carrying
     `k8s.v1.cni.cncf.io/networks`, and `spec.hostNetwork: true`."""
-    template = subject.pod_template if isinstance(subject.pod_template, dict) else {}
+    return pod_conditions(subject.pod_template, subject.pod_annotations)
+
+
+def pod_conditions(
+    pod_template: JSON, pod_annotations: Mapping[str, JSON]
+) -> tuple[ReachDocument, ...]:
+    """``pod_condition_documents`` from the template's ``spec.podTemplate``
+    and the path's extra pod annotations."""
+    template = pod_template if isinstance(pod_template, dict) else {}
     documents: list[ReachDocument] = []
-    networks = _networks_annotation_path(template, subject)
+    networks = _networks_annotation_path(template, pod_annotations)
     if networks is not None:
         documents.append(
             _document(
@@ -277,13 +293,13 @@ CLAIM_ANNOTATIONS_PATH: Final = ("spec", "additionalPodMetadata", "annotations")
 
 
 def _networks_annotation_path(
-    template: Mapping[str, JSON], subject: ReachSubject
+    template: Mapping[str, JSON], pod_annotations: Mapping[str, JSON]
 ) -> tuple[str, ...] | None:
     """Where the secondary-network annotation comes from: the template's pod
     metadata, else the path's extra annotations (a claim's), else nowhere."""
     if NETWORKS_ANNOTATION in _annotations(template):
         return ("spec", "podTemplate", "metadata", "annotations", NETWORKS_ANNOTATION)
-    if NETWORKS_ANNOTATION in subject.pod_annotations:
+    if NETWORKS_ANNOTATION in pod_annotations:
         return (*CLAIM_ANNOTATIONS_PATH, NETWORKS_ANNOTATION)
     return None
 

@@ -114,7 +114,8 @@ def _suggest_accept(action: JSON) -> str | None:
     return None
 
 
-def _flavour(tier: JSON) -> Flavour:
+def flavour_of(tier: JSON) -> Flavour:
+    """How a ClusterNetworkPolicy of this ``tier`` reads its rules."""
     baseline = tier == "Baseline"
     unreadable_tier = (
         None
@@ -146,4 +147,4 @@ def cluster_network_policy_documents(
     A document whose tier is not exactly ``Baseline`` is in the admin group."""
     if candidate.api_version != API_VERSION or candidate.kind != KIND:
         return ()
-    return (judge_document(candidate, subject, data, _flavour(tier_of(candidate.raw))),)
+    return (judge_document(candidate, subject, data, flavour_of(tier_of(candidate.raw))),)

@@ -122,6 +122,10 @@ class ReachCandidate:
     raw: JSON
     position: int = 0
     namespace: str | None = None
+    unreadable: str | None = None
+    """Why the object cannot be known at all, when it cannot (the union's
+    ``Candidate.unreadable``: a policy the controller writes from a template
+    it cannot read). The tier model reads it as an unreadable document."""
 
     def namespace_or(self, default: str) -> str:
         """The object's namespace, or ``default`` when it names none."""
@@ -182,9 +186,11 @@ class ReachSubject:
 
 @dataclass(frozen=True, slots=True)
 class NodesPeer:
-    """The ``nodes`` peer: node addresses cannot be known offline (§2.5 step 3a)."""
+    """The ``nodes`` peer: node addresses cannot be known offline (§2.5 step 3a).
+    ``empty``: the selector is empty, so it names every node (§12.2.2)."""
 
     text: str
+    empty: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -201,8 +201,9 @@ class TierDocument:
       and ``namespace`` (None for cluster-scoped) name the object.
     - ``slot``: a ``Slot`` value, or a Calico tier name.
     - ``order``: the sort key inside the slot: ANP/CNP ``priority``, Calico
-      ``order`` (``float('inf')`` when absent); None where nothing orders
-      (core NetworkPolicy, Cilium, the BaselineAdminNetworkPolicy).
+      ``order`` (``float('inf')`` when absent), a core NetworkPolicy's 1000
+      (Calico's order for a converted one, read only in the Calico form);
+      None where nothing orders (Cilium, the BaselineAdminNetworkPolicy).
     - ``tie_class``: documents of equal ``order`` and different tie classes
       tie (§12.3.1); equal ``order`` and the same class run by name.
     - ``subject``, ``types``, ``credit``: §12.2, as ``Tri``; each has a

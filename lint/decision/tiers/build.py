@@ -1,0 +1,265 @@
+"""The tier model's input for one pod on one acquisition path
+(CLUSTER-POLICIES.md §12.2, §12.3.2, §12.4, §12.7, §5.11).
+
+``build_tier_input`` takes what the reach procedure is given today (the
+candidates, the data-only objects, the pod's labels and service account,
+the allowance, the Cilium flag) plus the declaration's ``cluster.enforces``,
+and reads every object through its kind's reader. The readers are one row
+per kind in ``READERS``, keyed by the kind constants of ``lint.kinds``; an
+object's kind comes from ``lint.kinds.identify`` alone, never from its
+``apiVersion`` string here.
+
+- a policy kind with no reader in the table fails closed as undecidable,
+  so a kind added to ``lint.kinds`` never passes unseen;
+- Calico tiers come from the ``Tier`` manifests (the data's and any among
+  the candidates); a tier a policy names without a manifest has an
+  unknown position and default action; two manifests of one name that
+  disagree leave what they disagree on unknown;
+- DEFTIER (a ``default`` Tier that passes) makes the ``default`` tier end
+  in Pass;
+- documents come sorted by slot, kind, name and content, so the result
+  does not depend on the order of the candidates; each ``ref`` is its
+  object's index among the candidates (a ``Tier`` of the data: -1).
+
+Pure: plain data in, a frozen ``TierInput`` out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Final, TypeAlias
+
+from lint.decision.model import Allowance
+from lint.decision.reach.calico_tiers import deftier
+from lint.decision.reach.common import display_kind, object_name
+from lint.decision.reach.model import LabelView, ReachCandidate, ReachData, ReachSubject, Skipped
+from lint.decision.tiers.credit import Evidence, credits, manifest_evidence
+from lint.decision.tiers.model import CalicoTier, TierDocument, TierInput, Undecidable
+from lint.decision.tiers.read_admin import read_anp, read_banp, read_cnp
+from lint.decision.tiers.read_calico import (
+    BUILT_IN_SLOTS,
+    read_calico_global,
+    read_calico_namespaced,
+    read_staged,
+    read_tier,
+)
+from lint.decision.tiers.read_catch_all import PATH_REF, pod_condition_undecidables, read_catch_all
+from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
+from lint.decision.tiers.read_core import read_core
+from lint.decision.tiers.reading import Read, ReadContext
+from lint.decision.values import JSON
+from lint.kinds import (
+    ADMIN_NETWORK_POLICY,
+    BASELINE_ADMIN_NETWORK_POLICY,
+    CALICO_GLOBAL_NETWORK_POLICY,
+    CALICO_NETWORK_POLICY,
+    CALICO_STAGED_GLOBAL_NETWORK_POLICY,
+    CALICO_STAGED_KUBERNETES_NETWORK_POLICY,
+    CALICO_STAGED_NETWORK_POLICY,
+    CALICO_TIER,
+    CATCH_ALL_KINDS,
+    CILIUM_CLUSTERWIDE_NETWORK_POLICY,
+    CILIUM_NETWORK_POLICY,
+    CLUSTER_NETWORK_POLICY,
+    CONFIG_MAP,
+    NETWORK_POLICY,
+    Decision,
+    Kind,
+    identify,
+)
+
+Reader: TypeAlias = Callable[[ReachCandidate, ReadContext], Read]
+
+READERS: Final[Mapping[Kind, Reader]] = {
+    NETWORK_POLICY: read_core,
+    CILIUM_NETWORK_POLICY: read_cilium_namespaced,
+    CILIUM_CLUSTERWIDE_NETWORK_POLICY: read_cilium_clusterwide,
+    ADMIN_NETWORK_POLICY: read_anp,
+    BASELINE_ADMIN_NETWORK_POLICY: read_banp,
+    CLUSTER_NETWORK_POLICY: read_cnp,
+    CALICO_GLOBAL_NETWORK_POLICY: read_calico_global,
+    CALICO_NETWORK_POLICY: read_calico_namespaced,
+    CALICO_STAGED_GLOBAL_NETWORK_POLICY: read_staged,
+    CALICO_STAGED_NETWORK_POLICY: read_staged,
+    CALICO_STAGED_KUBERNETES_NETWORK_POLICY: read_staged,
+    CALICO_TIER: read_tier,
+    CONFIG_MAP: read_catch_all,
+    **dict.fromkeys(CATCH_ALL_KINDS, read_catch_all),
+}
+"""One reader per kind. ``CONFIG_MAP`` is Cilium's ``enable-policy: never``."""
+
+UNJUDGED: Final = (
+    "egress-lint recognises the {kind} kind as one that can let the pod out, but no "
+    "reader judges it, so it fails closed"
+)
+
+
+def reader_for(kind: Kind | None) -> Reader | None:
+    """The kind's reader: its row, the §7 reader for a catch-all kind the
+    table does not name, or a fail-closed one for any other policy kind."""
+    if kind is None:
+        return None
+    found = READERS.get(kind)
+    if found is not None:
+        return found
+    if kind.decision is Decision.CATCH_ALL:
+        return read_catch_all
+    return _unjudged if kind.network_policy else None
+
+
+def _unjudged(candidate: ReachCandidate, context: ReadContext) -> Read:
+    shown = display_kind(candidate.api_version, candidate.kind)
+    name = object_name(candidate.raw, candidate.position)
+    detail = UNJUDGED.format(kind=shown)
+    return Read(undecidable=(Undecidable(shown, name, detail, candidate.position),))
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """The engine's input, and what was skipped (staged, host endpoints)."""
+
+    input: TierInput
+    skipped: tuple[Skipped, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PathFacts:
+    """The pod on one acquisition path: its labels (``pod_label_view``),
+    service account, the template's ``spec.podTemplate`` and the path's
+    extra pod annotations (a claim's)."""
+
+    namespace: str
+    pod: LabelView
+    service_account: str = "default"
+    pod_template: JSON = None
+    pod_annotations: Mapping[str, JSON] = field(default_factory=dict)
+
+
+def path_facts_of(subject: ReachSubject) -> PathFacts:
+    """The path's facts from the reach procedure's subject (what
+    ``lint.checks.reach.reach_subject`` builds today)."""
+    return PathFacts(
+        namespace=subject.namespace,
+        pod=subject.pod,
+        service_account=subject.service_account,
+        pod_template=subject.pod_template,
+        pod_annotations=subject.pod_annotations,
+    )
+
+
+def build_tier_input(
+    candidates: Sequence[ReachCandidate],
+    data: ReachData,
+    path: PathFacts,
+    allowance: Allowance,
+    *,
+    cilium: bool = False,
+    enforces: frozenset[str] | None = None,
+    evidence: Evidence | None = None,
+) -> Built:
+    """The ``TierInput`` for one pod on one path.
+
+    ``candidates`` are the policy objects offered (core NetworkPolicies,
+    Cilium policies, every new kind, §7 kinds, the ``cilium-config``
+    ConfigMap); any other object is ignored. ``cilium`` is the run's
+    Cilium flag; ``enforces`` the declaration's ``cluster.enforces`` (None:
+    absent). ``evidence`` defaults to what the candidates and the data's
+    Tiers show; a caller that offers only one namespace's objects passes
+    the whole manifests' evidence instead.
+    """
+    tier_objects = (*data.calico_tiers, *_of_kind(candidates, CALICO_TIER))
+    if evidence is None:
+        evidence = manifest_evidence((*candidates, *data.calico_tiers), cilium)
+    context = ReadContext(
+        namespace=path.namespace,
+        pod=path.pod,
+        namespace_view=data.namespace_view(path.namespace),
+        service_account=path.service_account,
+        data=data,
+        credits=credits(evidence, enforces),
+        calico=evidence.calico,
+        cilium_r=evidence.cilium_r,
+        pod_template=path.pod_template,
+        pod_annotations=path.pod_annotations,
+    )
+    documents: list[TierDocument] = []
+    undecidable: list[Undecidable] = list(pod_condition_undecidables(context))
+    skipped: list[Skipped] = []
+    tiers: list[CalicoTier] = []
+    for index, candidate in enumerate(candidates):
+        kind = identify(candidate.api_version, candidate.kind)
+        reader = reader_for(kind)
+        if reader is None or kind is CALICO_TIER:
+            continue
+        read = reader(candidate, context)
+        documents += [replace(document, ref=index) for document in read.documents]
+        undecidable += [replace(item, ref=index) for item in read.undecidable]
+        skipped += read.skipped
+    for tier in data.calico_tiers:
+        tiers += read_tier(tier, context).tiers
+    for tier in _of_kind(candidates, CALICO_TIER):
+        tiers += read_tier(tier, context).tiers
+    return Built(
+        TierInput(
+            namespace=path.namespace,
+            allowance=allowance,
+            documents=tuple(sorted(documents, key=_document_key)),
+            tiers=_tiers(tiers, documents),
+            undecidable=tuple(sorted(undecidable, key=repr)),
+            calico_form=evidence.calico and not evidence.cilium_r,
+            cilium_r=evidence.cilium_r,
+            default_tier_passes=not deftier(replace(data, calico_tiers=tier_objects)),
+        ),
+        tuple(sorted(skipped, key=lambda s: (s.kind, s.name.encode(), s.reason))),
+    )
+
+
+def _of_kind(candidates: Iterable[ReachCandidate], kind: Kind) -> tuple[ReachCandidate, ...]:
+    return tuple(c for c in candidates if identify(c.api_version, c.kind) is kind)
+
+
+def _document_key(document: TierDocument) -> tuple[object, ...]:
+    # Two objects of one kind and name (a duplicate) are ordered by content,
+    # so the order of the candidates never decides.
+    return (
+        document.slot,
+        document.kind,
+        document.name.encode("utf-8", "surrogatepass"),
+        document.namespace or "",
+        repr(replace(document, ref=0)),
+    )
+
+
+def _tiers(
+    found: Sequence[CalicoTier], documents: Sequence[TierDocument]
+) -> tuple[CalicoTier, ...]:
+    """One ``CalicoTier`` per name: the manifests' agreement, else unknown
+    parts; a tier only policies name is unknown in both."""
+    by_name: dict[str, CalicoTier] = {}
+    for tier in found:
+        known = by_name.get(tier.name)
+        if known is None:
+            by_name[tier.name] = tier
+            continue
+        by_name[tier.name] = CalicoTier(
+            tier.name,
+            known.order if known.order == tier.order else None,
+            known.pass_by_default if known.pass_by_default == tier.pass_by_default else None,
+        )
+    built_in = {str(slot) for slot in BUILT_IN_SLOTS.values()}
+    for document in documents:
+        if document.slot not in built_in and document.slot not in by_name:
+            by_name[document.slot] = CalicoTier(document.slot, None, None)
+    return tuple(by_name[name] for name in sorted(by_name))
+
+
+__all__ = [
+    "PATH_REF",
+    "READERS",
+    "Built",
+    "PathFacts",
+    "build_tier_input",
+    "path_facts_of",
+    "reader_for",
+]
