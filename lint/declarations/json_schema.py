@@ -33,6 +33,8 @@ _DESCRIPTIONS: Final = {
     "DeclarationFileModel": "The egress-lint declaration file (.egress-lint.yaml): the egress "
     "intent of each sandbox template or workload, checked by `egress-lint check`.",
     "AgentSandboxModel": "The agent-sandbox controller as deployed.",
+    "ClusterModel": "What the cluster enforces: the policy kinds whose Deny rules count as "
+    "certain. Without it, egress-lint decides from the kinds the manifests hold.",
     "DefaultsModel": "Every egress field, and the default host, for entries that do not set them.",
     "DnsNamesModel": "Which DNS names the Cilium narrowing allows, written as an object.",
     "EgressModel": "The declared egress: the sandbox host's config.egress, or allow rules.",

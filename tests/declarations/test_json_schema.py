@@ -262,3 +262,10 @@ def test_every_pinned_init_output_is_valid(path: Path) -> None:
 
 def test_there_are_init_outputs_to_validate() -> None:
     assert len(INIT_OUTPUTS) >= 3
+
+
+def test_cluster_enforces_is_checked_by_the_schema() -> None:
+    good = "version: 1\ncluster: {enforces: [Calico, Cilium]}\n" + ENTRY
+    bad = "version: 1\ncluster: {enforces: [Antrea]}\n" + ENTRY
+    assert _errors(good) == []
+    assert _errors(bad) != []
