@@ -13,6 +13,7 @@ from pathlib import Path
 
 from lint.checks.context import ReadCilium
 from lint.checks.controller import controller_setting
+from lint.checks.runner import check_context
 from lint.decision.allowance import build_allowance
 from lint.explain.allowance import judge_allowance
 from lint.explain.destination import parse_destination
@@ -53,15 +54,8 @@ def run_explain(
         intake.declarations, intake.sandboxes, options.template, options.profile, options.namespace
     )
     setting = controller_setting(options.controller_version, intake.declarations, intake.inventory)
-    explanation = explain(
-        chosen,
-        intake.inventory,
-        intake.loaded.problems,
-        path=options.path,
-        read_cilium=options.read_cilium,
-        namespace_labels=intake.declarations.namespaces,
-        facts=setting.facts,
-    )
+    ctx = check_context(intake, options.read_cilium)
+    explanation = explain(chosen, ctx, path=options.path, facts=setting.facts)
     verdict = None
     if destination is not None:
         verdict = judge_destination(explanation.policies, destination)
