@@ -93,6 +93,8 @@ class EgressJudgement:
     findings: list[Finding]
     allowance: Allowance
     union: Judged | None
+    cilium_under_core: Judged = NO_ENTRIES
+    """The Cilium objects reach reads under ``engine: core`` (``ReachInput``)."""
 
 
 def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, list[Finding]]:
@@ -108,11 +110,14 @@ def judge_egress(ctx: CheckContext, given: EgressInput) -> EgressJudgement:
     named, named_findings = _check_named_or_expected(ctx, given, allowance)
     union = reach = None
     judged: Judged | None = None
+    cilium = NO_ENTRIES
     findings = list(named_findings)
     if given.declared.union_verified:
         union, judged, union_findings = judge_union(ctx, given, allowance)
         findings.extend(union_findings)
-        reach, reach_findings = check_reach(ctx, _reach_input(ctx, given, allowance, judged))
+        reach_input = _reach_input(ctx, given, allowance, judged)
+        cilium = reach_input.cilium_under_core
+        reach, reach_findings = check_reach(ctx, reach_input)
         findings.extend(reach_findings)
     expected = _expected_object(given)
     report = EgressReport(
@@ -125,7 +130,7 @@ def judge_egress(ctx: CheckContext, given: EgressInput) -> EgressJudgement:
         union=union,
         reach=reach,
     )
-    return EgressJudgement(report, findings, allowance, judged)
+    return EgressJudgement(report, findings, allowance, judged, cilium)
 
 
 def _expected_object(given: EgressInput) -> tuple[str, str] | None:

@@ -20,7 +20,7 @@ from lint.explain.destination import parse_destination
 from lint.explain.reach_to import admin_admits
 from lint.explain.sandbox import Explanation, explain
 from lint.explain.selection import choose
-from lint.explain.verdict import ToVerdict, judge_destination
+from lint.explain.verdict import Headline, ToVerdict, cluster_headline, judge_destination
 from lint.intake import take_in
 from lint.loading import DEFAULT_LIMITS, LoadLimits
 from lint.sandboxes import Path as AcquisitionPath
@@ -58,12 +58,18 @@ def run_explain(
     explanation = explain(chosen, ctx, path=options.path, facts=setting.facts)
     verdict = None
     if destination is not None:
-        verdict = judge_destination(explanation.policies, destination)
+        verdict = judge_destination(explanation.cluster_policies, destination)
         examined = explanation.reach.decision.examined if explanation.reach else ()
         admits = admin_admits(explanation.reach_offered, examined, destination)
         explanation = dataclasses.replace(explanation, admin_admits=admits)
         answer = judge_allowance(build_allowance(explanation.translation), verdict, admits)
-        verdict = dataclasses.replace(verdict, allowance=answer)
+        host = None
+        if chosen.host == "namzu":
+            own = judge_destination(explanation.policies, destination)
+            host = Headline(own.verdict, own.reason)
+        verdict = dataclasses.replace(
+            verdict, allowance=answer, cluster=cluster_headline(verdict, admits), host=host
+        )
     return explanation, verdict
 
 

@@ -10,7 +10,7 @@ with the rules behind it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from lint import __version__
@@ -19,7 +19,7 @@ from lint.decision.values import render_labels
 from lint.declarations.entries import DeclaredSandbox
 from lint.explain.sandbox import Explanation, PolicyView, RuleView
 from lint.explain.selection import declared_at
-from lint.explain.verdict import Hit, ToVerdict
+from lint.explain.verdict import Hit, ToVerdict, isolation
 from lint.report.model import Location
 from lint.report.text_report import wrap
 from lint.report.words import in_words
@@ -188,10 +188,13 @@ def _hit(hit: Hit) -> dict[str, Any]:
 
 
 def _to(to: ToVerdict) -> dict[str, Any]:
+    headline = to.headline
     return {
         "destination": to.destination.text,
-        "verdict": to.verdict,
-        "reason": to.reason,
+        "verdict": headline.verdict,
+        "reason": headline.reason,
+        "hostVerdict": None if to.host is None else to.host.verdict,
+        "hostReason": None if to.host is None else to.host.reason,
         "admittedBy": [_hit(h) for h in to.admitted_by],
         "partlyAdmittedBy": [_hit(h) for h in to.partly],
         "undecided": [_hit(h) for h in to.undecided],
@@ -341,7 +344,10 @@ def _policy_lines(explanation: Explanation) -> Iterator[str]:
 def _destination_lines(explanation: Explanation) -> Iterator[str]:
     groups = grouped(explanation)
     yield "What the selecting policies let out, by destination:"
-    if not groups:
+    enforcing, doubtful = isolation(explanation.policies)
+    if not enforcing:
+        yield f"  {unisolated(doubtful)}"
+    elif not groups:
         yield "  nothing: no rule of a selecting policy admits any destination"
     for destination, items in groups.items():
         yield f"  {destination}"
@@ -351,9 +357,23 @@ def _destination_lines(explanation: Explanation) -> Iterator[str]:
             yield f"    {deny}{ports}: {policy.label} {_field(rule)} rule {rule.index} ({where})"
 
 
+def unisolated(doubtful: Sequence[str]) -> str:
+    """What a pod that no policy certainly isolates for egress reaches."""
+    if not doubtful:
+        return "every destination: no policy puts the pod in egress default-deny"
+    return (
+        "every destination, unless one of these, which cannot be evaluated against the "
+        f"pod, puts it in egress default-deny: {', '.join(doubtful)}"
+    )
+
+
 def _to_lines(to: ToVerdict) -> Iterator[str]:
-    yield f"To {to.destination.text}: {to.verdict}"
-    yield f"  {to.reason}"
+    headline = to.headline
+    yield f"To {to.destination.text}: {headline.verdict}"
+    yield f"  {headline.reason}"
+    if to.host is not None:
+        own = f"the namzu host's own verdict: {to.host.verdict}"
+        yield f"  {own} (over the policies its union check reads)"
     for title, hits in (
         ("denied by", to.denied_by),
         ("admitted by", to.admitted_by),

@@ -84,6 +84,14 @@ class Explanation:
     reach_offered: tuple[Offered, ...] = ()
     admin_admits: tuple[AdminAdmit, ...] = ()
     """With ``--to``: the Admin-tier allow rules that admit the destination."""
+    reach_policies: tuple[PolicyView, ...] = ()
+    """The Cilium policies reach reads under engine core, which the union
+    does not: the cluster may enforce them (CLUSTER-POLICIES §11)."""
+
+    @property
+    def cluster_policies(self) -> tuple[PolicyView, ...]:
+        """Every policy of the NetworkPolicy tier the cluster may enforce."""
+        return self.policies + self.reach_policies
 
 
 def explain(
@@ -125,6 +133,10 @@ def explain(
         skipped,
         judgement.report.reach,
         offered_in(ctx, chosen.namespace),
+        reach_policies=tuple(
+            _policy_view(j.entry, j.examined.document, j.origin, groups)
+            for j in judgement.cilium_under_core.entries()
+        ),
     )
 
 
