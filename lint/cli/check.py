@@ -32,21 +32,22 @@ from lint.cli.options import (
     VERBOSE,
     colour_wanted,
     declaration_start,
+    declared_renders,
+    environment_input,
     examined_for,
     format_option,
     limit_options,
     manifest_input,
     namespace_option,
     render_options,
-    rendered_input,
 )
 from lint.cli.writing import reader_may_leave, write_output, write_standard
-from lint.declarations import DeclarationError, declaration_file_for, load_declarations
+from lint.declarations import DeclarationError
 from lint.declarations.renders import DeclaredRender
 from lint.loading import STDIN_NAME, LoadLimits, RenderedInput
 from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
-from lint.render import HelmRender, RenderSpec
+from lint.render import RenderSpec
 from lint.render.lines import stream_reader, template_lines
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, truncation_note
 from lint.report.environments import in_environment, joined
@@ -128,12 +129,7 @@ def execute_environments(
     with collector_paused():
         reports, runs = [], []
         for environment in renders:
-            spec = environment.spec
-            if isinstance(spec, HelmRender) and spec.namespace is None:
-                spec = dataclasses.replace(spec, namespace=options.namespace)
-            command = "helm template" if isinstance(spec, HelmRender) else "kustomize build"
-            stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
-            namespace = options.namespace or environment.namespace
+            stdin, namespace = environment_input(environment, options.namespace)
             run = _checked(
                 dataclasses.replace(options, paths=("-",), namespace=namespace), stdin, out
             )
@@ -301,7 +297,7 @@ def check_command(
         )
 
     if not paths and render is None and not passthrough:
-        declared = _declared_renders(config, namespace)
+        declared = declared_renders(config, namespace)
         if declared is None and renders_only:
             fail(
                 "--renders: no declaration file with a renders: list was found "
@@ -313,17 +309,3 @@ def check_command(
             sys.exit(execute_environments(options_for(("-",), file), out, renders))
     paths, stdin = manifest_input(paths, limits, render)
     sys.exit(execute(options_for(paths, config), out, stdin))
-
-
-def _declared_renders(
-    config: Path | None, namespace: str | None
-) -> tuple[Path, tuple[DeclaredRender, ...]] | None:
-    """The declaration file and its ``renders:``, when it has any."""
-    file = declaration_file_for((".",), config)
-    if file is None:
-        return None
-    try:
-        renders = load_declarations(file, namespace_override=namespace).renders
-    except DeclarationError as error:
-        fail(error.report(), USAGE)
-    return (file, renders) if renders else None

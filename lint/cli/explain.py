@@ -10,6 +10,7 @@ included. The group imports this module only when ``explain`` is asked for.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -20,9 +21,13 @@ from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
     CONFIG,
     CONTROLLER_VERSION,
+    ENVIRONMENT,
     PATHS,
     READ_CILIUM,
+    WORKLOAD,
     declaration_start,
+    declared_renders,
+    environment_input,
     format_option,
     limit_options,
     manifest_input,
@@ -30,7 +35,13 @@ from lint.cli.options import (
     render_options,
 )
 from lint.declarations import DeclarationError
-from lint.explain.command import ExplainOptions, let_out_beyond, run_explain
+from lint.explain.command import (
+    Environment,
+    ExplainOptions,
+    let_out_beyond,
+    run_explain,
+    run_explain_environments,
+)
 from lint.explain.destination import DestinationError
 from lint.explain.reporters import EXPLAIN_REPORTERS
 from lint.explain.selection import SelectionError
@@ -41,7 +52,10 @@ from lint.sandboxes import PATHS as ACQUISITION_PATHS
 
 @click.command("explain")
 @PATHS
-@click.option("--template", required=True, help="The SandboxTemplate of the sandbox.")
+@click.option(
+    "--template", help="The SandboxTemplate of the sandbox (or a declared workload, by name)."
+)
+@WORKLOAD
 @click.option("--profile", help="The egress profile of the declaration (default: none).")
 @namespace_option(
     "The sandbox namespace; also the namespace for entries and objects that name none."
@@ -61,11 +75,13 @@ from lint.sandboxes import PATHS as ACQUISITION_PATHS
 @format_option(EXPLAIN_REPORTERS)
 @READ_CILIUM
 @CONTROLLER_VERSION
+@ENVIRONMENT
 @render_options
 @limit_options
 def explain_command(
     paths: tuple[str, ...],
-    template: str,
+    template: str | None,
+    workload: tuple[str, str] | None,
     profile: str | None,
     namespace: str | None,
     acquisition: str | None,
@@ -74,6 +90,7 @@ def explain_command(
     fmt: str,
     read_cilium: ReadCilium,
     controller_version: str | None,
+    environment: str | None,
     limits: LoadLimits,
     render: RenderSpec | None,
 ) -> None:
@@ -89,8 +106,9 @@ def explain_command(
          be: a rule that may reach it counts)
       2  usage error: no such declaration, an ambiguous one, a --to value in
          none of the forms above, an invalid declaration file"""
+    if (template is None) == (workload is None):
+        raise click.UsageError("give one of --template NAME and --workload KIND/NAME")
     config = declaration_start(config, render)
-    paths, stdin = manifest_input(paths, limits, render)
     walked = next((p for p in ACQUISITION_PATHS if p == acquisition), None)
     options = ExplainOptions(
         template,
@@ -103,12 +121,50 @@ def explain_command(
         read_cilium,
         limits,
         controller_version=controller_version,
+        workload=workload,
     )
+    environments = _environments(paths, render, config, namespace, environment)
     try:
-        explained = run_explain(options, stdin)
+        if environments is not None:
+            explained = run_explain_environments(options, environments)
+        else:
+            read, stdin = manifest_input(paths, limits, render)
+            explained = run_explain(dataclasses.replace(options, paths=read), stdin)
     except DeclarationError as error:
         fail(error.report(), USAGE)
     except (SelectionError, DestinationError) as error:
         fail(str(error), USAGE)
     click.echo(EXPLAIN_REPORTERS[fmt].render(explained, None), nl=False)
     sys.exit(FAILED if let_out_beyond(explained[1]) else OK)
+
+
+def _environments(
+    paths: tuple[str, ...],
+    render: RenderSpec | None,
+    config: Path | None,
+    namespace: str | None,
+    environment: str | None,
+) -> list[Environment] | None:
+    """The ``renders:`` environments to explain in, rendered: used as
+    ``check`` uses them, when no PATH and no render flag is given and the
+    declaration file lists some; ``--environment`` picks one by name."""
+    declared = None if paths or render is not None else declared_renders(config, namespace)
+    if declared is None:
+        if environment is not None:
+            raise click.UsageError(
+                "--environment picks one of the declaration file's renders: environments; "
+                "there are none to pick from here (no renders: list, or PATH or a render "
+                "flag given)"
+            )
+        return None
+    renders = declared[1]
+    if environment is not None:
+        renders = tuple(r for r in renders if r.name == environment)
+        if not renders:
+            names = ", ".join(r.name for r in declared[1])
+            raise click.UsageError(f"no renders: environment {environment!r}; declared: {names}")
+    found = []
+    for chosen in renders:
+        stdin, env_namespace = environment_input(chosen, namespace)
+        found.append(Environment(chosen.name, stdin, env_namespace))
+    return found

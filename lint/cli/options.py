@@ -23,7 +23,8 @@ from typing import Any, Final
 import click
 
 from lint.cli.exits import USAGE, fail
-from lint.declarations import declaration_file_for
+from lint.declarations import DeclarationError, declaration_file_for, load_declarations
+from lint.declarations.renders import DeclaredRender
 from lint.loading import DEFAULT_LIMITS, LoadLimits, RenderedInput, parse_size
 from lint.loading.files import path_refusal
 from lint.parallel.shares import MAX_PROCESSES
@@ -322,3 +323,57 @@ def declaration_start(config: Path | None, render: RenderSpec | None) -> Path | 
     if config is not None or render is None or not Path(render.target).is_dir():
         return config
     return declaration_file_for((render.target,), None)
+
+
+def declared_renders(
+    config: Path | None, namespace: str | None
+) -> tuple[Path, tuple[DeclaredRender, ...]] | None:
+    """The declaration file and its ``renders:``, when it has any; an
+    invalid declaration file is a usage error."""
+    file = declaration_file_for((".",), config)
+    if file is None:
+        return None
+    try:
+        renders = load_declarations(file, namespace_override=namespace).renders
+    except DeclarationError as error:
+        fail(error.report(), USAGE)
+    return (file, renders) if renders else None
+
+
+def environment_input(
+    environment: DeclaredRender, namespace: str | None
+) -> tuple[RenderedInput, str | None]:
+    """One ``renders:`` environment rendered, and the namespace objects that
+    name none take: ``--namespace``, else the environment's (also Helm's
+    release namespace when the environment names none)."""
+    spec = environment.spec
+    if isinstance(spec, HelmRender) and spec.namespace is None:
+        spec = dataclasses.replace(spec, namespace=namespace)
+    command = "helm template" if isinstance(spec, HelmRender) else "kustomize build"
+    stdin = rendered_input(spec, f"<{command} {spec.target} ({environment.name})>")
+    return stdin, namespace or environment.namespace
+
+
+ENVIRONMENT: Final = click.option(
+    "--environment",
+    metavar="NAME",
+    help="The declaration file's renders: environment to render (needed when the "
+    "sandbox is in several).",
+)
+
+
+def _workload(value: str | None) -> tuple[str, str] | None:
+    if value is None:
+        return None
+    kind, slash, name = value.partition("/")
+    if not slash or not kind or not name:
+        raise click.BadParameter("give KIND/NAME, such as Deployment/api", param_hint="--workload")
+    return kind, name
+
+
+WORKLOAD: Final = click.option(
+    "--workload",
+    metavar="KIND/NAME",
+    callback=lambda _context, _param, value: _workload(value),
+    help="A declared workload (workload: in the declaration file), such as Deployment/api.",
+)
