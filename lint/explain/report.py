@@ -360,7 +360,10 @@ def _destination_lines(explanation: Explanation) -> Iterator[str]:
 def unisolated(doubtful: Sequence[str]) -> str:
     """What a pod that no policy certainly isolates for egress reaches."""
     if not doubtful:
-        return "every destination: no policy puts the pod in egress default-deny"
+        return (
+            "every destination: no policy puts the pod in egress default-deny, so it "
+            "reaches every destination"
+        )
     return (
         "every destination, unless one of these, which cannot be evaluated against the "
         f"pod, puts it in egress default-deny: {', '.join(doubtful)}"

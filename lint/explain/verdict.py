@@ -108,7 +108,7 @@ def cluster_headline(to: ToVerdict, admits: Sequence[AdminAdmit]) -> Headline:
     if certain:
         return Headline(
             Verdict.ALLOWED,
-            f"{certain[0].label} admits it, ahead of every NetworkPolicy (a cluster policy)",
+            f"{certain[0].label} admits it, and the cluster applies it before any NetworkPolicy",
         )
     if tier.verdict is Verdict.UNKNOWN:
         return tier
