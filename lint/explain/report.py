@@ -375,8 +375,7 @@ def _to_lines(to: ToVerdict) -> Iterator[str]:
     yield f"To {to.destination.text}: {headline.verdict}"
     yield f"  {headline.reason}"
     if to.host is not None:
-        own = f"the namzu host's own verdict: {to.host.verdict}"
-        yield f"  {own} (over the policies its union check reads)"
+        yield f"  the namzu host's own verdict: {to.host.verdict}"
     for title, hits in (
         ("denied by", to.denied_by),
         ("admitted by", to.admitted_by),
