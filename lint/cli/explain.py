@@ -94,9 +94,12 @@ def explain_command(
     limits: LoadLimits,
     render: RenderSpec | None,
 ) -> None:
-    """Show what one sandbox's pods can reach: every policy that selects them,
-    what each lets out, and with --to, whether one destination is allowed
-    and by which policy and rule.
+    """Show what one sandbox's pods can reach, as check judges the path:
+    every policy that selects them, what each lets out, and with --to, the
+    cluster's verdict for one destination and the rules behind it (under
+    host: namzu, the host's own verdict follows). Reads PATHs, what --helm
+    or --kustomize renders, or with neither the declaration file's renders:
+    environments.
 
     \b
     Exit status:
@@ -105,7 +108,8 @@ def explain_command(
       1  with --to, the destination is let out beyond the allowance (or may
          be: a rule that may reach it counts)
       2  usage error: no such declaration, an ambiguous one, a --to value in
-         none of the forms above, an invalid declaration file"""
+         none of the forms above, an invalid declaration file, a sandbox in
+         several renders: environments without --environment"""
     if (template is None) == (workload is None):
         raise click.UsageError("give one of --template NAME and --workload KIND/NAME")
     config = declaration_start(config, render)

@@ -97,8 +97,9 @@ def run_explain_environments(
                 "pick one with --environment"
             )
         raise SelectionError(f"no renders: environment ({names}) renders {target}")
-    _, given, intake, chosen = found[0]
-    return _explained(given, intake, chosen, destination)
+    name, given, intake, chosen = found[0]
+    explanation, verdict = _explained(given, intake, chosen, destination)
+    return dataclasses.replace(explanation, environment=name), verdict
 
 
 def _target_text(options: ExplainOptions) -> str:

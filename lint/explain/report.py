@@ -66,6 +66,7 @@ def render_json(explanation: Explanation, to: ToVerdict | None) -> str:
             "podLabels": dict(sorted(explanation.labels.items())),
             "declaredAt": declared_at(chosen),
             **_target(chosen),
+            **_environment(explanation),
         },
         "egress": {
             "policyKind": translation.policy_kind,
@@ -255,6 +256,13 @@ def _target(chosen: DeclaredSandbox) -> dict[str, Any]:
     return fields
 
 
+def _environment(explanation: Explanation) -> dict[str, Any]:
+    """``environment``, written only for a ``renders:`` environment."""
+    if explanation.environment is None:
+        return {}
+    return {"environment": explanation.environment}
+
+
 def _expected(explanation: Explanation) -> dict[str, str] | None:
     """The named object: the translation's, a ``host: none`` entry's
     ``expect``, or none."""
@@ -274,6 +282,8 @@ def _header(explanation: Explanation) -> Iterator[str]:
     if chosen.workload is not None:
         target = f"{chosen.workload.kind} {chosen.template}"
     yield f"Sandbox {target}{profile} in {chosen.namespace}, path {explanation.path}"
+    if explanation.environment is not None:
+        yield f"  rendered for the renders: environment {explanation.environment}"
     yield f"  declared at {declared_at(chosen)}: {translation.policy_kind}, engine {engine}"
     expected = _expected(explanation)
     if expected is None:

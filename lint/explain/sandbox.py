@@ -84,6 +84,8 @@ class Explanation:
     reach_offered: tuple[Offered, ...] = ()
     admin_admits: tuple[AdminAdmit, ...] = ()
     """With ``--to``: the Admin-tier allow rules that admit the destination."""
+    environment: str | None = None
+    """The ``renders:`` environment the manifests were rendered for, if any."""
     reach_policies: tuple[PolicyView, ...] = ()
     """The Cilium policies reach reads under engine core, which the union
     does not: the cluster may enforce them (CLUSTER-POLICIES §11)."""

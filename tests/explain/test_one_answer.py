@@ -220,6 +220,7 @@ def test_renders_environments_are_explained_as_check_renders_them() -> None:
         "explain-renders", "--template", "task", "--environment", "dev", "--to", "8.8.8.8:443"
     )
     assert dev.exit_code == 1, dev.stderr
+    assert "  rendered for the renders: environment dev\n" in dev.stdout
     text = " ".join(dev.stdout.split())
     assert "<kustomize build deploy/dev (dev)>" in text
     assert "NetworkPolicy/task-debug-egress egress rule 0 admits it" in text
@@ -247,6 +248,7 @@ def test_the_one_environment_that_renders_the_sandbox_needs_no_flag() -> None:
     assert helper.exit_code == 0, helper.stderr
     explained = json.loads(helper.stdout)
     assert explained["sandbox"]["declaredAt"].startswith(".egress-lint.yaml:")
+    assert explained["sandbox"]["environment"] == "tools"
     assert explained["union"]["refusal"] == "no-enforcing-policy"
 
 
