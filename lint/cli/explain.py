@@ -96,10 +96,11 @@ def explain_command(
 ) -> None:
     """Show what one sandbox's pods can reach, as check judges the path:
     every policy that selects them, what each lets out, and with --to, the
-    cluster's verdict for one destination and the rules behind it (under
-    host: namzu, the host's own verdict follows). Reads PATHs, what --helm
-    or --kustomize renders, or with neither the declaration file's renders:
-    environments.
+    cluster's verdict for one destination and the rules behind it.
+
+    Under host: namzu, the host's own verdict follows. Reads PATHs, what
+    --helm or --kustomize renders, or with neither the declaration file's
+    renders: environments.
 
     \b
     Exit status:
