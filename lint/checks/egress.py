@@ -50,7 +50,6 @@ from lint.report.model import (
     Finding,
     Location,
     NamedReport,
-    ReachReport,
     SandboxRef,
 )
 from lint.rules import rule, rule_for
@@ -83,16 +82,42 @@ class EgressInput:
         return self.declared.translation
 
 
+@dataclass(frozen=True)
+class EgressJudgement:
+    """One sandbox path's egress, judged: the report and findings ``check``
+    gives, and what they were made from, for ``explain`` to present.
+    ``union`` is None when the union is not verified
+    (``verify: named-object-only``)."""
+
+    report: EgressReport
+    findings: list[Finding]
+    allowance: Allowance
+    union: Judged | None
+    cilium_under_core: Judged = NO_ENTRIES
+    """The Cilium objects reach reads under ``engine: core`` (``ReachInput``)."""
+
+
 def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, list[Finding]]:
+    judgement = judge_egress(ctx, given)
+    return judgement.report, judgement.findings
+
+
+def judge_egress(ctx: CheckContext, given: EgressInput) -> EgressJudgement:
+    """The egress decisions of one sandbox path: the named object, the union
+    and reach. ``check`` reports them; ``explain`` presents the same."""
     translation = given.translation
     allowance = allowance_of(ctx, translation)
     named, named_findings = _check_named_or_expected(ctx, given, allowance)
     union = reach = None
+    judged: Judged | None = None
+    cilium = NO_ENTRIES
     findings = list(named_findings)
     if given.declared.union_verified:
-        union, judged, union_findings = _check_union(ctx, given, allowance)
+        union, judged, union_findings = judge_union(ctx, given, allowance)
         findings.extend(union_findings)
-        reach, reach_findings = check_reach(ctx, _reach_input(ctx, given, allowance, judged))
+        reach_input = _reach_input(ctx, given, allowance, judged)
+        cilium = reach_input.cilium_under_core
+        reach, reach_findings = check_reach(ctx, reach_input)
         findings.extend(reach_findings)
     expected = _expected_object(given)
     report = EgressReport(
@@ -105,7 +130,7 @@ def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, l
         union=union,
         reach=reach,
     )
-    return report, findings
+    return EgressJudgement(report, findings, allowance, judged, cilium)
 
 
 def _expected_object(given: EgressInput) -> tuple[str, str] | None:
@@ -233,16 +258,11 @@ def _named_copy(
     return results[-1]
 
 
-def egress_reach(
-    ctx: CheckContext, given: EgressInput, allowance: Allowance, judged: Judged
-) -> tuple[ReachReport, list[Finding]]:
-    """Reach for one sandbox path, given the union's judged entries (for explain)."""
-    return check_reach(ctx, _reach_input(ctx, given, allowance, judged))
-
-
-def _check_union(
+def judge_union(
     ctx: CheckContext, given: EgressInput, allowance: Allowance
 ) -> tuple[DecisionReport, Judged, list[Finding]]:
+    """The union decision (SEMANTICS §11) for one sandbox path, with its
+    judged entries and findings."""
     scope = _scope(given, given.declared.engine == "cilium")
     judged = judged_entries(ctx, scope, given.subject.labels, _judging(ctx, given, allowance))
     # Only the entries that select can refuse, or be a culprit.

@@ -239,7 +239,8 @@ def reach_data_of(ctx: CheckContext) -> ReachData:
     return data
 
 
-def _offered(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
+def offered_in(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
+    """The reach candidates of the namespace, gathered once per run."""
     key = ("reach-candidates", namespace)
     hit = ctx.memo.scopes.get(key)
     if hit is not None and hit[0] is ctx.inventory:
@@ -347,7 +348,7 @@ def _new_documents(
         subject.cilium,
         id(given.template),
     )
-    for offered in _offered(ctx, subject.namespace):
+    for offered in offered_in(ctx, subject.namespace):
         raw = offered.candidate.raw
         if _quiet(ctx, offered, subject, given.subject.labels, data):
             outcome: _Outcome = _quiet_outcome(ctx, offered, "egress", subject, data)
@@ -615,7 +616,7 @@ def check_ingress_reach(
     )
     data = reach_data_of(ctx)
     judged: list[_Judged] = []
-    for offered in _offered(ctx, subject.namespace):
+    for offered in offered_in(ctx, subject.namespace):
         if _quiet(ctx, offered, subject, given.subject.labels, data):
             documents = _quiet_outcome(ctx, offered, "ingress", subject, data)[0]
         else:

@@ -26,7 +26,7 @@ from lint.checks.controller import (
 )
 from lint.checks.culprits import merge_culprits
 from lint.checks.duplicates import duplicate_objects
-from lint.checks.egress import EgressInput, check_egress
+from lint.checks.egress import EgressInput, EgressJudgement, check_egress, judge_egress
 from lint.checks.ingress import IngressInput, check_ingress
 from lint.checks.prerequisites import (
     admission_fences,
@@ -45,7 +45,7 @@ from lint.checks.suppressions import malformed_suppressions
 from lint.decision.controller_versions import ControllerFacts
 from lint.decision.model import Subject
 from lint.declarations import DeclaredSandbox
-from lint.intake import take_in
+from lint.intake import Intake, take_in
 from lint.inventory import Inventory
 from lint.kinds import SANDBOX_TEMPLATE
 from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem, RenderedInput
@@ -59,6 +59,9 @@ from lint.report.model import (
     SandboxReport,
 )
 from lint.report.ordering import finding_key, sandbox_key
+from lint.sandboxes import (
+    Path as AcquisitionPath,
+)
 from lint.sandboxes import (
     PodVariant,
     declared_paths,
@@ -119,9 +122,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     loaded, inventory, declared = intake.loaded, intake.inventory, intake.sandboxes
     progress(f"judging {len(declared)} declared sandbox(es)")
     declarations = intake.declarations
-    ctx = CheckContext(
-        inventory, loaded.problems, options.read_cilium, namespace_labels=declarations.namespaces
-    )
+    ctx = check_context(intake, options.read_cilium)
     controller = controller_setting(options.controller_version, declarations, inventory)
     refuse_policy_name_collisions(declared, inventory, controller.facts)
     sandboxes: list[SandboxReport] = []
@@ -167,6 +168,14 @@ def _reading(paths: Sequence[str], stdin: bytes | None) -> str:
     return "reading " + " ".join("standard input" if path == "-" else path for path in paths)
 
 
+def check_context(intake: Intake, read_cilium: ReadCilium) -> CheckContext:
+    """What every decision of one run reads: the inventory, the load
+    problems, ``--read-cilium`` and the declared namespace labels."""
+    problems = intake.loaded.problems
+    labels = intake.declarations.namespaces
+    return CheckContext(intake.inventory, problems, read_cilium, namespace_labels=labels)
+
+
 def _check_sandbox(
     ctx: CheckContext, facts: ControllerFacts, declared: DeclaredSandbox
 ) -> tuple[list[SandboxReport], list[Finding]]:
@@ -186,22 +195,52 @@ def _check_sandbox(
     return reports, findings
 
 
-def _check_variant(
+def path_input(
     ctx: CheckContext, facts: ControllerFacts, declared: DeclaredSandbox, variant: PodVariant
-) -> tuple[SandboxReport, list[Finding]]:
+) -> EgressInput:
+    """One acquisition path of a declared sandbox, as every egress decision
+    sees it: its pod (labels under the controller column), the template,
+    where it was declared. ``check`` and ``explain`` both start here."""
     namespace = ctx.inventory.namespace(declared.namespace)
     template = sandbox_template(declared, namespace)
     target = target_object(declared, namespace)
-    at = declared_location(declared)
-    findings = []
     labels = pod_labels(declared, target, variant, facts.column)
     subject = Subject(declared.namespace, labels)
     ref = SandboxRef(
         declared.namespace, declared.template, declared.profile, variant.path, variant.claim
     )
-    egress, egress_findings = check_egress(
-        ctx, EgressInput(ref, declared, subject, template, at, facts, variant.claim_annotations)
-    )
+    at = declared_location(declared)
+    return EgressInput(ref, declared, subject, template, at, facts, variant.claim_annotations)
+
+
+@dataclass(frozen=True)
+class JudgedPath:
+    """One acquisition path's pod and its egress judgement."""
+
+    given: EgressInput
+    egress: EgressJudgement
+
+
+def judge_path(
+    ctx: CheckContext, facts: ControllerFacts, declared: DeclaredSandbox, path: AcquisitionPath
+) -> JudgedPath:
+    """The egress judgement of the path's first pod variant, exactly as
+    ``check`` makes it (``explain`` presents it)."""
+    ctx.memo.begin_namespace(declared.namespace)
+    namespace = ctx.inventory.namespace(declared.namespace)
+    variant = pod_variants(path, namespace, declared.template)[0]
+    given = path_input(ctx, facts, declared, variant)
+    return JudgedPath(given, judge_egress(ctx, given))
+
+
+def _check_variant(
+    ctx: CheckContext, facts: ControllerFacts, declared: DeclaredSandbox, variant: PodVariant
+) -> tuple[SandboxReport, list[Finding]]:
+    given = path_input(ctx, facts, declared, variant)
+    ref, subject, template, at = given.sandbox, given.subject, given.template, given.declaration
+    labels = dict(subject.labels)
+    findings = []
+    egress, egress_findings = check_egress(ctx, given)
     findings.extend(egress_findings)
     ingress = None
     if declared.agent_port is not None:

@@ -45,9 +45,9 @@ COMMANDS: Final = {
     ),
     "explain": LazyCommand(
         "lint.cli.explain:explain_command",
-        "Show what one sandbox's pods can reach: every policy that selects them, what each "
-        "lets out, and with --to, whether one destination is allowed and by which policy "
-        "and rule.",
+        "Show what one sandbox's pods can reach, as check judges the path: every policy "
+        "that selects them, what each lets out, and with --to, the cluster's verdict for "
+        "one destination and the rules behind it.",
     ),
     "generate": LazyCommand(
         "lint.cli.generate:generate_command",

@@ -35,23 +35,25 @@ from lint.cli.options import (
     RenderFlags,
     colour_wanted,
     declaration_start,
+    declared_renders,
     environment_input,
     examined_for,
     format_option,
     limit_options,
     manifest_input,
     namespace_option,
+    render_command,
     render_options,
     report_option,
 )
 from lint.cli.progress import Progress, clear_status_line
 from lint.cli.writing import reader_may_leave, write_output, write_standard
-from lint.declarations import DeclarationError, declaration_file_for, load_declarations
+from lint.declarations import DeclarationError
 from lint.declarations.renders import DeclaredRender
 from lint.loading import STDIN_NAME, LoadLimits, RenderedInput
 from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
-from lint.render import HelmRender, RenderPolicy, RenderSpec
+from lint.render import RenderPolicy, RenderSpec
 from lint.render.lines import stream_reader, template_lines
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, truncation_note
 from lint.report.environments import in_environment, joined
@@ -148,15 +150,11 @@ def execute_environments(
         progress = options.progress or _silent
         for number, environment in enumerate(renders, start=1):
             spec = environment.spec
-            if isinstance(spec, HelmRender) and spec.namespace is None:
-                spec = dataclasses.replace(spec, namespace=options.namespace)
-            command = "helm template" if isinstance(spec, HelmRender) else "kustomize build"
             progress(
-                f"environment {environment.name} ({number}/{len(renders)}): {command} {spec.target}"
+                f"environment {environment.name} ({number}/{len(renders)}): "
+                f"{render_command(spec)} {spec.target}"
             )
-            name = f"<{command} {spec.target} ({environment.name})>"
-            stdin = environment_input(spec, policy, name)
-            namespace = options.namespace or environment.namespace
+            stdin, namespace = environment_input(environment, options.namespace, policy)
             run = _checked(
                 dataclasses.replace(options, paths=("-",), namespace=namespace), stdin, out
             )
@@ -380,7 +378,7 @@ def check_command(
         )
 
     if not paths and render is None and not passthrough:
-        declared = _declared_renders(config, namespace)
+        declared = declared_renders(config, namespace)
         if declared is None and renders_only:
             fail(
                 "--renders: no declaration file with a renders: list was found "
@@ -392,22 +390,7 @@ def check_command(
             policy = render_flags.policy(file, limits)
             sys.exit(execute_environments(options_for(("-",), file), out, renders, policy))
     if render is not None:
-        command = "helm template" if isinstance(render, HelmRender) else "kustomize build"
-        progress(f"{command} {render.target}")
+        progress(f"{render_command(render)} {render.target}")
     single = render_flags.policy(config, limits) if render is not None else None
     paths, stdin = manifest_input(paths, limits, render, single)
     sys.exit(execute(options_for(paths, config), out, stdin))
-
-
-def _declared_renders(
-    config: Path | None, namespace: str | None
-) -> tuple[Path, tuple[DeclaredRender, ...]] | None:
-    """The declaration file and its ``renders:``, when it has any."""
-    file = declaration_file_for((".",), config)
-    if file is None:
-        return None
-    try:
-        renders = load_declarations(file, namespace_override=namespace).renders
-    except DeclarationError as error:
-        fail(error.report(), USAGE)
-    return (file, renders) if renders else None

@@ -10,6 +10,7 @@ included. The group imports this module only when ``explain`` is asked for.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -20,10 +21,14 @@ from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
     CONFIG,
     CONTROLLER_VERSION,
+    ENVIRONMENT,
     PATHS,
     READ_CILIUM,
+    WORKLOAD,
     RenderFlags,
     declaration_start,
+    declared_renders,
+    environment_input,
     format_option,
     limit_options,
     manifest_input,
@@ -31,7 +36,13 @@ from lint.cli.options import (
     render_options,
 )
 from lint.declarations import DeclarationError
-from lint.explain.command import ExplainOptions, let_out_beyond, run_explain
+from lint.explain.command import (
+    Environment,
+    ExplainOptions,
+    let_out_beyond,
+    run_explain,
+    run_explain_environments,
+)
 from lint.explain.destination import DestinationError
 from lint.explain.reporters import EXPLAIN_REPORTERS
 from lint.explain.selection import SelectionError
@@ -42,7 +53,10 @@ from lint.sandboxes import PATHS as ACQUISITION_PATHS
 
 @click.command("explain")
 @PATHS
-@click.option("--template", required=True, help="The SandboxTemplate of the sandbox.")
+@click.option(
+    "--template", help="The SandboxTemplate of the sandbox (or a declared workload, by name)."
+)
+@WORKLOAD
 @click.option("--profile", help="The egress profile of the declaration (default: none).")
 @namespace_option(
     "The sandbox namespace; also the namespace for entries and objects that name none."
@@ -62,11 +76,13 @@ from lint.sandboxes import PATHS as ACQUISITION_PATHS
 @format_option(EXPLAIN_REPORTERS)
 @READ_CILIUM
 @CONTROLLER_VERSION
+@ENVIRONMENT
 @render_options
 @limit_options
 def explain_command(
     paths: tuple[str, ...],
-    template: str,
+    template: str | None,
+    workload: tuple[str, str] | None,
     profile: str | None,
     namespace: str | None,
     acquisition: str | None,
@@ -75,13 +91,18 @@ def explain_command(
     fmt: str,
     read_cilium: ReadCilium,
     controller_version: str | None,
+    environment: str | None,
     limits: LoadLimits,
     render: RenderSpec | None,
     render_flags: RenderFlags,
 ) -> None:
-    """Show what one sandbox's pods can reach: every policy that selects them,
-    what each lets out, and with --to, whether one destination is allowed
-    and by which policy and rule.
+    """Show what one sandbox's pods can reach, as check judges the path:
+    every policy that selects them, what each lets out, and with --to, the
+    cluster's verdict for one destination and the rules behind it.
+
+    Under host: namzu, the host's own verdict follows. Reads PATHs, what
+    --helm or --kustomize renders, or with neither the declaration file's
+    renders: environments.
 
     \b
     Exit status:
@@ -90,10 +111,11 @@ def explain_command(
       1  with --to, the destination is let out beyond the allowance (or may
          be: a rule that may reach it counts)
       2  usage error: no such declaration, an ambiguous one, a --to value in
-         none of the forms above, an invalid declaration file"""
+         none of the forms above, an invalid declaration file, a sandbox in
+         several renders: environments without --environment"""
+    if (template is None) == (workload is None):
+        raise click.UsageError("give one of --template NAME and --workload KIND/NAME")
     config = declaration_start(config, render)
-    policy = render_flags.policy(config, limits) if render is not None else None
-    paths, stdin = manifest_input(paths, limits, render, policy)
     walked = next((p for p in ACQUISITION_PATHS if p == acquisition), None)
     options = ExplainOptions(
         template,
@@ -106,12 +128,56 @@ def explain_command(
         read_cilium,
         limits,
         controller_version=controller_version,
+        workload=workload,
+    )
+    environments = _environments(
+        paths, render, config, namespace, environment, render_flags, limits
     )
     try:
-        explained = run_explain(options, stdin)
+        if environments is not None:
+            explained = run_explain_environments(options, environments)
+        else:
+            policy = render_flags.policy(config, limits) if render is not None else None
+            read, stdin = manifest_input(paths, limits, render, policy)
+            explained = run_explain(dataclasses.replace(options, paths=read), stdin)
     except DeclarationError as error:
         fail(error.report(), USAGE)
     except (SelectionError, DestinationError) as error:
         fail(str(error), USAGE)
     click.echo(EXPLAIN_REPORTERS[fmt].render(explained, None), nl=False)
     sys.exit(FAILED if let_out_beyond(explained[1]) else OK)
+
+
+def _environments(
+    paths: tuple[str, ...],
+    render: RenderSpec | None,
+    config: Path | None,
+    namespace: str | None,
+    environment: str | None,
+    render_flags: RenderFlags,
+    limits: LoadLimits,
+) -> list[Environment] | None:
+    """The ``renders:`` environments to explain in, rendered: used as
+    ``check`` uses them, when no PATH and no render flag is given and the
+    declaration file lists some; ``--environment`` picks one by name."""
+    declared = None if paths or render is not None else declared_renders(config, namespace)
+    if declared is None:
+        if environment is not None:
+            raise click.UsageError(
+                "--environment picks one of the declaration file's renders: environments; "
+                "there are none to pick from here (no renders: list, or PATH or a render "
+                "flag given)"
+            )
+        return None
+    renders = declared[1]
+    if environment is not None:
+        renders = tuple(r for r in renders if r.name == environment)
+        if not renders:
+            names = ", ".join(r.name for r in declared[1])
+            raise click.UsageError(f"no renders: environment {environment!r}; declared: {names}")
+    policy = render_flags.policy(declared[0], limits)
+    found = []
+    for chosen in renders:
+        stdin, env_namespace = environment_input(chosen, namespace, policy)
+        found.append(Environment(chosen.name, stdin, env_namespace))
+    return found

@@ -26,7 +26,8 @@ from typing import Any, Final, Literal
 import click
 
 from lint.cli.exits import USAGE, fail
-from lint.declarations import declaration_file_for
+from lint.declarations import DeclarationError, declaration_file_for, load_declarations
+from lint.declarations.renders import DeclaredRender
 from lint.loading import DEFAULT_LIMITS, LoadLimits, RenderedInput, parse_size
 from lint.loading.files import path_refusal
 from lint.parallel.shares import MAX_PROCESSES
@@ -464,25 +465,81 @@ def rendered_input(render: RenderSpec, policy: RenderPolicy) -> RenderedInput:
         fail(str(error), USAGE)
 
 
-def environment_input(render: RenderSpec, policy: RenderPolicy, name: str) -> RenderedInput:
-    """Run one ``renders:`` environment. A refused or failed render is no
-    usage error here: it comes back empty with its ``failure``, which the
-    check reports for that environment alone, failing closed. A missing
-    tool still is: no environment could render."""
-    try:
-        return run_render(render, policy, name=name)
-    except ToolMissing as error:
-        fail(str(error), USAGE)
-    except (RenderError, RenderRefused) as error:
-        # One line, as every parse error is: the tool's quoted lines follow
-        # its command, each still behind its `|`.
-        failure = " ".join(line.strip() for line in str(error).splitlines())
-        return RenderedInput(b"", name, failure=failure)
-
-
 def declaration_start(config: Path | None, render: RenderSpec | None) -> Path | None:
     """``--config``, else, for a render of a local directory, the nearest
     declaration file upward from it (then from the current directory)."""
     if config is not None or render is None or not Path(render.target).is_dir():
         return config
     return declaration_file_for((render.target,), None)
+
+
+def declared_renders(
+    config: Path | None, namespace: str | None
+) -> tuple[Path, tuple[DeclaredRender, ...]] | None:
+    """The declaration file and its ``renders:``, when it has any; an
+    invalid declaration file is a usage error."""
+    file = declaration_file_for((".",), config)
+    if file is None:
+        return None
+    try:
+        renders = load_declarations(file, namespace_override=namespace).renders
+    except DeclarationError as error:
+        fail(error.report(), USAGE)
+    return (file, renders) if renders else None
+
+
+def render_command(spec: RenderSpec) -> str:
+    """How a report names the tool a render runs."""
+    return "helm template" if isinstance(spec, HelmRender) else "kustomize build"
+
+
+def environment_input(
+    environment: DeclaredRender, namespace: str | None, policy: RenderPolicy
+) -> tuple[RenderedInput, str | None]:
+    """One ``renders:`` environment rendered, and the namespace objects that
+    name none take: ``--namespace``, else the environment's (also Helm's
+    release namespace when the environment names none).
+
+    A refused or failed render is no usage error here: it comes back empty
+    with its ``failure``, which the check reports for that environment
+    alone, failing closed. A missing tool still is: no environment could
+    render."""
+    spec = environment.spec
+    if isinstance(spec, HelmRender) and spec.namespace is None:
+        spec = dataclasses.replace(spec, namespace=namespace)
+    name = f"<{render_command(spec)} {spec.target} ({environment.name})>"
+    try:
+        stdin = run_render(spec, policy, name=name)
+    except ToolMissing as error:
+        fail(str(error), USAGE)
+    except (RenderError, RenderRefused) as error:
+        # One line, as every parse error is: the tool's quoted lines follow
+        # its command, each still behind its `|`.
+        failure = " ".join(line.strip() for line in str(error).splitlines())
+        stdin = RenderedInput(b"", name, failure=failure)
+    return stdin, namespace or environment.namespace
+
+
+ENVIRONMENT: Final = click.option(
+    "--environment",
+    metavar="NAME",
+    help="The declaration file's renders: environment to render (needed when the "
+    "sandbox is in several).",
+)
+
+
+def _workload(value: str | None) -> tuple[str, str] | None:
+    if value is None:
+        return None
+    kind, slash, name = value.partition("/")
+    if not slash or not kind or not name:
+        raise click.BadParameter("give KIND/NAME, such as Deployment/api", param_hint="--workload")
+    return kind, name
+
+
+WORKLOAD: Final = click.option(
+    "--workload",
+    metavar="KIND/NAME",
+    callback=lambda _context, _param, value: _workload(value),
+    help="A declared workload (workload: in the declaration file), such as Deployment/api.",
+)

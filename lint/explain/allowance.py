@@ -19,6 +19,11 @@ is the union check's, asked of one destination:
 DEST is **outside** when it is not inside and some route exists; an
 ``unknown`` route counts (the tool fails closed). A destination that is
 denied, or reached only through ``within`` policies, is not outside.
+
+One exception keeps explain and check in step (issue 25): a Cilium
+``egressDeny`` rule that takes DEST back does not clear an allow rule that
+check refuses, because check does not weigh ``egressDeny`` rules yet. The
+route names the allow rule and says so.
 """
 
 from __future__ import annotations
@@ -99,8 +104,20 @@ def _within(hit: Hit) -> bool:
     return hit.policy.entry.verdict == EgressVerdict.WITHIN
 
 
+_DENY_NOT_WEIGHED = (
+    " (an egressDeny rule takes it back, but check does not weigh egressDeny rules yet "
+    "and refuses this rule)"
+)
+
+
 def _routes(to: ToVerdict, admits: Sequence[AdminAdmit]) -> Iterator[str]:
-    if to.verdict is not Verdict.DENIED:
+    if to.denied_by:
+        # Cilium drops it, but check's verdict on the allow rule stands:
+        # until the tiers are evaluated exactly, explain follows check.
+        for hit in (*to.admitted_by, *to.partly, *to.undecided):
+            if not (hit.rule.deny or _within(hit)):
+                yield f"{hit.policy.label} egress rule {hit.rule.index}{_DENY_NOT_WEIGHED}"
+    elif to.verdict is not Verdict.DENIED:
         if to.verdict is Verdict.ALLOWED and not to.admitted_by:
             yield "every destination: no policy puts the pod in egress default-deny"
         elif to.verdict is Verdict.UNKNOWN and not (to.undecided or to.unreadable):

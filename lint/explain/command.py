@@ -8,26 +8,31 @@ module holds no click. The command line, its options and exit codes are in
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from lint.checks.context import ReadCilium
 from lint.checks.controller import controller_setting
+from lint.checks.runner import check_context
 from lint.decision.allowance import build_allowance
+from lint.declarations.entries import DeclaredSandbox
 from lint.explain.allowance import judge_allowance
-from lint.explain.destination import parse_destination
+from lint.explain.destination import Destination, parse_destination
 from lint.explain.reach_to import admin_admits
 from lint.explain.sandbox import Explanation, explain
-from lint.explain.selection import choose
-from lint.explain.verdict import ToVerdict, judge_destination
-from lint.intake import take_in
+from lint.explain.selection import SelectionError, choose
+from lint.explain.verdict import Headline, ToVerdict, cluster_headline, judge_destination
+from lint.intake import Intake, take_in
 from lint.loading import DEFAULT_LIMITS, LoadLimits
 from lint.sandboxes import Path as AcquisitionPath
+from lint.sandboxes import target_object
 
 
 @dataclass(frozen=True)
 class ExplainOptions:
-    template: str
+    template: str | None
+    """``--template``: a SandboxTemplate, or a workload, by name."""
     paths: tuple[str, ...] = (".",)
     config: Path | None = None
     profile: str | None = None
@@ -40,36 +45,103 @@ class ExplainOptions:
     """Processes to load the manifests on; 1 stays in this one."""
     controller_version: str | None = None
     """``--controller-version`` (DESIGN §12)."""
+    workload: tuple[str, str] | None = None
+    """``--workload KIND/NAME``: a declared workload (instead of ``template``)."""
 
 
-def run_explain(
-    options: ExplainOptions, stdin: bytes | None = None
-) -> tuple[Explanation, ToVerdict | None]:
+@dataclass(frozen=True)
+class Environment:
+    """One ``renders:`` environment, rendered: its name, the rendered
+    manifests, and the namespace objects that name none take."""
+
+    name: str
+    stdin: bytes
+    namespace: str | None
+
+
+Explained = tuple[Explanation, ToVerdict | None]
+
+
+def run_explain(options: ExplainOptions, stdin: bytes | None = None) -> Explained:
     """Explain one sandbox. Raises DeclarationError, SelectionError or
     DestinationError, all usage errors."""
     destination = parse_destination(options.to) if options.to is not None else None
     intake = take_in(options, stdin=stdin)
-    chosen = choose(
-        intake.declarations, intake.sandboxes, options.template, options.profile, options.namespace
+    chosen = _chosen(options, intake)
+    return _explained(options, intake, chosen, destination)
+
+
+def run_explain_environments(
+    options: ExplainOptions, environments: Sequence[Environment]
+) -> Explained:
+    """Explain one sandbox in one of the declaration file's ``renders:``
+    environments: the one given, else the one whose render holds the
+    sandbox's template or workload. Raises as ``run_explain``, and
+    SelectionError when it is in several and none is given."""
+    destination = parse_destination(options.to) if options.to is not None else None
+    found = []
+    for environment in environments:
+        given = dataclasses.replace(options, paths=("-",), namespace=environment.namespace)
+        intake = take_in(given, stdin=environment.stdin)
+        chosen = _chosen(given, intake)
+        present = target_object(chosen, intake.inventory.namespace(chosen.namespace))
+        if present is not None or len(environments) == 1:
+            found.append((environment.name, given, intake, chosen))
+    if len(found) != 1:
+        names = ", ".join(e.name for e in environments)
+        where = ", ".join(name for name, *_ in found)
+        target = _target_text(options)
+        if found:
+            raise SelectionError(
+                f"{target} is in several renders: environments ({where}); "
+                "pick one with --environment"
+            )
+        raise SelectionError(f"no renders: environment ({names}) renders {target}")
+    name, given, intake, chosen = found[0]
+    explanation, verdict = _explained(given, intake, chosen, destination)
+    return dataclasses.replace(explanation, environment=name), verdict
+
+
+def _target_text(options: ExplainOptions) -> str:
+    if options.workload is not None:
+        return f"{options.workload[0]} {options.workload[1]!r}"
+    return f"template {options.template!r}"
+
+
+def _chosen(options: ExplainOptions, intake: Intake) -> DeclaredSandbox:
+    return choose(
+        intake.declarations,
+        intake.sandboxes,
+        options.template,
+        options.profile,
+        options.namespace,
+        workload=options.workload,
     )
+
+
+def _explained(
+    options: ExplainOptions,
+    intake: Intake,
+    chosen: DeclaredSandbox,
+    destination: Destination | None,
+) -> Explained:
     setting = controller_setting(options.controller_version, intake.declarations, intake.inventory)
-    explanation = explain(
-        chosen,
-        intake.inventory,
-        intake.loaded.problems,
-        path=options.path,
-        read_cilium=options.read_cilium,
-        namespace_labels=intake.declarations.namespaces,
-        facts=setting.facts,
-    )
+    ctx = check_context(intake, options.read_cilium)
+    explanation = explain(chosen, ctx, path=options.path, facts=setting.facts)
     verdict = None
     if destination is not None:
-        verdict = judge_destination(explanation.policies, destination)
+        verdict = judge_destination(explanation.cluster_policies, destination)
         examined = explanation.reach.decision.examined if explanation.reach else ()
         admits = admin_admits(explanation.reach_offered, examined, destination)
         explanation = dataclasses.replace(explanation, admin_admits=admits)
         answer = judge_allowance(build_allowance(explanation.translation), verdict, admits)
-        verdict = dataclasses.replace(verdict, allowance=answer)
+        host = None
+        if chosen.host == "namzu":
+            own = judge_destination(explanation.policies, destination)
+            host = Headline(own.verdict, own.reason)
+        verdict = dataclasses.replace(
+            verdict, allowance=answer, cluster=cluster_headline(verdict, admits), host=host
+        )
     return explanation, verdict
 
 

@@ -9,7 +9,7 @@ engine cannot read stays unreadable here too, rather than being guessed at.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
@@ -22,6 +22,8 @@ from lint.decision.ports import (
     read_cilium_ports,
     read_port_list,
 )
+from lint.decision.reach.cidr_groups import ResolvedBlock, Unresolved, resolve_cidr_set_entry
+from lint.decision.reach.model import ReachCandidate
 from lint.decision.values import ABSENT, JSON, UNREADABLE, compact_json, read_list
 from lint.explain.describe import describe_block, describe_selector_peer
 
@@ -158,9 +160,13 @@ def _core_target(raw: JSON) -> Target:
 # --- Cilium rules (§7.3, §9.5, §10.2) ----------------------------------------------
 
 
-def cilium_rule_grants(rule: JSON, *, clusterwide: bool) -> RuleGrants:
+def cilium_rule_grants(
+    rule: JSON, *, clusterwide: bool, cidr_groups: Sequence[ReachCandidate] = ()
+) -> RuleGrants:
     """A Cilium egress (or egressDeny) rule: a rule with no destination field
-    is port-only and reaches every destination."""
+    is port-only and reaches every destination. A `toCIDRSet` entry that
+    references CiliumCIDRGroups stands for the groups' CIDRs, resolved as
+    ``check`` resolves them (``cidr_groups``: the run's groups)."""
     if not isinstance(rule, dict):
         return RuleGrants((), NOT_AN_OBJECT)
     ports = read_cilium_ports(rule)
@@ -176,11 +182,36 @@ def cilium_rule_grants(rule: JSON, *, clusterwide: bool) -> RuleGrants:
     if not fields:
         return RuleGrants((Grant(EveryDestination(), ports),))
     targets = [
-        _cilium_target(name, entry, clusterwide)
+        target
         for name, entries in fields.items()
         for entry in entries
+        for target in _cilium_targets(name, entry, clusterwide, cidr_groups)
     ]
     return RuleGrants(tuple(Grant(target, ports) for target in targets))
+
+
+def _cilium_targets(
+    field: str, entry: JSON, clusterwide: bool, cidr_groups: Sequence[ReachCandidate]
+) -> list[Target]:
+    if field == "toCIDRSet" and _references_groups(entry):
+        resolved = resolve_cidr_set_entry(entry, cidr_groups)
+        if isinstance(resolved, Unresolved):
+            return [Opaque(f"a `toCIDRSet` entry that cannot be resolved: {resolved.detail}")]
+        return [_resolved_block(block) for block in resolved]
+    return [_cilium_target(field, entry, clusterwide)]
+
+
+def _references_groups(entry: JSON) -> bool:
+    return isinstance(entry, dict) and any(
+        entry.get(key) is not None for key in ("cidrGroupRef", "cidrGroupSelector")
+    )
+
+
+def _resolved_block(block: ResolvedBlock) -> Target:
+    peer = ipblock_peer(block.ip_block)
+    if not isinstance(peer, CidrPeer):
+        return _unreadable("toCIDRSet", block.ip_block)
+    return Block(peer, block.ip_block)
 
 
 def _cilium_target(field: str, entry: JSON, clusterwide: bool) -> Target:

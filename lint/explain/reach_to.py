@@ -13,6 +13,9 @@ ports never admits the destination; an address is matched against
 addresses cannot be known offline *may* admit it. A Calico rule is not
 weighed against earlier Deny rules of its tier: the answer names it as a
 rule that admits the destination, which is what a reviewer must check.
+A Calico ``Pass`` in the ``default`` tier skips that tier's end-of-tier
+Deny and lands in the namespace profile, which allows everything: reach
+counts it as an allow rule, and so does this answer (issue 25).
 """
 
 from __future__ import annotations
@@ -66,12 +69,18 @@ class AdminAdmit:
     verdict: str | None = None
 
     @property
+    def label(self) -> str:
+        return f"{self.kind}/{self.name} egress rule {self.rule}"
+
+    @property
     def text(self) -> str:
         named = f' ("{self.rule_name}")' if self.rule_name else ""
         where = f"{self.location.file}:{self.location.line}"
-        admits = "admits it" if self.certain else f"may admit it: {self.why}"
-        rule = f"{self.kind}/{self.name} egress rule {self.rule}{named}"
-        return f"{rule} on {self.ports}, {admits} ({where})"
+        if self.certain:
+            admits = "admits it" if self.why is None else f"admits it: {self.why}"
+        else:
+            admits = f"may admit it: {self.why}"
+        return f"{self.label}{named} on {self.ports}, {admits} ({where})"
 
 
 def admin_admits(
@@ -133,9 +142,15 @@ def _matching_rules(
         if not _calico_governs(spec, rules):
             return
         namespaced = candidate.kind == calico.NAMESPACED_POLICY
+        in_default = spec.get("tier", "default") in ("default", None)
         for index, rule in enumerate(rules):
-            if isinstance(rule, dict) and rule.get("action") == "Allow":
+            if not isinstance(rule, dict):
+                continue
+            if rule.get("action") == "Allow":
                 yield from _calico_rule(index, rule, namespaced, destination)
+            elif rule.get("action") == "Pass":
+                for matched in _calico_rule(index, rule, namespaced, destination):
+                    yield _passed(matched, in_default=in_default)
 
 
 def _admin_rule(
@@ -199,6 +214,29 @@ def _calico_rule(
     elif match.reach is not Reach.MAYBE and negated:
         match = Match(Reach.MAYBE, _CALICO_NEGATED.format(fields=", ".join(negated)))
     yield index, rule, match, ports
+
+
+_PASS_IN_DEFAULT: Final = (
+    "a Pass in the `default` tier skips the NetworkPolicy isolation, and the namespace "
+    "profile then allows everything"
+)
+_PASS_ELSEWHERE: Final = (
+    "a Pass hands it to the later tiers and the namespace profile, which may allow it"
+)
+
+
+def _passed(matched: _Matched, *, in_default: bool) -> _Matched:
+    """A Calico ``Pass`` rule that matches the destination: in the
+    ``default`` tier it skips the tier's end-of-tier Deny, so the profile
+    lets the destination out (reach judges such a Pass as an allow rule);
+    in another tier what comes after is not weighed here, so it may."""
+    index, rule, match, ports = matched
+    if match.reach is Reach.NO:
+        return matched
+    if in_default and match.reach is Reach.YES:
+        return index, rule, Match(Reach.YES, _PASS_IN_DEFAULT), ports
+    why = _PASS_IN_DEFAULT if in_default else _PASS_ELSEWHERE
+    return index, rule, Match(Reach.MAYBE, f"{match.why}; {why}" if match.why else why), ports
 
 
 def _everything_but(not_nets: tuple[str, ...]) -> Iterator[Target]:

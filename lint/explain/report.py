@@ -10,7 +10,7 @@ with the rules behind it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from lint import __version__
@@ -19,7 +19,7 @@ from lint.decision.values import render_labels
 from lint.declarations.entries import DeclaredSandbox
 from lint.explain.sandbox import Explanation, PolicyView, RuleView
 from lint.explain.selection import declared_at
-from lint.explain.verdict import Hit, ToVerdict
+from lint.explain.verdict import Hit, ToVerdict, isolation
 from lint.report.model import Location
 from lint.report.text_report import wrap
 from lint.report.words import in_words
@@ -66,6 +66,7 @@ def render_json(explanation: Explanation, to: ToVerdict | None) -> str:
             "podLabels": dict(sorted(explanation.labels.items())),
             "declaredAt": declared_at(chosen),
             **_target(chosen),
+            **_environment(explanation),
         },
         "egress": {
             "policyKind": translation.policy_kind,
@@ -188,10 +189,13 @@ def _hit(hit: Hit) -> dict[str, Any]:
 
 
 def _to(to: ToVerdict) -> dict[str, Any]:
+    headline = to.headline
     return {
         "destination": to.destination.text,
-        "verdict": to.verdict,
-        "reason": to.reason,
+        "verdict": headline.verdict,
+        "reason": headline.reason,
+        "hostVerdict": None if to.host is None else to.host.verdict,
+        "hostReason": None if to.host is None else to.host.reason,
         "admittedBy": [_hit(h) for h in to.admitted_by],
         "partlyAdmittedBy": [_hit(h) for h in to.partly],
         "undecided": [_hit(h) for h in to.undecided],
@@ -252,6 +256,13 @@ def _target(chosen: DeclaredSandbox) -> dict[str, Any]:
     return fields
 
 
+def _environment(explanation: Explanation) -> dict[str, Any]:
+    """``environment``, written only for a ``renders:`` environment."""
+    if explanation.environment is None:
+        return {}
+    return {"environment": explanation.environment}
+
+
 def _expected(explanation: Explanation) -> dict[str, str] | None:
     """The named object: the translation's, a ``host: none`` entry's
     ``expect``, or none."""
@@ -271,6 +282,8 @@ def _header(explanation: Explanation) -> Iterator[str]:
     if chosen.workload is not None:
         target = f"{chosen.workload.kind} {chosen.template}"
     yield f"Sandbox {target}{profile} in {chosen.namespace}, path {explanation.path}"
+    if explanation.environment is not None:
+        yield f"  rendered for the renders: environment {explanation.environment}"
     yield f"  declared at {declared_at(chosen)}: {translation.policy_kind}, engine {engine}"
     expected = _expected(explanation)
     if expected is None:
@@ -341,7 +354,10 @@ def _policy_lines(explanation: Explanation) -> Iterator[str]:
 def _destination_lines(explanation: Explanation) -> Iterator[str]:
     groups = grouped(explanation)
     yield "What the selecting policies let out, by destination:"
-    if not groups:
+    enforcing, doubtful = isolation(explanation.policies)
+    if not enforcing:
+        yield f"  {unisolated(doubtful)}"
+    elif not groups:
         yield "  nothing: no rule of a selecting policy admits any destination"
     for destination, items in groups.items():
         yield f"  {destination}"
@@ -351,9 +367,25 @@ def _destination_lines(explanation: Explanation) -> Iterator[str]:
             yield f"    {deny}{ports}: {policy.label} {_field(rule)} rule {rule.index} ({where})"
 
 
+def unisolated(doubtful: Sequence[str]) -> str:
+    """What a pod that no policy certainly isolates for egress reaches."""
+    if not doubtful:
+        return (
+            "every destination: no policy puts the pod in egress default-deny, so it "
+            "reaches every destination"
+        )
+    return (
+        "every destination, unless one of these, which cannot be evaluated against the "
+        f"pod, puts it in egress default-deny: {', '.join(doubtful)}"
+    )
+
+
 def _to_lines(to: ToVerdict) -> Iterator[str]:
-    yield f"To {to.destination.text}: {to.verdict}"
-    yield f"  {to.reason}"
+    headline = to.headline
+    yield f"To {to.destination.text}: {headline.verdict}"
+    yield f"  {headline.reason}"
+    if to.host is not None:
+        yield f"  the namzu host's own verdict: {to.host.verdict}"
     for title, hits in (
         ("denied by", to.denied_by),
         ("admitted by", to.admitted_by),

@@ -1,10 +1,11 @@
 """One sandbox's effective egress: every policy ``check`` would examine for
 it, with its verdict, and what each selecting policy's rules let out.
 
-Nothing is decided twice: the candidates, documents and verdicts come from
-the same functions ``check`` runs (``judged_entries``, ``egress_documents``,
-``summarize_union``), so explain and check always agree on which policies
-select the pod and how each is judged.
+Nothing is decided twice: the path's pod, candidates, documents, verdicts
+and reach come from ``lint.checks.runner.judge_path``, the one judgement
+``check`` makes of every acquisition path, so explain and check always
+agree on which policies select the pod and how each is judged. Explain
+only reads each selecting policy's rules again, to say what they let out.
 """
 
 from __future__ import annotations
@@ -12,32 +13,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from lint.checks.candidates import Placeholder, Sourced, declared_location
-from lint.checks.context import CheckContext, ReadCilium, precise_location
-from lint.checks.egress import EgressInput, egress_reach, union_context
-from lint.checks.judging import Judging, Scope, judged_entries, with_controller
-from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
-from lint.decision.allowance import build_allowance
+from lint.checks.candidates import Placeholder, Sourced
+from lint.checks.context import CheckContext, precise_location
+from lint.checks.egress import judge_union
+from lint.checks.reach import offered_in, reach_data_of
+from lint.checks.reach_candidates import Offered
+from lint.checks.runner import judge_path
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
-from lint.decision.egress_documents import egress_documents
-from lint.decision.model import Candidate, Decision, PolicyDocument, Subject, Translation, Tri
-from lint.decision.union import examine, summarize_union
+from lint.decision.model import Candidate, PolicyDocument, Translation, Tri
+from lint.decision.reach.model import ReachCandidate
 from lint.decision.values import JSON
 from lint.declarations.entries import DeclaredSandbox
 from lint.explain.grants import RuleGrants, cilium_rule_grants, core_rule_grants
 from lint.explain.reach_to import AdminAdmit
-from lint.inventory import Inventory
-from lint.loading import LoadProblem
-from lint.report.model import ExaminedEntry, Location, ReachReport, SandboxRef
-from lint.sandboxes import (
-    Path,
-    declared_paths,
-    pod_labels,
-    pod_variants,
-    sandbox_template,
-    target_object,
-)
+from lint.report.model import DecisionReport, ExaminedEntry, Location, ReachReport
+from lint.sandboxes import Path, declared_paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +73,8 @@ class Explanation:
     path: Path
     labels: Mapping[str, str]
     translation: Translation
-    decision: Decision
+    decision: DecisionReport
+    """The union decision, as ``check`` reports it (its ``examined`` too)."""
     policies: tuple[PolicyView, ...]
     cilium_read: bool
     cilium_skipped: int = 0
@@ -92,71 +84,69 @@ class Explanation:
     reach_offered: tuple[Offered, ...] = ()
     admin_admits: tuple[AdminAdmit, ...] = ()
     """With ``--to``: the Admin-tier allow rules that admit the destination."""
+    environment: str | None = None
+    """The ``renders:`` environment the manifests were rendered for, if any."""
+    reach_policies: tuple[PolicyView, ...] = ()
+    """The Cilium policies reach reads under engine core, which the union
+    does not: the cluster may enforce them (CLUSTER-POLICIES §11)."""
+
+    @property
+    def cluster_policies(self) -> tuple[PolicyView, ...]:
+        """Every policy of the NetworkPolicy tier the cluster may enforce."""
+        return self.policies + self.reach_policies
 
 
 def explain(
     chosen: DeclaredSandbox,
-    inventory: Inventory,
-    problems: Sequence[LoadProblem],
+    ctx: CheckContext,
     *,
     path: Path | None,
-    read_cilium: ReadCilium,
-    namespace_labels: Mapping[str, Mapping[str, str]] | None = None,
     facts: ControllerFacts = DEFAULT_FACTS,
 ) -> Explanation:
-    """Judge every candidate for the chosen sandbox on one acquisition path
-    (the first of its paths unless ``path`` is given)."""
-    namespace = inventory.namespace(chosen.namespace)
-    template = sandbox_template(chosen, namespace)
+    """Present the chosen sandbox on one acquisition path (the first of its
+    paths unless ``path`` is given), as ``check`` judges it: the path's pod,
+    candidates, documents, verdicts and reach come from ``judge_path``, the
+    function ``check`` runs for every path; nothing is judged here."""
+    namespace = ctx.inventory.namespace(chosen.namespace)
     walked = path or declared_paths(chosen, namespace)[0]
-    variant = pod_variants(walked, namespace, chosen.template)[0]
-    labels = pod_labels(chosen, target_object(chosen, namespace), variant, facts.column)
-    subject = Subject(chosen.namespace, labels)
-    allowance = build_allowance(chosen.translation)
-    with_cilium = chosen.engine == "cilium" or read_cilium == "always"
-    controller = with_controller(walked, facts)
-    scope = Scope(chosen.namespace, template, controller, with_cilium, facts=facts)
-
-    cidr_groups = reach_data(inventory, namespace_labels or {}).cidr_groups
-
-    def read(candidate: Candidate) -> list[PolicyDocument]:
-        return egress_documents(candidate, subject, allowance, chosen.translation, cidr_groups)
-
-    named = (chosen.translation.kind, chosen.translation.name)
-    if not chosen.translation.named:
-        named = ("", "")  # `host: none`: no document is exempt
-    judging = Judging(read, examine, union_context(chosen.translation), "egress", subject, named)
-    ctx = CheckContext(inventory, problems, read_cilium, namespace_labels=namespace_labels or {})
-    judged = judged_entries(ctx, scope, labels, judging)
+    judged_path = judge_path(ctx, facts, chosen, walked)
+    given, judgement = judged_path.given, judged_path.egress
+    decision, judged = judgement.report.union, judgement.union
+    if decision is None or judged is None:
+        # `verify: named-object-only`: check judges no union, but explain
+        # still lists what the union would examine, judged as check would.
+        decision, judged, _ = judge_union(ctx, given, judgement.allowance)
+    groups = reach_data_of(ctx).cidr_groups
     every = judged.entries()
-    decision = summarize_union([j.examined for j in every], allowance)
-    ref = SandboxRef(chosen.namespace, chosen.template, chosen.profile, walked, variant.claim)
-    at = declared_location(chosen)
-    egress = EgressInput(ref, chosen, subject, template, at, facts, variant.claim_annotations)
-    reach = None
-    if chosen.union_verified:
-        reach, _ = egress_reach(ctx, egress, allowance, judged)
-    policies = tuple(_policy_view(j.entry, j.examined.document, j.origin) for j in every)
+    policies = tuple(_policy_view(j.entry, j.examined.document, j.origin, groups) for j in every)
+    with_cilium = chosen.engine == "cilium" or ctx.read_cilium == "always"
     skipped = 0
     if not with_cilium:
         skipped = len(namespace.of_kind(CILIUM_KIND))
-        skipped += len(inventory.cluster_objects(CLUSTERWIDE_KIND))
+        skipped += len(ctx.inventory.cluster_objects(CLUSTERWIDE_KIND))
     return Explanation(
         chosen,
         walked,
-        labels,
+        given.subject.labels,
         chosen.translation,
         decision,
         policies,
         with_cilium,
         skipped,
-        reach,
-        reach_candidates(inventory, chosen.namespace),
+        judgement.report.reach,
+        offered_in(ctx, chosen.namespace),
+        reach_policies=tuple(
+            _policy_view(j.entry, j.examined.document, j.origin, groups)
+            for j in judgement.cilium_under_core.entries()
+        ),
     )
 
 
 def _policy_view(
-    entry: ExaminedEntry, document: PolicyDocument, origin: Sourced | Placeholder
+    entry: ExaminedEntry,
+    document: PolicyDocument,
+    origin: Sourced | Placeholder,
+    groups: Sequence[ReachCandidate],
 ) -> PolicyView:
     if isinstance(origin, Placeholder) or document.unreadable is not None:
         return PolicyView(entry, document, ())
@@ -169,10 +159,10 @@ def _policy_view(
     if document.kind == CORE_KIND:
         if not document.enforces:
             return PolicyView(entry, document, (), _NOT_EGRESS)
-        rules = _rules(origin, base, spec, "egress", deny=False)
+        rules = _rules(origin, base, spec, "egress", (), deny=False)
         return PolicyView(entry, document, rules)
-    rules = _rules(origin, base, spec, "egress", deny=False)
-    rules += _rules(origin, base, spec, "egressDeny", deny=True)
+    rules = _rules(origin, base, spec, "egress", groups, deny=False)
+    rules += _rules(origin, base, spec, "egressDeny", groups, deny=True)
     return PolicyView(entry, document, rules)
 
 
@@ -190,7 +180,13 @@ def _spec_of(candidate: Candidate, document: PolicyDocument) -> JSON:
 
 
 def _rules(
-    origin: Sourced, base: tuple[str | int, ...], spec: dict[str, JSON], key: str, *, deny: bool
+    origin: Sourced,
+    base: tuple[str | int, ...],
+    spec: dict[str, JSON],
+    key: str,
+    groups: Sequence[ReachCandidate],
+    *,
+    deny: bool,
 ) -> tuple[RuleView, ...]:
     rules = spec.get(key)
     if not isinstance(rules, list):
@@ -200,7 +196,8 @@ def _rules(
         if origin.candidate.kind == CORE_KIND:
             read = core_rule_grants(rule)
         else:
-            read = cilium_rule_grants(rule, clusterwide=origin.candidate.clusterwide)
+            clusterwide = origin.candidate.clusterwide
+            read = cilium_rule_grants(rule, clusterwide=clusterwide, cidr_groups=groups)
         location = precise_location(origin.obj, (*base, key, index))
         views.append(RuleView(index, deny, location, read))
     return tuple(views)

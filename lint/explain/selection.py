@@ -16,12 +16,20 @@ class SelectionError(Exception):
 def choose(
     declarations: Declarations,
     sandboxes: Sequence[DeclaredSandbox],
-    template: str,
+    template: str | None,
     profile: str | None,
     namespace: str | None,
+    *,
+    workload: tuple[str, str] | None = None,
 ) -> DeclaredSandbox:
     """The one declared sandbox the options name (``sandboxes`` is the run's
-    list, ``lint.intake``). Raises SelectionError."""
+    list, ``lint.intake``): by ``template`` (a SandboxTemplate or a
+    workload, by name), or by ``workload`` (kind, name). Raises
+    SelectionError."""
+    if workload is not None:
+        return _workload(sandboxes, workload, profile, namespace)
+    if template is None:
+        raise SelectionError("give --template NAME or --workload KIND/NAME")
     fitting = [
         sandbox
         for sandbox in sandboxes
@@ -50,6 +58,44 @@ def choose(
             "pick one with --namespace"
         )
     return matching[0]
+
+
+def _workload(
+    sandboxes: Sequence[DeclaredSandbox],
+    workload: tuple[str, str],
+    profile: str | None,
+    namespace: str | None,
+) -> DeclaredSandbox:
+    """The declared workload entry (``workload:``) of that kind and name; a
+    kind is matched regardless of case (``deployment/api``)."""
+    kind, name = workload
+    fitting = [
+        sandbox
+        for sandbox in sandboxes
+        if sandbox.workload is not None
+        and sandbox.workload.kind.lower() == kind.lower()
+        and sandbox.template == name
+        and namespace in (None, sandbox.namespace)
+        and profile in (None, sandbox.profile)
+    ]
+    if not fitting:
+        declared = sorted(
+            f"{s.workload.kind}/{s.template} ({s.namespace})"
+            for s in sandboxes
+            if s.workload is not None
+        )
+        raise SelectionError(
+            f"no workload {kind}/{name} is declared"
+            + (f" in namespace {namespace!r}" if namespace else "")
+            + f"; declared workloads: {', '.join(declared) or 'none'}"
+        )
+    if len(fitting) > 1:
+        namespaces = ", ".join(sorted(sandbox.namespace for sandbox in fitting))
+        raise SelectionError(
+            f"workload {kind}/{name} is declared in several namespaces ({namespaces}); "
+            "pick one with --namespace"
+        )
+    return fitting[0]
 
 
 def _default(

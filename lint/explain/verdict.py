@@ -24,6 +24,7 @@ from lint.explain.sandbox import PolicyView, RuleView
 
 if TYPE_CHECKING:
     from lint.explain.allowance import AllowanceAnswer
+    from lint.explain.reach_to import AdminAdmit
 
 
 class Verdict(StrEnum):
@@ -58,6 +59,62 @@ class ToVerdict:
     allowance: AllowanceAnswer | None = None
     """Whether the destination is let out beyond the allowance (the exit
     status of ``explain --to``); set by ``run_explain``."""
+    cluster: Headline | None = None
+    """The cluster's verdict, the headline (``cluster_headline``); set by
+    ``run_explain``. ``verdict`` and ``reason`` are the NetworkPolicy
+    tier's alone."""
+    host: Headline | None = None
+    """Under ``host: namzu``: the host's own verdict, over the policies its
+    union check reads; set by ``run_explain``."""
+
+    @property
+    def headline(self) -> Headline:
+        return self.cluster or Headline(self.verdict, self.reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Headline:
+    """A verdict for the destination, and why."""
+
+    verdict: Verdict
+    reason: str
+
+
+def isolation(policies: Sequence[PolicyView]) -> tuple[list[str], list[str]]:
+    """The policies that certainly put the pod in egress default-deny, and
+    those that may select it but cannot be evaluated, by label."""
+    relevant = [p for p in policies if p.entry.verdict != EgressVerdict.DOES_NOT_SELECT]
+    enforcing = [p.label for p in relevant if p.certain and p.document.enforces]
+    doubtful = [p.label for p in relevant if not p.certain]
+    return enforcing, doubtful
+
+
+def cluster_headline(to: ToVerdict, admits: Sequence[AdminAdmit]) -> Headline:
+    """The cluster's verdict for the destination. The NetworkPolicy tier's
+    verdict stands unless a rule the cluster applies ahead of it admits the
+    destination: an Admin-tier ``Allow``/``Accept``, a Calico ``Allow``, or
+    a ``Pass`` in Calico's ``default`` tier (``admin_admits``). Such a rule
+    that certainly admits it makes it allowed; one that may makes a denial
+    unknown. A rule whose policy reach judges ``within`` while the
+    destination is outside the allowance was excused by reach (a later
+    tier behind the isolation, an excused baseline), so it does not count.
+    Until the tiers are evaluated exactly, earlier Deny rules of those
+    tiers are not weighed: the answer then errs towards "allowed"."""
+    tier = Headline(to.verdict, to.reason)
+    counted = [a for a in admits if a.verdict != EgressVerdict.WITHIN]
+    if tier.verdict is Verdict.ALLOWED or not counted:
+        return tier
+    certain = [a for a in counted if a.certain and a.verdict != EgressVerdict.NOT_EVALUABLE]
+    if certain:
+        return Headline(
+            Verdict.ALLOWED,
+            f"{certain[0].label} admits it, and the cluster applies it before any NetworkPolicy",
+        )
+    if tier.verdict is Verdict.UNKNOWN:
+        return tier
+    first = counted[0]
+    why = first.why or "its policy cannot be judged for the pod"
+    return Headline(Verdict.UNKNOWN, f"{first.label} may admit it: {why}")
 
 
 def _hits(policies: Sequence[PolicyView], destination: Destination, *, deny: bool) -> Iterator[Hit]:
@@ -120,8 +177,7 @@ def _decide(
 ) -> tuple[Verdict, str]:
     if hits.denied:
         return Verdict.DENIED, f"an egressDeny rule of {hits.denied[0].policy.label} matches it"
-    enforcing = [p.label for p in relevant if p.certain and p.document.enforces]
-    doubtful = [p.label for p in relevant if not p.certain]
+    enforcing, doubtful = isolation(relevant)
     if not enforcing:
         if doubtful:
             return Verdict.UNKNOWN, (

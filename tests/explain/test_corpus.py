@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from lint.checks.context import CheckContext
 from lint.declarations import Declarations, load_declarations
 from lint.explain.destination import parse_destination
 from lint.explain.report import render_json, render_text
@@ -61,9 +62,8 @@ def test_explain_reads_every_namespace_of_the_corpus(source: str, tmp_path: Path
     for namespace in namespaces:
         for profile in (None, "core"):
             chosen = choose(declarations, declarations.entries, "t", profile, namespace)
-            explanation = explain(
-                chosen, inventory, loaded.problems, path=None, read_cilium="always"
-            )
+            ctx = CheckContext(inventory, loaded.problems, "always")
+            explanation = explain(chosen, ctx, path=None)
             assert explanation.policies or explanation.decision.refusal
             render_text(explanation, None)
             for destination in destinations:

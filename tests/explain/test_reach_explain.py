@@ -29,7 +29,10 @@ def test_explain_lists_the_reach_documents() -> None:
 def test_to_names_the_admin_rule_that_admits_the_destination() -> None:
     to = _explain("admin-network-policy", "--to", "1.1.1.1:443")["to"]
     assert isinstance(to, dict)
-    assert to["verdict"] == "denied"  # the host's own answer is unchanged
+    # The headline is the cluster's: the Admin-tier Allow comes before every
+    # NetworkPolicy (issue 25); the host's own answer follows, unchanged.
+    assert (to["verdict"], to["hostVerdict"]) == ("allowed", "denied")
+    assert to["reason"].startswith("AdminNetworkPolicy/cluster-egress egress rule 0 admits it")
     assert to["reachAdmittedBy"] == [
         {
             "kind": "AdminNetworkPolicy",

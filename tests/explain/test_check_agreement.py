@@ -1,0 +1,67 @@
+"""One answer (issue 25): on every fixture tree, for every sandbox path
+``check`` reports and a fixed list of destinations, ``explain --to`` lets a
+destination out beyond the allowance (exit 1) only on a path that ``check``
+refuses. Both go through the one judgement of the path, so a destination
+explain counts as let out is always one check has a refusal for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.checks.scenario_runner import REPO, run_cli
+from tests.checks.test_scenarios import EXTRA_ARGS
+
+FIXTURES = REPO / "fixtures"
+DESTINATIONS = ("8.8.8.8:443", "10.0.0.10:53/UDP", "169.254.169.254:80", "[2001:db8::1]:443")
+SCENARIOS = sorted(f"scenarios/{p.name}" for p in (FIXTURES / "scenarios").iterdir() if p.is_dir())
+TREES = ["demo", "helm/rendered", *SCENARIOS]
+
+
+def _refused(sandbox: dict[str, Any]) -> bool:
+    """Whether check refuses the path's egress: the union's decision or
+    reach's."""
+    egress = sandbox["egress"]
+    union, reach = egress.get("union"), egress.get("reach")
+    return bool(
+        (union is not None and union["refusal"] is not None)
+        or (reach is not None and reach["refusal"] is not None)
+    )
+
+
+def _paths(report: dict[str, Any]) -> dict[tuple[str, str, str | None, str], bool]:
+    """Each path check reports, refused or not. The claim-free entry of a
+    path is the pod explain shows; a path with only claims' entries counts
+    as refused when any of them is."""
+    paths: dict[tuple[str, str, str | None, str], bool] = {}
+    claimless: set[tuple[str, str, str | None, str]] = set()
+    for sandbox in report["sandboxes"]:
+        key = (sandbox["namespace"], sandbox["template"], sandbox["profile"], sandbox["path"])
+        if "claim" not in sandbox:
+            claimless.add(key)
+            paths[key] = _refused(sandbox)
+        elif key not in claimless:
+            paths[key] = paths.get(key, False) or _refused(sandbox)
+    return paths
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_explain_lets_out_only_what_check_refuses(tree: str) -> None:
+    cwd = FIXTURES / tree
+    extra = EXTRA_ARGS.get(Path(tree).name, ())
+    check = run_cli(["check", ".", "--format", "json", *extra], cwd)
+    assert check.exit_code in (0, 1), check.stderr
+    disagreements = []
+    for (namespace, template, profile, path), refused in _paths(check.report).items():
+        args = ["explain", ".", "--template", template, "--namespace", namespace, "--path", path]
+        args += ["--profile", profile] if profile else []
+        for destination in DESTINATIONS:
+            explained = run_cli([*args, *extra, "--to", destination, "--format", "json"], cwd)
+            assert explained.exit_code in (0, 1), explained.stderr
+            if explained.exit_code == 1 and not refused:
+                routes = json.loads(explained.stdout)["to"]["allowance"]["routes"]
+                disagreements.append((template, path, destination, routes))
+    assert disagreements == []
