@@ -19,7 +19,7 @@ import click
 
 from lint.checks.context import ReadCilium
 from lint.checks.runner import CheckOptions, CheckRun, check_run
-from lint.cli.exits import FAILED, OK, USAGE, fail
+from lint.cli.exits import FAILED, OK, USAGE, fail, say
 from lint.cli.options import (
     CONFIG,
     CONTROLLER_VERSION,
@@ -144,7 +144,7 @@ def execute_environments(
 
 def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None) -> int:
     if out.write_baseline is not None:
-        write_output(out.write_baseline, (render_baseline(report.findings),))
+        write_output(out.write_baseline, (render_baseline(report.findings),), "json")
     colour = colour_wanted(out.output is None and not out.passthrough and sys.stdout.isatty())
     rendering = dataclasses.replace(out.rendering, colour=colour)
     reporter = CHECK_REPORTERS[out.fmt]
@@ -154,15 +154,17 @@ def _write(report: Report, run: object, out: OutputOptions, stdin: bytes | None)
             # Under --passthrough the report itself is on standard error,
             # and its `truncated` member says it.
             with reader_may_leave(sys.stderr):
-                click.echo(truncation_note(truncated), err=True)
+                say(truncation_note(truncated))
     else:
         chunks = reporter.chunks(report, rendering)
     if out.passthrough and stdin is not None:
         _pass_through(stdin)
     if out.output is not None:
-        write_output(out.output, chunks)
+        write_output(out.output, chunks, reporter.style)
     else:
-        write_standard(chunks, to_stderr=out.passthrough, as_is=reporter.escapes_controls)
+        write_standard(
+            chunks, to_stderr=out.passthrough, style=reporter.style, colour=rendering.colour
+        )
     hold(run)  # the console script leaves without freeing it
     return exit_code(report, out.fail_on)
 

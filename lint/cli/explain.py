@@ -29,6 +29,7 @@ from lint.cli.options import (
     namespace_option,
     render_options,
 )
+from lint.cli.writing import write_standard
 from lint.declarations import DeclarationError
 from lint.explain.command import ExplainOptions, let_out_beyond, run_explain
 from lint.explain.destination import DestinationError
@@ -110,5 +111,6 @@ def explain_command(
         fail(error.report(), USAGE)
     except (SelectionError, DestinationError) as error:
         fail(str(error), USAGE)
-    click.echo(EXPLAIN_REPORTERS[fmt].render(explained, None), nl=False)
+    text = EXPLAIN_REPORTERS[fmt].render(explained, None)
+    write_standard((text,), to_stderr=False, style="json" if fmt == "json" else "text")
     sys.exit(FAILED if let_out_beyond(explained[1]) else OK)
