@@ -290,3 +290,25 @@ def test_text_without_commands_is_unchanged() -> None:
     for text in ("fc00::/7 and ::/0 mid-line", '{"a":"b"}\n', "# comment\n  - item\n"):
         for style in ("text", "json", "annotations"):
             assert neutralise(text, style) == text
+
+
+_WRITERS = re.compile(r"click\.(?:echo|secho)\(|sys\.std(?:out|err)\.(?:write|buffer)|\bprint\(")
+_CHOKE_POINTS = {
+    "lint/cli/writing.py": "every report, listing and manifest (safe_chunks)",
+    "lint/cli/exits.py": "every message (say)",
+    "lint/console.py": "the fixed --version line",
+    "lint/cli/check.py": "--passthrough: the input itself, as the pipe's next command reads it",
+    "lint/rules_doc.py": "a maintainer's script writing docs/rules.md",
+}
+
+
+def test_only_the_choke_points_write() -> None:
+    """Nothing in the tool writes to a standard stream but the places that
+    make the text safe first, so the guarantee holds by construction."""
+    root = Path(__file__).resolve().parents[2]
+    writers = {
+        path.relative_to(root).as_posix()
+        for path in (root / "lint").rglob("*.py")
+        if _WRITERS.search(path.read_text(encoding="utf-8"))
+    }
+    assert writers <= set(_CHOKE_POINTS), writers - set(_CHOKE_POINTS)
