@@ -11,6 +11,7 @@ candidate is judged once per distinct context and the entries are reused
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +34,14 @@ from lint.checks.context import (
 )
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import document_name
-from lint.decision.model import Candidate, EgressVerdict, Examined, PolicyDocument, Subject
+from lint.decision.model import (
+    Candidate,
+    EgressVerdict,
+    Examined,
+    PolicyDocument,
+    Subject,
+    Tri,
+)
 from lint.decision.policy_shape import Direction
 from lint.decision.selection_index import ScopeSelection, selection_index
 from lint.inventory import KubeObject
@@ -297,7 +305,56 @@ def judged_entries(
     # A candidate with no shared entries left unvisited (a bug) fails loudly.
     assert quiet.block.unfilled <= own.keys(), "a candidate was neither visited nor shared"
     tail = _placeholder_entries(ctx, scope, judging) if placeholders else ()
+    if judging.rules_key == "egress":
+        own.update(_split_copies(prepared, quiet, own, judging))
     return Judged(quiet.block, tuple(sorted(own.items())), tail, _selecting(quiet, own, tail))
+
+
+COPY_NOT_ISOLATING: Final = (
+    "it isolates the pod, but another copy of the same name ({places}) does not; only one "
+    "copy can exist in the cluster, and which one depends on the order they are applied"
+)
+
+
+def _split_copies(
+    prepared: PreparedScope,
+    quiet: _Quiet,
+    own: Mapping[int, tuple[JudgedEntry, ...]],
+    judging: Judging,
+) -> Iterator[tuple[int, tuple[JudgedEntry, ...]]]:
+    """Copies of one kind and name (``duplicate-object``) of which some
+    isolate the pod for egress and some do not: any one of them may be the
+    one the cluster keeps, so none counts as isolating, whatever the file
+    order. Each isolating copy's documents are judged again as enforcing
+    nothing; what they let out is still judged, so a widening copy still
+    widens."""
+    for indices in prepared.by_name.values():
+        if len(indices) < 2:
+            continue
+        entries = {i: own.get(i, quiet.slots[i] or ()) for i in indices}
+        isolating = [i for i in indices if any(map(_isolates, entries[i]))]
+        if not isolating or len(isolating) == len(indices):
+            continue
+        for i in isolating:
+            others = [prepared.candidates[j].item.obj for j in indices if j not in isolating]
+            places = ", ".join(f"{o.document.file}:{o.document.line}" for o in others)
+            yield i, tuple(_not_isolating(entry, places, judging) for entry in entries[i])
+
+
+def _isolates(entry: JudgedEntry) -> bool:
+    document = entry.examined.document
+    return document.selects is Tri.YES and document.enforces and document.unreadable is None
+
+
+def _not_isolating(entry: JudgedEntry, places: str, judging: Judging) -> JudgedEntry:
+    if not _isolates(entry):
+        return entry
+    document = dataclasses.replace(entry.examined.document, enforces=False)
+    examined = judging.examine(document)
+    if examined.verdict == EgressVerdict.NOT_EGRESS_SCOPED:
+        examined = dataclasses.replace(examined, detail=COPY_NOT_ISOLATING.format(places=places))
+    report = examined_entries([examined], {id(document): entry.origin}, judging.rules_key)[0]
+    return JudgedEntry(examined, report, entry.origin)
 
 
 def _selecting(
