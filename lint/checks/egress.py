@@ -259,6 +259,7 @@ def _check_union(
         rules_key="egress",
         template=given.template,
         translation=given.translation,
+        data=reach_data_of(ctx),
     )
     return report, judged, refusal_findings(judged.selecting, summary, refusal)
 
