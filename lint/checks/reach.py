@@ -155,10 +155,13 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     return report, _findings(searched, given, paths, cilium.selecting, reach_data_of(ctx))
 
 
-def is_isolated(union: Sequence[JudgedEntry]) -> tuple[bool, str | None]:
+def is_isolated(
+    union: Sequence[JudgedEntry], split: frozenset[int] = frozenset()
+) -> tuple[bool, str | None]:
     """§1.3 ISO over the union's documents, and the isolating policy's name.
     A document that selects the pod is never ``does-not-select``, so the
-    union's selecting entries are enough."""
+    union's selecting entries are enough. A copy in ``split`` isolates the
+    pod while another copy of its name does not, so it does not count."""
     # Most documents do not select the pod: those that do are found by a
     # search at C speed, then tested in order.
     documents = list(map(_DOCUMENT, union))
@@ -171,7 +174,7 @@ def is_isolated(union: Sequence[JudgedEntry]) -> tuple[bool, str | None]:
             return False, None
         document = documents[at]
         readable = document.kind == NETWORK_POLICY.name and document.unreadable is None
-        if readable and document.enforces:
+        if readable and document.enforces and id(union[at].origin) not in split:
             return True, document.name
 
 
@@ -197,7 +200,7 @@ def _pod_spec(template: KubeObject | None) -> object:
 
 
 def reach_subject(given: ReachInput) -> ReachSubject:
-    iso, iso_policy = is_isolated(given.union.selecting)
+    iso, iso_policy = is_isolated(given.union.selecting, given.union.split)
     return ReachSubject(
         namespace=given.subject.namespace,
         pod=pod_label_view(given.subject.labels),

@@ -221,3 +221,14 @@ def test_file_order_never_changes_the_report(in_tmp: Path, case: str, data: st.D
     files = _written(in_tmp, case)
     first = _check(files)
     assert _check(data.draw(st.permutations(files))) == first
+
+
+def test_a_widening_isolating_copy_excuses_no_baseline_either(in_tmp: Path) -> None:
+    """The isolating copy widens too: the union refuses for the widening,
+    and reach still does not count the copy as isolating."""
+    files = _written(in_tmp, "baseline")
+    widening = _policy("Egress") + "  egress:\n    - to: [{ipBlock: {cidr: 169.254.169.254/32}}]\n"
+    (in_tmp / "a.yaml").write_text(widening)
+    code, stdout = _check(files)
+    assert code == 1
+    assert {"egress-policy-widens", "egress-reach-widens"} <= set(_rules(stdout))

@@ -160,11 +160,7 @@ def _full_scan(
     split = _split_copies(sourced, judging)
     for item in sourced:
         documents = judging.read(item.candidate)
-        if id(item) in split:
-            documents = [dataclasses.replace(d, enforces=False) for d in documents]
-        judged = [
-            _copy_detail(judging.examine(document), split.get(id(item))) for document in documents
-        ]
+        judged = [_copy_verdict(judging.examine(d), split.get(id(item))) for d in documents]
         origins: dict[int, Origin] = {id(document): item for document in documents}
         entries += examined_entries(judged, origins, judging.rules_key)
         examined += judged
@@ -193,10 +189,11 @@ def _split_copies(sourced: list[Sourced], judging: Judging) -> dict[int, str]:
     return split
 
 
-def _copy_detail(examined: Any, places: str | None) -> Any:
-    if places is None or examined.verdict != EgressVerdict.NOT_EGRESS_SCOPED:
+def _copy_verdict(examined: Any, places: str | None) -> Any:
+    if places is None or examined.verdict != EgressVerdict.WITHIN:
         return examined
-    return dataclasses.replace(examined, detail=COPY_NOT_ISOLATING.format(places=places))
+    detail = COPY_NOT_ISOLATING.format(places=places)
+    return dataclasses.replace(examined, verdict=EgressVerdict.NOT_EGRESS_SCOPED, detail=detail)
 
 
 def _decided(direction: str, examined: list[Any]) -> tuple[Any, Any]:
