@@ -103,6 +103,8 @@ def read_baseline(path: Path) -> Baseline:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise BaselineError(f"cannot read baseline {path}: {error}") from error
+    except RecursionError:  # the decoder recurses once per level
+        raise BaselineError(f"cannot read baseline {path}: nested too deeply") from None
     if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION:
         raise BaselineError(f"{path}: not an egress-lint baseline (version {BASELINE_VERSION})")
     entries = data.get("findings")

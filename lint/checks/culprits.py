@@ -28,6 +28,8 @@ from lint.decision.model import (
     Tri,
 )
 from lint.decision.policy_shape import Direction
+from lint.decision.reach.common import object_name
+from lint.decision.reach.model import ReachData
 from lint.decision.values import JSON, compact_json
 from lint.generate.yaml_emit import EmitError, dump_document
 from lint.inventory import KubeObject
@@ -95,6 +97,9 @@ class RefusalContext:
     template: KubeObject | None = None
     translation: Translation | None = None
     """The declared egress, from which a controller remedy's block is made."""
+    data: ReachData | None = None
+    """The run's data-only objects, whose content a culprit's rules may
+    name (CIDR groups): part of the culprit's content hash."""
 
 
 def refusal_findings(
@@ -124,7 +129,8 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
     index = first_rule(document, _OUTCOME[entry.verdict]) if document.unreadable is None else None
     where = rule_path(document, refusal.rules_key, index)
     sourced = origin if isinstance(origin, Sourced) else None
-    raw = _value_at(sourced.candidate.raw, where) if sourced is not None else None
+    raw = value_at(sourced.candidate.raw, where) if sourced is not None else None
+    more = _more_content(judged, sourced, index, raw, refusal)
     synthesized = sourced is not None and sourced.origin == "synthesized"
     template = refusal.template if synthesized else None
     culprit = Culprit(
@@ -134,7 +140,9 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
         origin=entry.origin,
         verb=VERBS[entry.verdict],
         lets_out=(lets_out_clause(where, entry.detail),),
-        content_hash=content_hash(entry.kind, entry.namespace, entry.name, raw, entry.detail),
+        content_hash=content_hash(
+            entry.kind, entry.namespace, entry.name, raw, entry.detail, more=more
+        ),
         template=template.name if template is not None else None,
     )
     location = entry.location or refusal.declaration
@@ -162,6 +170,25 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
         culprit=culprit,
         remedy_yaml=block,
     )
+
+
+def _more_content(
+    judged: JudgedEntry,
+    sourced: Sourced | None,
+    index: int | None,
+    first: JSON,
+    refusal: RefusalContext,
+) -> list[JSON]:
+    """What a culprit's hash covers besides its first offending rule:
+    every other offending rule, then the content of what they all name."""
+    if sourced is None or index is None:
+        return []
+    document, entry = judged.examined.document, judged.entry
+    outcome = _OUTCOME[entry.verdict]
+    others = [r.index for r in document.rules if r.outcome is outcome and r.index != index]
+    raw = sourced.candidate.raw
+    more = [value_at(raw, rule_path(document, refusal.rules_key, i)) for i in others]
+    return [*more, *referenced_content([first, *more], entry.kind, refusal.data)]
 
 
 def rule_path(document: PolicyDocument, rules_key: str, index: int | None) -> tuple[str | int, ...]:
@@ -192,7 +219,7 @@ def format_path(path: Sequence[str | int]) -> str:
     return text
 
 
-def _value_at(value: JSON, path: Sequence[str | int]) -> JSON:
+def value_at(value: JSON, path: Sequence[str | int]) -> JSON:
     for step in path:
         if isinstance(step, int):
             value = value[step] if isinstance(value, list) and 0 <= step < len(value) else None
@@ -202,13 +229,77 @@ def _value_at(value: JSON, path: Sequence[str | int]) -> JSON:
 
 
 def content_hash(
-    kind: str, namespace: str | None, name: str, value: JSON, detail: str | None
+    kind: str,
+    namespace: str | None,
+    name: str,
+    value: JSON,
+    detail: str | None,
+    *,
+    more: Sequence[JSON] = (),
 ) -> str:
     """A digest of the offending rule as written (or the detail, for a
-    document that could not be read): a changed rule is a new culprit."""
+    document that could not be read) and of ``more``: the culprit's other
+    offending rules and the content of every object they name
+    (``referenced_content``). Whatever of it changes, the culprit is new, so
+    a baseline entry never covers what it did not see. With nothing more,
+    the digest is the one earlier versions wrote, so their baselines keep
+    matching a culprit that did not change."""
     body = _hashed_text(value) if value is not None else detail or ""
+    if more:
+        body += "\x1e" + _hashed_text(list(more))
     text = "\x1f".join((kind, namespace or "", name, body))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+_GROUP_KEYS: Final = frozenset({"cidrGroupRef", "cidrGroupSelector"})
+_NAMESPACE_KEYS: Final = frozenset({"namespaceSelector", "namespaces"})
+_CALICO_SELECTOR_KEYS: Final = frozenset({"selector", "namespaceSelector"})
+
+
+def referenced_content(rules: Sequence[JSON], kind: str, data: ReachData | None) -> list[JSON]:
+    """The content of every data-only object ``rules`` may name, in an
+    order that no file order decides: the CiliumCIDRGroups a
+    ``cidrGroupRef`` names (every group, for a ``cidrGroupSelector``);
+    every Calico network set, for a Calico rule with a selector; the
+    namespaces' labels, for a rule that selects namespaces. A selector is
+    not resolved here: what it could match is all taken, so a change to any
+    of it re-opens the culprit rather than none."""
+    if data is None:
+        return []
+    keys, names = _keys_and_group_names(rules)
+    found: list[JSON] = []
+    if "cidrGroupSelector" in keys or names:
+        found += [
+            ["CiliumCIDRGroup", group.raw]
+            for group in data.cidr_groups
+            if "cidrGroupSelector" in keys or object_name(group.raw, group.position) in names
+        ]
+    if kind.endswith(".projectcalico.org") and keys & _CALICO_SELECTOR_KEYS:
+        found += [[s.kind, s.namespace, s.raw] for s in data.network_sets]
+    if keys & _NAMESPACE_KEYS:
+        labels = {name: dict(view.values) for name, view in data.namespace_labels.items()}
+        found.append(["Namespace", dict(sorted(labels.items()))])
+    return sorted(found, key=_hashed_text)
+
+
+def _keys_and_group_names(rules: Sequence[JSON]) -> tuple[set[str], set[str]]:
+    """Every key in ``rules``, and the names its ``cidrGroupRef`` give."""
+    keys: set[str] = set()
+    names: set[str] = set()
+    pending: list[JSON] = list(rules)
+    while pending:  # a loop, not recursion: a value may nest deeply
+        value = pending.pop()
+        if isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, dict):
+            keys.update(key for key in value if isinstance(key, str))
+            reference = value.get("cidrGroupRef")
+            if isinstance(reference, str):
+                names.add(reference)
+            elif isinstance(reference, list):
+                names.update(item for item in reference if isinstance(item, str))
+            pending.extend(value.values())
+    return keys, names
 
 
 def _hashed_text(value: JSON) -> str:

@@ -279,6 +279,7 @@ def judge_union(
         rules_key="egress",
         template=given.template,
         translation=given.translation,
+        data=reach_data_of(ctx),
     )
     return report, judged, refusal_findings(judged.selecting, summary, refusal)
 

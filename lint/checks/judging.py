@@ -11,6 +11,7 @@ candidate is judged once per distinct context and the entries are reused
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +34,14 @@ from lint.checks.context import (
 )
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import document_name
-from lint.decision.model import Candidate, EgressVerdict, Examined, PolicyDocument, Subject
+from lint.decision.model import (
+    Candidate,
+    EgressVerdict,
+    Examined,
+    PolicyDocument,
+    Subject,
+    Tri,
+)
 from lint.decision.policy_shape import Direction
 from lint.decision.selection_index import ScopeSelection, selection_index
 from lint.inventory import KubeObject
@@ -168,6 +176,8 @@ class PreparedScope:
     """The group number of each candidate index."""
     by_name: dict[tuple[str, str], tuple[int, ...]]
     quiet: dict[Direction, _Quiet] = field(default_factory=dict)
+    copied: tuple[tuple[int, ...], ...] = ()
+    """The candidates of each kind and name held by several objects."""
     """Per direction, built on first use (``_quiet_of``)."""
 
 
@@ -195,6 +205,7 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
         group_list,
         {index: number for number, (_, members) in enumerate(group_list) for index in members},
         {name: tuple(indices) for name, indices in by_name.items()},
+        copied=tuple(tuple(indices) for indices in by_name.values() if len(indices) > 1),
     )
     ctx.memo.scopes[key] = (template, prepared)
     return prepared
@@ -232,6 +243,10 @@ class Judged:
     """The visited candidates' entries, by candidate, in candidate order."""
     tail: tuple[JudgedEntry, ...]
     selecting: tuple[JudgedEntry, ...]
+    split: frozenset[int] = frozenset()
+    """The identities of the origins of copies that isolate the pod while
+    another copy of their name does not (``_split_copies``): none of them
+    counts as isolating."""
 
     def entries(self) -> list[JudgedEntry]:
         return self._assembled(self.block.judged, None)
@@ -297,7 +312,64 @@ def judged_entries(
     # A candidate with no shared entries left unvisited (a bug) fails loudly.
     assert quiet.block.unfilled <= own.keys(), "a candidate was neither visited nor shared"
     tail = _placeholder_entries(ctx, scope, judging) if placeholders else ()
-    return Judged(quiet.block, tuple(sorted(own.items())), tail, _selecting(quiet, own, tail))
+    split: frozenset[int] = frozenset()
+    if judging.rules_key == "egress" and prepared.copied:
+        replaced, split = _split_copies(prepared, quiet, own, judging)
+        own.update(replaced)
+    searched = _selecting(quiet, own, tail)
+    return Judged(quiet.block, tuple(sorted(own.items())), tail, searched, split)
+
+
+COPY_NOT_ISOLATING: Final = (
+    "it isolates the pod, but another copy of the same name ({places}) does not; only one "
+    "copy can exist in the cluster, and which one depends on the order they are applied"
+)
+
+
+def _split_copies(
+    prepared: PreparedScope,
+    quiet: _Quiet,
+    own: Mapping[int, tuple[JudgedEntry, ...]],
+    judging: Judging,
+) -> tuple[dict[int, tuple[JudgedEntry, ...]], frozenset[int]]:
+    """Copies of one kind and name (``duplicate-object``) of which some
+    isolate the pod for egress and some do not: any one of them may be the
+    one the cluster keeps, so none counts as isolating, whatever the file
+    order. Each isolating copy's ``within`` entries become
+    ``not-egress-scoped``, saying why; what its rules let out is still
+    judged, so a widening copy still widens. Also the identities of those
+    copies' origins, which reach does not count as isolating either."""
+    replaced: dict[int, tuple[JudgedEntry, ...]] = {}
+    split: set[int] = set()
+    for indices in prepared.copied:
+        entries = {i: own.get(i, quiet.slots[i] or ()) for i in indices}
+        isolating = [i for i in indices if any(map(_isolates, entries[i]))]
+        if not isolating or len(isolating) == len(indices):
+            continue
+        others = [prepared.candidates[j].item.obj for j in indices if j not in isolating]
+        places = ", ".join(f"{o.document.file}:{o.document.line}" for o in others)
+        for i in isolating:
+            replaced[i] = tuple(_not_isolating(entry, places, judging) for entry in entries[i])
+            split.add(id(prepared.candidates[i].item))
+    return replaced, frozenset(split)
+
+
+def _isolates(entry: JudgedEntry) -> bool:
+    document = entry.examined.document
+    return document.selects is Tri.YES and document.enforces and document.unreadable is None
+
+
+def _not_isolating(entry: JudgedEntry, places: str, judging: Judging) -> JudgedEntry:
+    if entry.examined.verdict != EgressVerdict.WITHIN:
+        return entry
+    examined = dataclasses.replace(
+        entry.examined,
+        verdict=EgressVerdict.NOT_EGRESS_SCOPED,
+        detail=COPY_NOT_ISOLATING.format(places=places),
+    )
+    origins: dict[int, Origin] = {id(examined.document): entry.origin}
+    report = examined_entries([examined], origins, judging.rules_key)[0]
+    return JudgedEntry(examined, report, entry.origin)
 
 
 def _selecting(

@@ -24,7 +24,13 @@ from lint.checks.context import (
     precise_location,
     rule_finding,
 )
-from lint.checks.culprits import content_hash, lets_out_clause, rule_path
+from lint.checks.culprits import (
+    content_hash,
+    lets_out_clause,
+    referenced_content,
+    rule_path,
+    value_at,
+)
 from lint.checks.judging import NO_ENTRIES, Judged, examined_of
 from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
 from lint.decision.model import (
@@ -54,6 +60,7 @@ from lint.decision.reach.model import (
 )
 from lint.decision.reach.selection import mentioned_keys
 from lint.decision.reach.selection import selects_nothing as reach_selects_nothing
+from lint.decision.values import JSON
 from lint.inventory import KubeObject
 from lint.kinds import NETWORK_POLICY, REACH_POLICY_KINDS, SANDBOX_CLAIM
 from lint.report.messages import culprit_message
@@ -145,13 +152,16 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         ),
         tuple(SkippedEntry(s.kind, s.name, s.reason, where) for s, where in skipped),
     )
-    return report, _findings(searched, given, paths, cilium.selecting)
+    return report, _findings(searched, given, paths, cilium.selecting, reach_data_of(ctx))
 
 
-def is_isolated(union: Sequence[JudgedEntry]) -> tuple[bool, str | None]:
+def is_isolated(
+    union: Sequence[JudgedEntry], split: frozenset[int] = frozenset()
+) -> tuple[bool, str | None]:
     """§1.3 ISO over the union's documents, and the isolating policy's name.
     A document that selects the pod is never ``does-not-select``, so the
-    union's selecting entries are enough."""
+    union's selecting entries are enough. A copy in ``split`` isolates the
+    pod while another copy of its name does not, so it does not count."""
     # Most documents do not select the pod: those that do are found by a
     # search at C speed, then tested in order.
     documents = list(map(_DOCUMENT, union))
@@ -164,7 +174,7 @@ def is_isolated(union: Sequence[JudgedEntry]) -> tuple[bool, str | None]:
             return False, None
         document = documents[at]
         readable = document.kind == NETWORK_POLICY.name and document.unreadable is None
-        if readable and document.enforces:
+        if readable and document.enforces and id(union[at].origin) not in split:
             return True, document.name
 
 
@@ -190,7 +200,7 @@ def _pod_spec(template: KubeObject | None) -> object:
 
 
 def reach_subject(given: ReachInput) -> ReachSubject:
-    iso, iso_policy = is_isolated(given.union.selecting)
+    iso, iso_policy = is_isolated(given.union.selecting, given.union.split)
     return ReachSubject(
         namespace=given.subject.namespace,
         pod=pod_label_view(given.subject.labels),
@@ -517,6 +527,7 @@ def _findings(
     given: ReachInput,
     paths: Mapping[int, tuple[str | int, ...]],
     cilium_under_core: Sequence[JudgedEntry] = (),
+    data: ReachData | None = None,
 ) -> list[Finding]:
     """One finding per culprit beyond the union, at its own line. The
     culprits are found by searching the verdicts at C speed: most entries
@@ -542,7 +553,7 @@ def _findings(
             if cilium_paths is None:
                 cilium_paths = _cilium_paths(cilium_under_core)
             path = cilium_paths.get(id(entry), ())
-        culprit = _culprit(entry, obj, path)
+        culprit = _culprit(entry, obj, path, data)
         findings.append(
             rule_finding(
                 rule_id,
@@ -566,15 +577,20 @@ _REACH_VERBS = {
 }
 
 
-def _culprit(entry: ExaminedEntry, obj: KubeObject | None, path: tuple[str | int, ...]) -> Culprit:
-    value = None
-    if obj is not None and path:
-        value = obj.value
-        for step in path:
-            if isinstance(step, int):
-                value = value[step] if isinstance(value, list) and step < len(value) else None
-            else:
-                value = value.get(step) if isinstance(value, dict) else None
+def _culprit(
+    entry: ExaminedEntry,
+    obj: KubeObject | None,
+    path: tuple[str | int, ...],
+    data: ReachData | None = None,
+) -> Culprit:
+    value = value_at(obj.value, path) if obj is not None and path else None
+    # The deciding rule's neighbours: reach reports the rule that decided,
+    # and any other rule of the list may let out more, now or once edited.
+    rules = value_at(obj.value, path[:-1]) if obj is not None and path else None
+    others: list[JSON] = []
+    if isinstance(rules, list) and isinstance(path[-1], int):
+        others = [rule for index, rule in enumerate(rules) if index != path[-1]]
+    more = [*others, *referenced_content([value, *others], entry.kind, data)]
     return Culprit(
         kind=entry.kind,
         name=entry.name,
@@ -582,7 +598,9 @@ def _culprit(entry: ExaminedEntry, obj: KubeObject | None, path: tuple[str | int
         origin=entry.origin,
         verb=_REACH_VERBS[EgressVerdict(entry.verdict)],
         lets_out=(lets_out_clause(path, entry.detail),),
-        content_hash=content_hash(entry.kind, entry.namespace, entry.name, value, entry.detail),
+        content_hash=content_hash(
+            entry.kind, entry.namespace, entry.name, value, entry.detail, more=more
+        ),
     )
 
 

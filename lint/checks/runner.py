@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,10 +45,11 @@ from lint.checks.shares import check_plans
 from lint.checks.suppressions import malformed_suppressions
 from lint.decision.controller_versions import ControllerFacts
 from lint.decision.model import Subject
+from lint.decision.values import compact_json
 from lint.declarations import DeclaredSandbox
 from lint.intake import Intake, take_in
-from lint.inventory import Inventory
-from lint.kinds import SANDBOX_TEMPLATE
+from lint.inventory import Inventory, KubeObject
+from lint.kinds import SANDBOX_TEMPLATE, WORKLOAD_KINDS
 from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem, RenderedInput
 from lint.parallel.lifetime import collector_paused
 from lint.report.model import (
@@ -196,14 +198,23 @@ def _check_sandbox(
 
 
 def path_input(
-    ctx: CheckContext, facts: ControllerFacts, declared: DeclaredSandbox, variant: PodVariant
+    ctx: CheckContext,
+    facts: ControllerFacts,
+    declared: DeclaredSandbox,
+    variant: PodVariant,
+    copy: KubeObject | None = None,
 ) -> EgressInput:
     """One acquisition path of a declared sandbox, as every egress decision
     sees it: its pod (labels under the controller column), the template,
-    where it was declared. ``check`` and ``explain`` both start here."""
+    where it was declared. ``check`` and ``explain`` both start here.
+    ``copy`` is the copy of the declared target's name to judge, when it
+    has several (None: the only one there is)."""
     namespace = ctx.inventory.namespace(declared.namespace)
     template = sandbox_template(declared, namespace)
     target = target_object(declared, namespace)
+    if copy is not None:
+        target = copy
+        template = copy if template is not None else None
     labels = pod_labels(declared, target, variant, facts.column)
     subject = Subject(declared.namespace, labels)
     ref = SandboxRef(
@@ -236,7 +247,41 @@ def judge_path(
 def _check_variant(
     ctx: CheckContext, facts: ControllerFacts, declared: DeclaredSandbox, variant: PodVariant
 ) -> tuple[SandboxReport, list[Finding]]:
-    given = path_input(ctx, facts, declared, variant)
+    """One path's decisions. When the declared template or workload has
+    several copies of its name (``duplicate-object``), any one of them may
+    be the one applied: each distinct copy is judged, every copy's findings
+    are kept, and the report is the worst copy's, so neither file nor
+    document order decides."""
+    namespace = ctx.inventory.namespace(declared.namespace)
+    copies = _distinct_copies(namespace.named_all(declared.target_kind, declared.template))
+    if len(copies) < 2:
+        return _check_copy(ctx, facts, declared, variant, None)
+    judged = [_check_copy(ctx, facts, declared, variant, copy) for copy in copies]
+    findings = list(dict.fromkeys(f for _, copy_findings in judged for f in copy_findings))
+    worst = max(judged, key=lambda result: _severity(result[1]))  # the first, in content order
+    return worst[0], findings
+
+
+def _distinct_copies(copies: Sequence[KubeObject]) -> list[KubeObject]:
+    """The copies of one name with distinct content, in content order."""
+    by_content = {compact_json(copy.value): copy for copy in copies}
+    return [by_content[key] for key in sorted(by_content)]
+
+
+def _severity(findings: Sequence[Finding]) -> tuple[int, ...]:
+    levels = Counter(finding.level for finding in findings)
+    return (levels["error"], levels["warning"], levels["note"])
+
+
+def _check_copy(
+    ctx: CheckContext,
+    facts: ControllerFacts,
+    declared: DeclaredSandbox,
+    variant: PodVariant,
+    copy: KubeObject | None,
+) -> tuple[SandboxReport, list[Finding]]:
+    """One path's decisions with ``copy`` as the declared target."""
+    given = path_input(ctx, facts, declared, variant, copy)
     ref, subject, template, at = given.sandbox, given.subject, given.template, given.declaration
     labels = dict(subject.labels)
     findings = []
@@ -320,9 +365,14 @@ def _prerequisites(
         *controller_conflicts(inventory, facts),
         *unnamed_policies(inventory),
         *duplicate_objects(inventory),
-        # Each copy's controller policy is judged (candidates.controller_templates).
-        *duplicate_objects(inventory, frozenset({SANDBOX_TEMPLATE.key})),
+        # Each copy's controller policy is judged (candidates.controller_templates),
+        # and each copy of a template or workload gives the pods' labels in turn
+        # (`_check_variant`).
+        *duplicate_objects(inventory, frozenset({SANDBOX_TEMPLATE.key, *WORKLOAD_KEYS})),
     ]
+
+
+WORKLOAD_KEYS = frozenset(kind.key for kind in WORKLOAD_KINDS)
 
 
 def _load_findings(problems: Sequence[LoadProblem]) -> list[Finding]:

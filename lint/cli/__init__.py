@@ -12,14 +12,17 @@ above it, 2 usage or declaration errors. 3 means egress-lint itself failed.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final, NoReturn
+from typing import IO, Any, Final, NoReturn
 
 import click
 
 from lint import __version__
-from lint.cli.exits import INTERNAL, fail
+from lint.cli.exits import INTERNAL, fail, say
 from lint.parallel.lifetime import leave_after
 
 
@@ -72,6 +75,35 @@ COMMANDS: Final = {
 }
 
 
+class _SafeError(click.ClickException):
+    """A usage error click would show as it is, shown through ``say``
+    instead: its message may quote the command line, which in CI is
+    written by whoever wrote the workflow's inputs."""
+
+    def __init__(self, error: click.ClickException) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+    @property
+    def exit_code(self) -> int:  # type: ignore[override]  # click's is a class variable
+        return self.error.exit_code
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        shown = io.StringIO()
+        self.error.show(shown)
+        say(shown.getvalue().removesuffix("\n"))
+
+
+@contextlib.contextmanager
+def _errors_shown_safely() -> Iterator[None]:
+    try:
+        yield
+    except _SafeError:
+        raise
+    except click.ClickException as error:
+        raise _SafeError(error) from error
+
+
 class _Commands(click.Group):
     """The command group. Each command (and Jinja behind `generate`) is
     imported only when it runs, and `--help` lists them from ``COMMANDS``
@@ -88,6 +120,20 @@ class _Commands(click.Group):
         module, attribute = lazy.target.split(":")
         command: click.Command = getattr(importlib.import_module(module), attribute)
         return command
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        with _errors_shown_safely():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _errors_shown_safely():
+            return super().invoke(ctx)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
@@ -127,7 +173,7 @@ def _status(code: object) -> int:
         return 0
     if isinstance(code, int):
         return code
-    click.echo(str(code), err=True)
+    say(str(code))
     return 1
 
 

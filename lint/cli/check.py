@@ -19,7 +19,7 @@ import click
 
 from lint.checks.context import ReadCilium
 from lint.checks.runner import CheckOptions, CheckRun, check_run
-from lint.cli.exits import FAILED, OK, USAGE, fail
+from lint.cli.exits import FAILED, OK, USAGE, fail, say
 from lint.cli.options import (
     COLOR,
     CONFIG,
@@ -179,7 +179,7 @@ def _write(
     else:
         clear_status_line()  # what is written next may go to the terminal
     if out.write_baseline is not None:
-        write_output(out.write_baseline, (render_baseline(report.findings),))
+        write_output(out.write_baseline, (render_baseline(report.findings),), "json")
     colour = colour_wanted(
         out.color, out.output is None and not out.passthrough and sys.stdout.isatty()
     )
@@ -188,15 +188,19 @@ def _write(
     if out.passthrough and stdin is not None:
         _pass_through(stdin)
     if out.output is not None:
-        write_output(out.output, chunks)
+        write_output(out.output, chunks, CHECK_REPORTERS[out.fmt].style)
         clear_status_line()
     else:
-        # Painted text keeps its colour codes even off a terminal: they were asked for.
-        as_is = CHECK_REPORTERS[out.fmt].escapes_controls or rendering.colour
-        write_standard(chunks, to_stderr=out.passthrough, as_is=as_is)
+        write_standard(
+            chunks,
+            to_stderr=out.passthrough,
+            style=CHECK_REPORTERS[out.fmt].style,
+            colour=rendering.colour,
+        )
     for fmt, path in out.reports:
         # A file, as `--format FMT --output PATH` writes it: no colour.
-        write_output(path, _report_chunks(report, fmt, out.rendering, out))
+        chunks = _report_chunks(report, fmt, out.rendering, out)
+        write_output(path, chunks, CHECK_REPORTERS[fmt].style)
     hold(run)  # the console script leaves without freeing it
     return exit_code(report, out.fail_on)
 
@@ -213,7 +217,7 @@ def _report_chunks(
         # Under --passthrough the report itself is on standard error,
         # and its `truncated` member says it.
         with reader_may_leave(sys.stderr):
-            click.echo(truncation_note(truncated), err=True)
+            say(truncation_note(truncated))
     return chunks
 
 

@@ -17,7 +17,7 @@ from typing import Final, NoReturn
 import click
 
 from lint.cli.progress import clear_status_line
-from lint.report.escaping import escape
+from lint.report.escaping import escape, neutralise
 
 OK: Final = 0
 FAILED: Final = 1
@@ -28,7 +28,15 @@ INTERNAL: Final = 3
 def fail(message: str, code: int) -> NoReturn:
     """One message on standard error, control characters shown escaped (it
     may quote the input), then exit with ``code``."""
-    text = "\n".join(escape(line) for line in message.split("\n"))
-    clear_status_line()
-    click.echo(f"egress-lint: {text}", err=True)
+    say(f"egress-lint: {message}")
     sys.exit(code)
+
+
+def say(message: str) -> None:
+    """A message on standard error (and a line end): control characters
+    shown escaped and no line able to start a CI workflow command
+    (``neutralise``), whatever of the input, or of a renderer's error
+    output, it quotes. Every message the tool writes goes through here."""
+    text = "\n".join(escape(line) for line in message.split("\n"))
+    clear_status_line()  # a progress line may stand where the message goes
+    click.echo(neutralise(text), err=True)

@@ -35,6 +35,7 @@ from lint.cli.options import (
     namespace_option,
     render_options,
 )
+from lint.cli.writing import write_standard
 from lint.declarations import DeclarationError
 from lint.explain.command import (
     Environment,
@@ -144,7 +145,8 @@ def explain_command(
         fail(error.report(), USAGE)
     except (SelectionError, DestinationError) as error:
         fail(str(error), USAGE)
-    click.echo(EXPLAIN_REPORTERS[fmt].render(explained, None), nl=False)
+    text = EXPLAIN_REPORTERS[fmt].render(explained, None)
+    write_standard((text,), to_stderr=False, style="json" if fmt == "json" else "text")
     sys.exit(FAILED if let_out_beyond(explained[1]) else OK)
 
 

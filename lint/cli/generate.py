@@ -23,6 +23,7 @@ from lint.cli.options import (
     namespace_option,
     render_options,
 )
+from lint.cli.writing import write_standard
 from lint.declarations import DeclarationError
 from lint.generate.command import GenerateOptions, render_all, run_generate
 from lint.generate.objects import GenerateError
@@ -77,7 +78,8 @@ def generate_command(
     options = GenerateOptions(paths, config, namespace, out, force, limits)
     try:
         if out is None:
-            click.echo(stream_text(render_all(options, stdin)), nl=False)
+            text = stream_text(render_all(options, stdin))
+            write_standard((text,), to_stderr=False, style="text")
             return
         writes = run_generate(options, stdin)
     except DeclarationError as error:
@@ -87,4 +89,4 @@ def generate_command(
     except (OutputError, OSError) as error:
         fail(str(error), FAILED)
     for write in writes:
-        click.echo(f"{write.action:<9} {write.shown}")
+        write_standard((f"{write.action:<9} {write.shown}\n",), to_stderr=False, style="text")

@@ -79,7 +79,7 @@ def init_command(
     except NothingToDeclare as nothing:
         fail(str(nothing), USAGE)
     if target is None:
-        write_standard((text,), to_stderr=False, as_is=False)
+        write_standard((text,), to_stderr=False, style="text")
         return
     _create(target, text)
     shown = display_name(target)

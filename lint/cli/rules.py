@@ -10,6 +10,7 @@ from typing import Final
 import click
 
 from lint.cli.options import format_option
+from lint.cli.writing import write_standard
 from lint.report.reporters import Reporter, registry
 from lint.rules import RULES, Rule
 
@@ -44,4 +45,5 @@ RULES_REPORTERS: Final[Mapping[str, Reporter[Sequence[Rule], None]]] = registry(
 @format_option(RULES_REPORTERS)
 def rules_command(fmt: str) -> None:
     """List every rule id with its level and summary."""
-    click.echo(RULES_REPORTERS[fmt].render(RULES, None), nl=False)
+    text = RULES_REPORTERS[fmt].render(RULES, None)
+    write_standard((text,), to_stderr=False, style="json" if fmt == "json" else "text")

@@ -23,35 +23,54 @@ from typing import TextIO
 import click
 
 from lint.cli.exits import USAGE, fail
+from lint.report.escaping import Neutraliser, Style
 
 BATCH = 1 << 16
 """Characters gathered before one ``click.echo``: each call flushes, so a
 report of many short blocks is not a write per line."""
 
 
-def write_output(path: Path, chunks: Iterable[str]) -> None:
-    """Write the chunks to a file the command line named, in UTF-8."""
+def write_output(path: Path, chunks: Iterable[str], style: Style) -> None:
+    """Write the chunks to a file the command line named, in UTF-8, made
+    safe as on standard output (the file may be ``/dev/stdout``, or shown
+    in a log later)."""
     try:
         with path.open("w", encoding="utf-8") as stream:
-            for chunk in chunks:
+            for chunk in safe_chunks(chunks, style):
                 stream.write(chunk)
     except OSError as error:
         fail(f"cannot write {path}: {error.strerror or type(error).__name__}", USAGE)
 
 
-def write_standard(chunks: Iterable[str], *, to_stderr: bool, as_is: bool) -> None:
+def write_standard(
+    chunks: Iterable[str], *, to_stderr: bool, style: Style, colour: bool = False
+) -> None:
     """Write the chunks to standard output (or error) with ``click.echo``,
-    a batch of whole chunks at a time (each echo flushes). Text that may
-    hold a terminal escape sequence is stripped of them when the stream is
-    no terminal, as click does; ``as_is`` text is written as it is: either
-    it holds none (JSON, SARIF: every control character already escaped),
-    or its only ones are the colours ``--color`` asked for (the text
-    report escapes the input it quotes)."""
+    a batch of whole chunks at a time (each echo flushes), made safe to
+    show (``safe_chunks``; ``colour``: the text report's colours kept).
+    Text that may hold a terminal escape sequence is stripped of them when
+    the stream is no terminal, as click does; JSON (every control character
+    escaped) holds none, so it is not searched for them, and painted text
+    keeps the colours ``--color`` asked for even off a terminal."""
     stream = sys.stderr if to_stderr else sys.stdout
-    colour = True if as_is else None  # True: click strips nothing
+    as_is = True if style == "json" or colour else None  # True: click strips nothing
     with reader_may_leave(stream):
-        for batch in _batches(chunks):
-            click.echo(batch, err=to_stderr, nl=False, color=colour)
+        for batch in _batches(safe_chunks(chunks, style, colour=colour)):
+            click.echo(batch, err=to_stderr, nl=False, color=as_is)
+
+
+def safe_chunks(chunks: Iterable[str], style: Style, *, colour: bool = False) -> Iterator[str]:
+    """The chunks with no line able to start a CI workflow command and no
+    control character written raw (``lint.report.escaping.Neutraliser``):
+    every report, listing and manifest the tool writes passes here."""
+    neutraliser = Neutraliser(style, colour=colour)
+    for chunk in chunks:
+        safe = neutraliser.feed(chunk)
+        if safe:
+            yield safe
+    last = neutraliser.end()
+    if last:
+        yield last
 
 
 @contextlib.contextmanager

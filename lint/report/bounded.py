@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any, Final
 
+from lint.report.escaping import COMMAND, neutralise
+
 QUOTE_LIMIT: Final = 200
 """Characters of one quoted value a text, SARIF, GitHub or Markdown message keeps."""
 MESSAGE_LIMIT: Final = 16_000
@@ -223,5 +225,10 @@ def _prefix(sizes: list[int], budget: int) -> int:
 
 
 def report_size(text: str) -> int:
-    """UTF-8 bytes of ``text``; ASCII (most reports) without encoding it."""
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    """UTF-8 bytes of JSON ``text`` as the command line writes it, made
+    safe to show (``lint.report.escaping``: ``##[`` and raw DEL, C1 and
+    bidirectional controls written as escapes); ASCII with none of them
+    (most reports) without encoding it."""
+    if text.isascii() and COMMAND not in text and "\x7f" not in text:
+        return len(text)
+    return len(neutralise(text, "json").encode("utf-8", "surrogatepass"))

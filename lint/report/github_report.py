@@ -6,14 +6,19 @@ the pull request's diff and in the job summary. A finding in a rendered
 chart is placed on the template its ``# Source:`` names, as in SARIF; one
 in a stream that is no file (``<stdin>``, a render) carries no ``file``.
 Values are escaped the way GitHub's toolkit escapes them
-(``@actions/core``'s ``command.ts``), so a message cannot end the command
-early or start another.
+(``@actions/core``'s ``command.ts``: ``%``, line ends, and ``:`` and ``,``
+in properties), other control characters are shown as escapes, so a
+message cannot end the command early or start another; the command line
+then writes these lines in the ``annotations`` style of
+``lint.report.escaping``, which lets only this shape of line start with
+``::`` and rewrites ``##[`` in them too.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from lint.report.escaping import escape
 from lint.report.messages import placed_message
 from lint.report.model import Finding, Report
 
@@ -60,8 +65,13 @@ def _message(finding: Finding) -> str:
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A message's text as one annotation's data: its own line ends as
+    ``%0A``, every other control character (a carriage return included)
+    as a visible escape, so nothing in it can end the line early."""
+    lines = (escape(line).replace("%", "%25") for line in text.split("\n"))
+    return "%0A".join(lines)
 
 
 def _property(text: str) -> str:
+    """A property's value: as data, and no ``:`` or ``,`` that would end it."""
     return _data(text).replace(":", "%3A").replace(",", "%2C")

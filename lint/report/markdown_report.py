@@ -4,16 +4,18 @@ path it affects, and one table of the sandboxes checked.
 
 A culprit is what a person changes (DESIGN §10): findings of one rule at
 one place about one object, whatever sandboxes they concern, are one row.
-Text from the input is escaped, so a name cannot break the table or the
-page.
+Text from the input is escaped, so a name cannot break the table, write
+HTML, link or load an image.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Final
 
 from lint.report.bounded import bounded
+from lint.report.escaping import escape
 from lint.report.github_report import annotated_place
 from lint.report.model import Finding, Report, SandboxRef, SandboxReport
 from lint.report.ordering import findings_by_path
@@ -110,18 +112,40 @@ def _sandbox_row(sandbox: SandboxReport, own: int, with_environment: bool) -> st
     profile = f" profile {ref.profile}" if ref.profile else ""
     environment = f" {_cell(sandbox.environment or '')} |" if with_environment else ""
     return (
-        f"| {_cell(f'{ref.namespace}/{ref.template}{profile}')} | {ref.path} |"
+        f"| {_cell(f'{ref.namespace}/{ref.template}{profile}')} | {_cell(ref.path)} |"
         f"{environment} {result} |"
     )
 
 
+_MARKUP: Final = str.maketrans(
+    {
+        "\\": "\\\\",
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "|": "\\|",
+        "`": "\\`",
+        "\r": " ",
+        "\n": " ",
+    }
+)
+"""What a cell escapes: backslashes (so none escapes what follows), HTML
+(autolinks included), a pipe that would end the cell, code spans, and the
+line ends that would end the table."""
+
+
 def _cell(text: str) -> str:
-    """Text safe in a table cell: no HTML, no pipes, one line, quotes capped."""
-    escaped = bounded(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    escaped = escaped.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-    return escaped.replace("`", "\\`")
+    """Text safe in a table cell: no HTML, no link or image, no pipes, one
+    line, no control character, quotes capped."""
+    # A link or an image needs `](` (a reference needs a definition, which
+    # only a line of its own can give): with the parenthesis escaped, a
+    # name neither links nor loads an image.
+    return escape(bounded(text).translate(_MARKUP).replace("](", "]\\("))
 
 
 def _code(text: str) -> str:
-    """Text inside a code span in a table: no backticks, no pipes."""
-    return text.replace("`", "'").replace("|", "\\|").replace("\n", " ")
+    """Text inside a code span in a table: no backticks, no pipes, one
+    line, no control character. A backslash, which a code span cannot
+    escape, is shown as ``\\x5c``, so it cannot take a pipe's escape away."""
+    text = text.replace("\\", "\\x5c").replace("`", "'").replace("|", "\\|")
+    return escape(text.replace("\r", " ").replace("\n", " "))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final, Protocol, TypeVar
 
+from lint.report.escaping import Style
 from lint.report.json_report import Examined, JsonWriter
 from lint.report.model import Report
 from lint.report.text_report import TextOptions, text_chunks
@@ -72,11 +73,13 @@ class CheckReporter(Reporter[Report, RenderOptions], Protocol):
     after the other; ``render`` is those chunks joined."""
 
     @property
-    def escapes_controls(self) -> bool:
-        """True when the format writes every control character as an
-        escape itself (JSON, SARIF): its text holds no terminal escape
-        sequence, so it is written as it is, without click's stripping of
-        them for a stream that is not a terminal."""
+    def style(self) -> Style:
+        """How the command line makes the format's text safe to show
+        (``lint.report.escaping.neutralise``): ``json`` for JSON and SARIF,
+        whose encoder escapes every C0 control character itself, so their
+        text holds no terminal escape sequence and is written without
+        click's search for them; ``annotations`` for the GitHub format's
+        own workflow commands; ``text`` for the rest."""
         ...
 
     @property
@@ -92,7 +95,7 @@ class CheckReporter(Reporter[Report, RenderOptions], Protocol):
 
 class TextReporter:
     name: Final = "text"
-    escapes_controls: Final = False
+    style: Final[Style] = "text"
     shows_template_lines: Final = True
 
     def render(self, report: Report, options: RenderOptions) -> str:
@@ -108,7 +111,7 @@ class JsonReporter:
     ``--max-report-bytes`` before it writes it (``lint.report.json_report.bounded_json``)."""
 
     name: Final = "json"
-    escapes_controls: Final = True
+    style: Final[Style] = "json"
     shows_template_lines: Final = False
 
     def render(self, report: Report, options: RenderOptions) -> str:
@@ -123,7 +126,7 @@ class SarifReporter:
     never pays for it at start-up."""
 
     name: Final = "sarif"
-    escapes_controls: Final = True
+    style: Final[Style] = "json"
     shows_template_lines: Final = True
 
     def render(self, report: Report, options: RenderOptions) -> str:
@@ -140,7 +143,7 @@ class GithubReporter:
     line per unsuppressed finding, so written in one piece."""
 
     name: Final = "github"
-    escapes_controls: Final = False
+    style: Final[Style] = "annotations"
     shows_template_lines: Final = True
 
     def render(self, report: Report, options: RenderOptions) -> str:
@@ -156,7 +159,7 @@ class MarkdownReporter:
     """A Markdown summary (``lint.report.markdown_report``), written in one piece."""
 
     name: Final = "markdown"
-    escapes_controls: Final = False
+    style: Final[Style] = "text"
     shows_template_lines: Final = True
 
     def render(self, report: Report, options: RenderOptions) -> str:

@@ -11,6 +11,7 @@ selecting entries must be the full list's.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -23,9 +24,10 @@ from hypothesis import strategies as st
 from lint.checks.candidates import Sourced, cilium_candidates, core_candidates
 from lint.checks.context import CheckContext, Origin, examined_entries
 from lint.checks.egress import union_context
-from lint.checks.judging import Judged, Judging, Scope, judged_entries
+from lint.checks.judging import COPY_NOT_ISOLATING, Judged, Judging, Scope, judged_entries
 from lint.checks.reach_candidates import reach_data
 from lint.decision.allowance import build_allowance
+from lint.decision.egress_documents import document_name as _document_name
 from lint.decision.egress_documents import egress_documents
 from lint.decision.ingress import (
     examine_ingress,
@@ -33,7 +35,7 @@ from lint.decision.ingress import (
     ingress_refusal,
     summarize_ingress,
 )
-from lint.decision.model import Candidate, PolicyDocument, Subject
+from lint.decision.model import Candidate, EgressVerdict, PolicyDocument, Subject, Tri
 from lint.decision.selection_index import ScopeSelection
 from lint.decision.union import examine, summarize_union, union_refusal
 from lint.inventory import Inventory, build_inventory
@@ -155,13 +157,43 @@ def _full_scan(
         sourced += cilium_candidates(namespace, inventory)
     entries: list[ExaminedEntry] = []
     examined: list[Any] = []
+    split = _split_copies(sourced, judging)
     for item in sourced:
         documents = judging.read(item.candidate)
-        judged = [judging.examine(document) for document in documents]
+        judged = [_copy_verdict(judging.examine(d), split.get(id(item))) for d in documents]
         origins: dict[int, Origin] = {id(document): item for document in documents}
         entries += examined_entries(judged, origins, judging.rules_key)
         examined += judged
     return entries, examined
+
+
+def _isolates(document: Any) -> bool:
+    return document.selects is Tri.YES and document.enforces and document.unreadable is None
+
+
+def _split_copies(sourced: list[Sourced], judging: Judging) -> dict[int, str]:
+    """Issue 26: the isolating copies of a name some copy of which does not
+    isolate the pod, each with the places of those that do not."""
+    if judging.rules_key != "egress":
+        return {}
+    by_name: dict[tuple[str, str], list[Sourced]] = {}
+    for item in sourced:
+        by_name.setdefault((item.candidate.kind, _document_name(item.candidate)), []).append(item)
+    split: dict[int, str] = {}
+    for copies in by_name.values():
+        isolating = [c for c in copies if any(map(_isolates, judging.read(c.candidate)))]
+        others = [c for c in copies if c not in isolating]
+        if isolating and others:
+            places = ", ".join(f"{c.obj.document.file}:{c.obj.document.line}" for c in others)
+            split.update((id(c), places) for c in isolating)
+    return split
+
+
+def _copy_verdict(examined: Any, places: str | None) -> Any:
+    if places is None or examined.verdict != EgressVerdict.WITHIN:
+        return examined
+    detail = COPY_NOT_ISOLATING.format(places=places)
+    return dataclasses.replace(examined, verdict=EgressVerdict.NOT_EGRESS_SCOPED, detail=detail)
 
 
 def _decided(direction: str, examined: list[Any]) -> tuple[Any, Any]:

@@ -238,7 +238,58 @@ def _issue_25_changed(key: str) -> bool:
     return (" $ explain " in key and " --to " in key) or key in ISSUE_25_TEXT
 
 
+_CHANGED_IN_ISSUE_26 = frozenset(
+    [
+        "bench:. $ check . --format json",
+        "bench:. $ check . --format json --read-cilium always",
+        "bench:. $ check . --format sarif",
+        "corpus:. $ check corpus --format json",
+        "corpus:. $ check corpus --format json --read-cilium always",
+        "corpus:. $ check corpus --format sarif",
+        "corpus:. $ check corpus --format text",
+        "corpus:. $ explain corpus --template aider-browser-template --namespace default --path direct --format json",
+        "corpus:. $ explain corpus --template aider-browser-template --namespace default --path direct --format text",
+        "corpus:. $ explain corpus --template aider-browser-template --namespace default --path direct --to 1.1.1.1:443 --format json",
+        "corpus:. $ explain corpus --template aider-browser-template --namespace default --path direct --to 10.0.0.10:53/UDP --format json",
+        "corpus:. $ explain corpus --template aider-browser-template --namespace default --path direct --to api.github.com:443 --format json",
+        "corpus:. $ explain corpus --template aider-browser-template --namespace default --path pooled --format json",
+        "corpus:. $ explain corpus --template aider-browser-template --namespace default --path pooled --format text",
+        "corpus:. $ explain corpus --template aider-browser-template --namespace default --path pooled --to 1.1.1.1:443 --format json",
+        "corpus:. $ explain corpus --template aider-browser-template --namespace default --path pooled --to 10.0.0.10:53/UDP --format json",
+        "corpus:. $ explain corpus --template aider-browser-template --namespace default --path pooled --to api.github.com:443 --format json",
+        "fixtures:scenarios/allow-chart $ explain . --template runner --namespace agents --path pooled --format text",
+        "fixtures:scenarios/controller-default-chart $ check . --format json",
+        "fixtures:scenarios/controller-default-chart $ check . --format json --read-cilium always",
+        "fixtures:scenarios/controller-default-chart $ check . --format sarif",
+        "fixtures:scenarios/controller-default-chart $ explain . --template runner --namespace agents --path pooled --format text",
+        "fixtures:scenarios/controller-v0.5.6 $ explain . --template task --namespace sbx --path pooled --format text",
+        "fixtures:scenarios/controller-version-unknown $ explain . --template task --namespace sbx --path pooled --format text",
+        "fixtures:scenarios/duplicate-template $ check . --format sarif",
+        "fixtures:scenarios/duplicate-template $ explain . --template task --namespace sbx --path pooled --format text",
+        "fixtures:scenarios/host-accepts-network-may-not $ explain . --template task --namespace sbx --path direct --format text",
+        "fixtures:scenarios/not-evaluable $ check . --format json",
+        "fixtures:scenarios/not-evaluable $ check . --format json --read-cilium always",
+        "fixtures:scenarios/not-evaluable $ check . --format sarif",
+        "fixtures:scenarios/pooled-controller $ explain . --template task --namespace sbx --path pooled --format text",
+        "fixtures:scenarios/reach-cidr-group $ check . --format json",
+        "fixtures:scenarios/reach-cidr-group $ check . --format json --read-cilium always",
+        "fixtures:scenarios/reach-cidr-group $ check . --format sarif",
+        "fixtures:scenarios/reach-cluster-network-policy $ check . --format json",
+        "fixtures:scenarios/reach-cluster-network-policy $ check . --format json --read-cilium always",
+        "fixtures:scenarios/reach-cluster-network-policy $ check . --format sarif",
+    ]
+)
+"""Issue 26 (safe on an untrusted pull request): explain text lines that
+began with an IPv6 CIDR (``::/0``) are escaped so none starts a workflow
+command; copies of one name no longer isolate unless every copy does, and
+each copy of a duplicated template or workload is judged (the corpus);
+culprit content hashes cover every offending rule and what the rules name
+(the bench, the corpus, and the scenarios whose culprits have several
+offending rules or name a CIDR group or namespaces)."""
+
+
 _ISSUE_RULES: dict[str, Callable[[str], bool]] = {
+    "issue 26": lambda key: key in _CHANGED_IN_ISSUE_26,
     "issue 16": lambda key: key in _CHANGED_IN_ISSUE_16,
     "issue 12": _issue_12_changed,
     "issue 14": issue_14_changed,
@@ -252,7 +303,12 @@ _ISSUE_RULES: dict[str, Callable[[str], bool]] = {
 _LATER_SCENARIOS: dict[str, frozenset[str]] = {
     **{
         name: frozenset(
-            {"issue 13 (findings a person can act on)", "issue 13 (explain/sarif part)", "issue 25"}
+            {
+                "issue 13 (findings a person can act on)",
+                "issue 13 (explain/sarif part)",
+                "issue 25",
+                "issue 26",
+            }
         )
         for name in ISSUE_15_SCENARIOS
     },
@@ -263,12 +319,13 @@ _LATER_SCENARIOS: dict[str, frozenset[str]] = {
                 "issue 13 (findings a person can act on)",
                 "issue 13 (explain/sarif part)",
                 "issue 25",
+                "issue 26",
             }
         )
         for name in RECORDED_NEW_SCENARIOS
     },
     **{
-        name: frozenset({"issue 15", "issue 13 (explain/sarif part)", "issue 25"})
+        name: frozenset({"issue 15", "issue 13 (explain/sarif part)", "issue 25", "issue 26"})
         for name in ISSUE_13_SCENARIOS
     },
     **{name: frozenset() for name in ISSUE_25_SCENARIOS},

@@ -1,7 +1,10 @@
 """The JSON report's truncation as issue 15 wrote it (``fit_json`` at
 ``f5d521f``): the whole text decoded, capped and cut in memory. Kept here,
 unchanged, as the reference ``lint.report.bounded.fit_document`` is held
-to: the streamed report must cut a report to the same bytes."""
+to: the streamed report must cut a report to the same bytes. One change
+since: a size is that of the text as the command line writes it, made
+safe to show (issue 26: ``##[`` and raw DEL, C1 and bidirectional controls
+written as escapes)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import json
 from typing import Any
 
 from lint.report.bounded import QUOTE_LIMIT, capped
+from lint.report.escaping import neutralise
 
 _KEPT_FIRST = ("findings", "parseErrors", "sandboxes")
 
@@ -71,4 +75,4 @@ def _prefix(items: list[Any], budget: int) -> int:
 
 
 def _size(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    return len(neutralise(text, "json").encode("utf-8", "surrogatepass"))

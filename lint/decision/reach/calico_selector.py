@@ -39,6 +39,11 @@ from lint.decision.model import Tri
 from lint.decision.values import JSON
 
 MAX_LABEL_LENGTH: Final = 512
+MAX_NESTING: Final = 64
+"""Parentheses nested deeper than this make a selector unreadable: the
+parser, the printer and the evaluation each recurse once per level, and a
+selector of a few hundred bytes must not exhaust the stack (real selectors
+nest two or three levels). An unreadable selector fails closed."""
 WHITESPACE: Final = " \t"
 _LABEL_CHARS: Final = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-"
@@ -291,6 +296,7 @@ class _Parser:
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
         self.pos = 0
+        self.depth = 0
 
     def peek(self) -> Token:
         return self.tokens[self.pos]
@@ -332,9 +338,13 @@ class _Parser:
         if token.kind is Tok.GLOBAL:
             return GlobalNode()
         if token.kind is Tok.LPAREN:
+            self.depth += 1
+            if self.depth > MAX_NESTING:
+                raise _Fail(f"parentheses nested deeper than {MAX_NESTING} levels")
             inner = self.or_expr()
             if self.take().kind is not Tok.RPAREN:
                 raise _Fail("expected ')'")
+            self.depth -= 1
             return inner
         if token.kind is Tok.LABEL:
             return self.operation(token.value)
