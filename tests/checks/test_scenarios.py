@@ -387,3 +387,20 @@ def test_the_chart_case_names_the_template_and_each_widening_policy() -> None:
     # The sandbox report's contract is unchanged: the union names its first culprit.
     pooled = _only(outcome.report, "pooled")
     assert pooled["egress"]["union"]["refusal"] == "policy-widens-egress"
+
+
+def test_policy_types_are_read_as_the_api_server_stores_them() -> None:
+    """Issue 25: no policyTypes with ``egress: []`` is stored as ``[Ingress]``
+    and isolates nothing; ``policyTypes: []`` with ``egress: [{}]`` is stored
+    as ``[Ingress, Egress]`` and lets everything out. Both decisions agree."""
+    outcome = run_scenario("stored-policy-types")
+    by_template = {s["template"]: s["egress"] for s in outcome.report["sandboxes"]}
+    unisolated, widened = by_template["unisolated"], by_template["widened"]
+    for decision in ("union", "reach"):
+        assert unisolated[decision]["refusal"] == "no-enforcing-policy"
+        assert widened[decision]["refusal"] == "policy-widens-egress"
+    verdicts = {e["name"]: e["verdict"] for e in unisolated["union"]["examined"]}
+    assert verdicts["no-policy-types"] == "not-egress-scoped"
+    verdicts = {e["name"]: e["verdict"] for e in widened["union"]["examined"]}
+    assert verdicts["empty-policy-types"] == "widens-egress"
+    assert outcome.exit_code == 1
