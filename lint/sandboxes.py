@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
 from lint.decision.constants import DEFAULT_PROFILE_LABEL, TEMPLATE_LABEL, UNKNOWN_LABEL_VALUE
 from lint.decision.controller import (
@@ -28,7 +28,7 @@ from lint.decision.controller import (
 )
 from lint.decision.controller_versions import NEWEST, ControllerColumn
 from lint.decision.values import JSON
-from lint.declarations.entries import DeclaredSandbox
+from lint.declarations.entries import DeclaredSandbox, HostName
 from lint.inventory import KubeObject, Namespace
 from lint.kinds import SANDBOX_CLAIM, SANDBOX_TEMPLATE, SANDBOX_WARM_POOL, WORKLOAD_POD_TEMPLATE
 
@@ -194,14 +194,31 @@ def claim_annotations(claim: KubeObject) -> dict[str, str]:
     return _string_labels(_dig(claim.value, ("spec", "additionalPodMetadata", "annotations")))
 
 
-def implied_paths(namespace: Namespace, template_name: str) -> dict[Path, str]:
-    """The paths the manifests imply for the template, each with why it exists."""
-    paths: dict[Path, str] = {"direct": "the host creates Sandboxes of the template directly"}
+WITHOUT_HOST: Final = (
+    "without the namzu host, a SandboxTemplate's pods come only out of SandboxClaims "
+    "and SandboxWarmPools (a Sandbox names no template)"
+)
+"""Why the pooled path exists for a ``host: none`` template that no claim or
+pool in the manifests names (AGENT-SANDBOX §3.4, §6.2)."""
+
+
+def implied_paths(
+    namespace: Namespace, template_name: str, host: HostName = "namzu"
+) -> dict[Path, str]:
+    """The paths the manifests make possible for the template, each with why
+    it exists. The direct path is the namzu host's own (it creates Sandboxes
+    from the template); without it a template's pods arrive pooled only,
+    claimed or out of a warm pool (issue 25; DESIGN §13)."""
+    paths: dict[Path, str] = {}
+    if host == "namzu":
+        paths["direct"] = "the host creates Sandboxes of the template directly"
     pools = [p.display_name for p in pools_naming(namespace, template_name)]
     claims = [c.display_name for c in claims_naming(namespace, template_name)]
     if pools or claims:
         named = [f"SandboxWarmPool {n!r}" for n in pools] + [f"SandboxClaim {n!r}" for n in claims]
         paths["pooled"] = f"{', '.join(named)} name{'s' if len(named) == 1 else ''} the template"
+    elif host != "namzu":
+        paths["pooled"] = WITHOUT_HOST
     if pools:
         listed = ", ".join(repr(n) for n in pools)
         paths["warm"] = f"SandboxWarmPool {listed} keeps unclaimed pods of the template"
@@ -209,13 +226,16 @@ def implied_paths(namespace: Namespace, template_name: str) -> dict[Path, str]:
 
 
 def acquisition_paths(
-    declared: tuple[str, ...] | None, namespace: Namespace, template_name: str
+    declared: tuple[str, ...] | None,
+    namespace: Namespace,
+    template_name: str,
+    host: HostName = "namzu",
 ) -> tuple[Path, ...]:
     """The paths to check (DESIGN §2.3): the declared ones, or those the
-    manifests imply (``implied_paths``)."""
+    manifests imply for the host (``implied_paths``)."""
     if declared:
         return tuple(p for p in PATHS if p in declared)
-    implied = implied_paths(namespace, template_name)
+    implied = implied_paths(namespace, template_name, host)
     return tuple(p for p in PATHS if p in implied)
 
 
@@ -224,7 +244,7 @@ def declared_paths(declared: DeclaredSandbox, namespace: Namespace) -> tuple[Pat
     :func:`acquisition_paths` for a template."""
     if declared.workload is not None:
         return ("direct",)
-    return acquisition_paths(declared.paths, namespace, declared.template)
+    return acquisition_paths(declared.paths, namespace, declared.template, declared.host)
 
 
 def pod_variants(path: Path, namespace: Namespace, template_name: str) -> list[PodVariant]:

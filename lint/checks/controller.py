@@ -149,7 +149,8 @@ def omitted_paths(declared: DeclaredSandbox, inventory: Inventory) -> list[Findi
     """``paths`` that leave out a path the manifests imply (DESIGN §2.3)."""
     if not declared.paths or declared.workload is not None:
         return []  # a workload's pods arrive by the direct path only
-    implied = implied_paths(inventory.namespace(declared.namespace), declared.template)
+    namespace = inventory.namespace(declared.namespace)
+    implied = implied_paths(namespace, declared.template, declared.host)
     findings = []
     path: Path
     for path, why in implied.items():

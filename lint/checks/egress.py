@@ -33,6 +33,7 @@ from lint.decision.egress_documents import egress_documents
 from lint.decision.model import (
     Allowance,
     Candidate,
+    EgressRefusal,
     NamedOutcome,
     NamedResult,
     PolicyDocument,
@@ -50,6 +51,7 @@ from lint.report.model import (
     Finding,
     Location,
     NamedReport,
+    ReachReport,
     SandboxRef,
 )
 from lint.rules import rule, rule_for
@@ -114,10 +116,17 @@ def judge_egress(ctx: CheckContext, given: EgressInput) -> EgressJudgement:
     findings = list(named_findings)
     if given.declared.union_verified:
         union, judged, union_findings = judge_union(ctx, given, allowance)
-        findings.extend(union_findings)
-        reach_input = _reach_input(ctx, given, allowance, judged)
+        host_reads = given.declared.host == "namzu"
+        reach_input = _reach_input(ctx, given, allowance, judged, union_reported=host_reads)
         cilium = reach_input.cilium_under_core
         reach, reach_findings = check_reach(ctx, reach_input)
+        if host_reads:
+            findings.extend(union_findings)
+        else:
+            # No namzu host asks the union: reach is the verdict, and its
+            # report lists the union's documents too (issue 25).
+            union = None
+            findings.extend(_reach_verdict_findings(given, union_findings, reach))
         findings.extend(reach_findings)
     expected = _expected_object(given)
     report = EgressReport(
@@ -225,8 +234,30 @@ def _cilium_under_core(ctx: CheckContext, given: EgressInput, allowance: Allowan
     return judged_entries(ctx, scope, given.subject.labels, judging, placeholders=False)
 
 
+def _reach_verdict_findings(
+    given: EgressInput, union_findings: list[Finding], reach: ReachReport
+) -> list[Finding]:
+    """The findings of a path reach alone decides: each culprit among the
+    documents the union also reads keeps its own finding (reach judges them
+    as the union does); a refusal with no culprit is reach's, at the
+    declaration."""
+    culprits = [finding for finding in union_findings if finding.culprit is not None]
+    refusal = reach.decision.refusal
+    if culprits or refusal != EgressRefusal.NO_ENFORCING_POLICY:
+        return culprits
+    rule_id = rule_for(EgressRefusal.NO_ENFORCING_POLICY).id
+    message = reach.decision.summary or rule(rule_id).summary
+    remedy = union_remedy(EgressRefusal.NO_ENFORCING_POLICY, named=False)
+    return [rule_finding(rule_id, message, given.declaration, sandbox=given.sandbox, remedy=remedy)]
+
+
 def _reach_input(
-    ctx: CheckContext, given: EgressInput, allowance: Allowance, judged: Judged
+    ctx: CheckContext,
+    given: EgressInput,
+    allowance: Allowance,
+    judged: Judged,
+    *,
+    union_reported: bool = True,
 ) -> ReachInput:
     return ReachInput(
         sandbox=given.sandbox,
@@ -239,6 +270,7 @@ def _reach_input(
         union=judged,
         cilium_under_core=_cilium_under_core(ctx, given, allowance),
         claim_annotations=given.claim_annotations,
+        union_reported=union_reported,
     )
 
 

@@ -245,7 +245,8 @@ def undeclared_templates(
         if defaults_applied:
             message = (
                 f"{where} is named by no declaration (there is no .egress-lint.yaml), so it "
-                "was checked against the default intent `deny-all` with `engine: core`"
+                "was checked against the default intent `deny-all` with `engine: core` and "
+                "`host: none`: what the cluster lets its claimed and pooled pods reach"
             )
             finding = rule_finding("template-undeclared", message, location_of(obj), obj=obj)
             findings.append(dataclasses.replace(finding, level="note"))

@@ -117,6 +117,10 @@ class ReachInput:
     claim_annotations: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """The annotations the path's SandboxClaims add to the pod, each with the
     claim that adds it (``PodVariant.claim_annotations``)."""
+    union_reported: bool = True
+    """Whether the union is reported beside reach (``host: namzu``). When it
+    is not, reach is the verdict and its report lists the union's documents
+    first, so every document judged is listed once (issue 25)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +148,8 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     )
     paths: dict[int, tuple[str | int, ...]] = {}
     examined, searched = _entries(decision, cilium, cilium_examined, judged, paths)
+    if not given.union_reported:
+        examined = (*given.union.report(), *examined)
     report = ReachReport(
         DecisionReport(
             None if decision.refusal is None else str(decision.refusal),

@@ -307,10 +307,13 @@ def _check_copy(
 
 
 def _refusals(report: SandboxReport) -> tuple[str | None, str | None]:
-    union = report.egress.union
+    """The egress verdict (the union's where it is reported, else reach's,
+    the verdict of a pod no namzu host makes) and the ingress one."""
+    union, reach = report.egress.union, report.egress.reach
+    egress = union if union is not None else (reach.decision if reach is not None else None)
     ingress = report.ingress
     return (
-        union.refusal if union is not None else None,
+        egress.refusal if egress is not None else None,
         ingress.decision.refusal if ingress is not None else None,
     )
 
@@ -355,13 +358,16 @@ def _upgrade_hazards(
 def _prerequisites(
     inventory: Inventory, declared: Sequence[DeclaredSandbox], facts: ControllerFacts
 ) -> list[Finding]:
+    # The profile and per-sandbox labels, their label domains and fences are
+    # the namzu host's own: only its entries are checked for them (issue 25).
+    namzu = [entry for entry in declared if entry.host == "namzu"]
     # Before v0.5.0 the controller has no allowed-label-domains (§8).
-    domains = label_domains(inventory, declared) if facts.column.allowed_label_domains else []
+    domains = label_domains(inventory, namzu) if facts.column.allowed_label_domains else []
     return [
         *missing_templates(inventory, declared),
         *domains,
-        *admission_fences(inventory, declared),
-        *undeclared_claim_profiles(inventory, declared),
+        *admission_fences(inventory, namzu),
+        *undeclared_claim_profiles(inventory, namzu),
         *controller_conflicts(inventory, facts),
         *unnamed_policies(inventory),
         *duplicate_objects(inventory),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
+from lint.decision.defaulting import enforces
 from lint.decision.egress_rules import cilium_rule_verdict, core_rule_verdict
 from lint.decision.model import (
     Allowance,
@@ -113,11 +114,11 @@ def _core_document(
 
 
 def _core_enforces(policy_types: list[JSON] | None, egress: list[JSON] | None) -> bool:
-    """§5.3: without policyTypes, a present `egress` (even `[]`) enforces;
-    with it, only the exact string ``Egress`` does."""
-    if policy_types is None:
-        return egress is not None
-    return "Egress" in [kind for kind in policy_types if isinstance(kind, str)]
+    """§5.3 on the stored object: an absent, null or empty policyTypes is
+    defaulted first (``defaulting``), so ``egress: []`` alone enforces
+    nothing and ``policyTypes: []`` with a rule enforces; then only the
+    exact string ``Egress`` does."""
+    return enforces("egress", policy_types, egress)
 
 
 def _is_translation_name(name: str, translation: Translation, subject: Subject) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from lint.decision.constants import CLUSTERWIDE_KIND, CORE_KIND, DEFAULT_AGENT_PORT
+from lint.decision.defaulting import enforces as stored_enforces
 from lint.decision.egress_documents import NOT_A_POLICY_OBJECT, document_name, identity_labels
 from lint.decision.ingress_ports import cilium_port_reach, core_port_reach
 from lint.decision.model import (
@@ -298,8 +299,9 @@ def _core_document(
     if isinstance(shape, str):
         return _unreadable(CORE_KIND, name, shape)
     spec, policy_types, rules = shape.spec, shape.policy_types, shape.rules
-    # The API server includes Ingress whenever policyTypes is absent (or null).
-    enforces = policy_types is None or "Ingress" in policy_types
+    # As stored: Ingress is listed whenever policyTypes is absent, null or
+    # empty, whatever the egress rules (``defaulting``).
+    enforces = stored_enforces("ingress", policy_types, None)
     selects = match_selector(spec.get("podSelector", ABSENT), subject.labels, cilium=False)
     # A document that does not select the pod is decided before its rules
     # are read (§13.4 step 2).

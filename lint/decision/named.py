@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lint.decision.constants import CILIUM_KIND, CORE_KIND
+from lint.decision.defaulting import enforces
 from lint.decision.model import NamedOutcome, NamedResult, Translation
 from lint.decision.values import ABSENT, JSON, compact_json, deep_equal
 
@@ -112,6 +113,12 @@ def _check_policy_types(obj: JSON, translation: Translation) -> NamedResult | No
     actual = _field(_spec(obj), "policyTypes")
     if isinstance(actual, list) and "Egress" in actual:
         return None
+    if actual is ABSENT or actual is None or actual == []:
+        # Read back as stored: the API server lists Egress itself when the
+        # object has an egress rule (``defaulting``).
+        egress = _field(_spec(obj), "egress")
+        if enforces("egress", None, egress if isinstance(egress, list) else None):
+            return None
     detail = (
         f"spec.policyTypes is {_show(actual)}; it must be a list containing "
         '"Egress", because without it spec.egress enforces nothing'

@@ -55,6 +55,17 @@ def _identity_key(key: str) -> str | None:
     return key
 
 
+def unknown_value_keys(labels: Mapping[str, str]) -> frozenset[str]:
+    """The pod label keys known present with a value nobody can tell offline
+    (``UNKNOWN_LABEL_VALUE``: ``sandbox-name-hash``, a claim's
+    ``claim-uid``, an unknown warm pool's hash). The one source of truth for
+    both decisions: ``match_selector`` below answers ``unknown`` for a
+    requirement on such a value, and reach's pod label view
+    (``reach.model.pod_label_view``) holds exactly these keys as present
+    with an unknown value, so its matcher answers the same."""
+    return frozenset(key for key, value in labels.items() if value == UNKNOWN_LABEL_VALUE)
+
+
 def match_selector(selector: JSON | Absent, labels: Mapping[str, str], *, cilium: bool) -> Tri:
     """§6.2 (with the §6.3 key mapping when ``cilium``).
 

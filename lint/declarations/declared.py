@@ -2,9 +2,11 @@
 
 With a declaration file they are its entries, resolved by
 ``load_declarations``. Without one, every SandboxTemplate in the manifests
-is a declared sandbox checked as ``deny-all`` under ``core`` with the
-default agent port (SEMANTICS.md §17.5): this module is the one place that
-default is written.
+is a declared sandbox checked as ``deny-all`` under ``core`` (SEMANTICS.md
+§17.5) with ``host: none``: nothing says a namzu host creates its pods, so
+the cluster's decision alone is the verdict, on the paths the manifests
+make possible, and no host-only check applies (issue 25; DESIGN §13). This
+module is the one place that default is written.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import replace
 from lint.decision.constants import UNKNOWN_LABEL_VALUE
 from lint.decision.translation import translate, with_selector
 from lint.decision.values import JSON
-from lint.declarations.entries import Declarations, DeclaredSandbox, IngressCheck
+from lint.declarations.entries import Declarations, DeclaredSandbox
 from lint.inventory import Inventory, KubeObject
 from lint.kinds import SANDBOX_TEMPLATE
 from lint.sandboxes import pod_labels, target_object
@@ -37,7 +39,9 @@ def declared_sandboxes(
         for t in inventory.all_of_kind(SANDBOX_TEMPLATE.name)
         if t.name is not None and t.namespace is not None
     }
-    return tuple(_defaulted(template) for template in templates.values())
+    return tuple(
+        _selecting_own_pods(_defaulted(template), inventory) for template in templates.values()
+    )
 
 
 def _selecting_own_pods(entry: DeclaredSandbox, inventory: Inventory) -> DeclaredSandbox:
@@ -66,9 +70,11 @@ def _defaulted(template: KubeObject) -> DeclaredSandbox:
         pod_labels={},
         paths=None,
         egress=dict(DEFAULT_EGRESS),
-        ingress=IngressCheck(),
+        # No host connects to an agent port (as under a declared `host: none`).
+        ingress=None,
         translation=translate(DEFAULT_EGRESS, name, namespace),
         file=document.file,
         line=document.line,
         source=document.source,
+        host="none",
     )

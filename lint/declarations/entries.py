@@ -70,8 +70,9 @@ class DeclaredSandbox:
 
     It comes from an entry of ``sandboxes`` (``index`` is its position), or,
     when there is no declaration file, from a SandboxTemplate found in the
-    manifests, checked as ``deny-all`` under ``core`` (SEMANTICS.md §17.5;
-    ``index`` None, see ``lint.declarations.sandboxes``).
+    manifests, checked as ``deny-all`` under ``core`` with ``host: none``
+    (SEMANTICS.md §17.5, issue 25; ``index`` None, see
+    ``lint.declarations.declared``).
 
     ``namespace`` is resolved (entry, else ``--namespace``, else
     ``defaultNamespace``, else ``default``). ``paths`` None means the
@@ -180,7 +181,8 @@ class Declarations:
     when absent); ``object_namespace`` gives the namespace for manifest
     objects without one. ``defaults_applied`` is True when no file was found:
     every SandboxTemplate is then checked as ``deny-all`` under ``core``
-    (SEMANTICS.md §17.5) and ``entries`` is empty.
+    with ``host: none`` (SEMANTICS.md §17.5, issue 25) and ``entries`` is
+    empty.
     """
 
     file: str | None

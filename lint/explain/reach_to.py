@@ -28,6 +28,7 @@ from typing import Final
 from lint.checks.context import precise_location
 from lint.checks.reach_candidates import Offered
 from lint.decision.cidr import parse_cidr
+from lint.decision.defaulting import calico_governs_egress
 from lint.decision.model import Cidr, CidrPeer, EgressVerdict, Everything, PortSet, SelectorPeer
 from lint.decision.ports import describe_ports
 from lint.decision.reach import admin, calico, cluster_network_policy
@@ -177,10 +178,10 @@ def _calico_governs(spec: Mapping[str, JSON], rules: JSON) -> bool:
     is not for host endpoints only (a namespaced policy is offered only in
     the sandbox's namespace)."""
     types = spec.get("types")
-    if isinstance(types, list) and types and "Egress" not in types:
-        return False
+    listed = rules if isinstance(rules, list) else None
+    governed = calico_governs_egress(types if isinstance(types, list) else None, listed)
     host_only = any(spec.get(field) is True for field in ("doNotTrack", "preDNAT"))
-    return bool(rules) and not host_only
+    return governed and not host_only
 
 
 def _calico_rule(

@@ -152,8 +152,11 @@ def controller_line(controller: ControllerReport) -> str:
 def _defaults_note() -> list[str]:
     text = (
         "No .egress-lint.yaml was found, so every SandboxTemplate was checked against "
-        "the default intent `deny-all` with `engine: core`. Declare the intended egress "
-        "in .egress-lint.yaml (see docs/declarations.md)."
+        "the default intent `deny-all` with `engine: core` and `host: none`: only what "
+        "the cluster lets its pods reach, on the paths the manifests make possible. "
+        "Declare the intended egress in .egress-lint.yaml; if the namzu host creates "
+        "these sandboxes, declare each template there (`host: namzu` is the default) so "
+        "that its named policy and its own checks apply too (see docs/declarations.md)."
     )
     return [*_wrap(text, "note: "), ""]
 

@@ -30,9 +30,22 @@ def _reach_refusals(report: Report) -> dict[str, str | None]:
     return refusals
 
 
+DECLARATION = """version: 1
+sandboxes:
+  - template: task
+    namespace: sbx
+    egress: {policy: {kind: deny-all}}
+"""
+"""The namzu host's sandbox, as the scenario's tree without a declaration
+file read before issue 25 (which judges undeclared templates as `host:
+none`): its direct path and the host's named policy too."""
+
+
 def _check(tmp_path: Path, text: str) -> Report:
     (tmp_path / "m.yaml").write_text(text, encoding="utf-8")
-    return run_check(CheckOptions(paths=(str(tmp_path),)))
+    config = tmp_path / ".egress-lint.yaml"
+    config.write_text(DECLARATION, encoding="utf-8")
+    return run_check(CheckOptions(paths=(str(tmp_path),), config=config))
 
 
 def test_the_claims_pod_fails_closed_and_the_templates_own_does_not(tmp_path: Path) -> None:

@@ -109,5 +109,8 @@ def test_an_external_workload_takes_its_pod_labels_from_the_entry(tmp_path: Path
     report = json.loads(outcome.stdout)
     [sandbox] = report["sandboxes"]
     assert sandbox["podLabels"] == {"app": "db"}
-    assert sandbox["egress"]["union"]["examined"][0]["verdict"] == "within"
+    # A workload's verdict is reach's, which lists the policies it examined
+    # (issue 25); no union is reported.
+    assert sandbox["egress"]["union"] is None
+    assert sandbox["egress"]["reach"]["examined"][0]["verdict"] == "within"
     assert report["findings"] == [] and outcome.exit_code == 0

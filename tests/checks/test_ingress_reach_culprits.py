@@ -27,7 +27,15 @@ spec:
 
 def test_every_undecided_object_gets_its_own_ingress_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(MANIFESTS + SECOND, encoding="utf-8")
-    report = run_check(CheckOptions(paths=(str(tmp_path),)))
+    # The namzu host's sandbox, whose agent port is checked: without a
+    # declaration file a template is `host: none`, with none (issue 25).
+    config = tmp_path / ".egress-lint.yaml"
+    config.write_text(
+        "version: 1\nsandboxes:\n  - template: task\n    namespace: sbx\n"
+        "    egress: {policy: {kind: deny-all}}\n",
+        encoding="utf-8",
+    )
+    report = run_check(CheckOptions(paths=(str(tmp_path),), config=config))
     findings = [f for f in report.findings if f.rule_id == "ingress-not-evaluable"]
     names = sorted(f.subject.name for f in findings if f.subject is not None)
     assert names == ["antrea-allow", "antrea-second"]

@@ -273,11 +273,22 @@ def test_template_not_found_unless_external() -> None:
 
 
 def test_no_declaration_file_applies_deny_all_core() -> None:
-    report = run_scenario("defaults").report
+    """Issue 25: without a declaration file the template is `host: none`:
+    judged on the pooled path (a Sandbox names no template, so nobody
+    creates its pods directly), with no named object and no union. Its pods
+    carry no namzu label, so the namzu-style policy selects none of them."""
+    outcome = run_scenario("defaults")
+    report = outcome.report
     assert report["defaultsApplied"] is True
-    sandbox = _only(report)
+    sandbox = _only(report, "pooled")
     assert (sandbox["egress"]["policyKind"], sandbox["egress"]["engine"]) == ("deny-all", "core")
-    assert sandbox["egress"]["named"]["result"] == "match"
+    assert sandbox["host"] == "none"
+    assert (sandbox["egress"]["expected"], sandbox["egress"]["named"]) == (None, None)
+    assert sandbox["egress"]["union"] is None and sandbox["ingress"] is None
+    assert sandbox["egress"]["reach"]["refusal"] == "no-enforcing-policy"
+    assert [e["verdict"] for e in sandbox["egress"]["reach"]["examined"]] == ["does-not-select"]
+    assert _rule_ids(report) == ["no-enforcing-egress-policy", "template-undeclared"]
+    assert outcome.exit_code == 1
 
 
 def test_unparseable_policy_document_fails_closed() -> None:
@@ -292,17 +303,23 @@ def test_allow_intent_finds_only_the_controller_policy_on_the_pooled_path() -> N
     """Issue 17: three narrow policies, each inside the declared `allow`, are
     `within`; the one finding is the controller's policy, at the template."""
     outcome = run_scenario("allow-chart")
-    direct, pooled = _only(outcome.report), _only(outcome.report, "pooled")
-    assert direct["host"] == "none"
+    pooled = _only(outcome.report, "pooled")
+    # Issue 25: under `host: none` nobody creates the template's Sandboxes
+    # directly, so only the pool's paths are judged, and reach is the verdict.
+    assert {s["path"] for s in outcome.report["sandboxes"]} == {"pooled", "warm"}
+    assert pooled["host"] == "none"
     # Issue 14: every pod the controller makes carries sandbox-name-hash.
-    assert direct["podLabels"] == {
+    assert pooled["podLabels"] == {
         "app.kubernetes.io/name": "agent-runner",
         "agents.x-k8s.io/sandbox-name-hash": "(unknown)",
+        "agents.x-k8s.io/sandbox-template-ref-hash": pooled["podLabels"][
+            "agents.x-k8s.io/sandbox-template-ref-hash"
+        ],
     }
-    assert direct["egress"]["policyKind"] == "allow"
-    assert (direct["egress"]["expected"], direct["egress"]["named"]) == (None, None)
-    assert direct["egress"]["union"]["refusal"] is None
-    verdicts = {e["name"]: e["verdict"] for e in pooled["egress"]["union"]["examined"]}
+    assert pooled["egress"]["policyKind"] == "allow"
+    assert (pooled["egress"]["expected"], pooled["egress"]["named"]) == (None, None)
+    assert pooled["egress"]["union"] is None
+    verdicts = {e["name"]: e["verdict"] for e in pooled["egress"]["reach"]["examined"]}
     assert verdicts == {
         "runner-dns": "within",
         "runner-otel": "within",
@@ -324,7 +341,7 @@ def test_allow_intent_with_an_unmanaged_template_is_clean() -> None:
     outcome = run_scenario("allow-chart-unmanaged")
     assert outcome.exit_code == 0
     assert outcome.report["findings"] == []
-    assert [s["path"] for s in outcome.report["sandboxes"]] == ["direct", "pooled", "warm"]
+    assert [s["path"] for s in outcome.report["sandboxes"]] == ["pooled", "warm"]
 
 
 def test_workload_declaration_reads_the_deployments_pod_labels() -> None:
@@ -334,7 +351,9 @@ def test_workload_declaration_reads_the_deployments_pod_labels() -> None:
     assert sandbox["podLabels"] == {"app": "api", "tier": "backend"}
     assert sandbox["egress"]["expected"] == {"kind": "NetworkPolicy", "name": "api-egress"}
     assert sandbox["egress"]["named"]["result"] == "match"
-    verdicts = {e["name"]: e["verdict"] for e in sandbox["egress"]["union"]["examined"]}
+    # A workload has no namzu host: reach is its verdict (issue 25).
+    assert sandbox["egress"]["union"] is None
+    verdicts = {e["name"]: e["verdict"] for e in sandbox["egress"]["reach"]["examined"]}
     assert verdicts == {
         "api-egress": "within",
         "backend-https-out": "widens-egress",
@@ -381,9 +400,89 @@ def test_the_chart_case_names_the_template_and_each_widening_policy() -> None:
     assert "kube-system" in controller["remedyYaml"] and "0.0.0.0/0" not in controller["remedyYaml"]
     assert [a["path"] for a in controller["affected"]] == ["pooled", "warm"]
     assert (by_culprit["runner-otel"]["line"], by_culprit["runner-storage"]["line"]) == (38, 51)
+    # Under `host: none` nobody creates the template's Sandboxes directly:
+    # the pool's paths only (issue 25).
     for name in ("runner-otel", "runner-storage"):
-        assert [a["path"] for a in by_culprit[name]["affected"]] == ["direct", "pooled", "warm"]
+        assert [a["path"] for a in by_culprit[name]["affected"]] == ["pooled", "warm"]
         assert "spec.egress[0]" in by_culprit[name]["message"]
-    # The sandbox report's contract is unchanged: the union names its first culprit.
+    # Reach, the verdict of a pod no namzu host makes, names its first culprit.
     pooled = _only(outcome.report, "pooled")
-    assert pooled["egress"]["union"]["refusal"] == "policy-widens-egress"
+    assert pooled["egress"]["union"] is None
+    assert pooled["egress"]["reach"]["refusal"] == "policy-widens-egress"
+
+
+def test_policy_types_are_read_as_the_api_server_stores_them() -> None:
+    """Issue 25: no policyTypes with ``egress: []`` is stored as ``[Ingress]``
+    and isolates nothing; ``policyTypes: []`` with ``egress: [{}]`` is stored
+    as ``[Ingress, Egress]`` and lets everything out. Both decisions agree."""
+    outcome = run_scenario("stored-policy-types")
+    by_template = {s["template"]: s["egress"] for s in outcome.report["sandboxes"]}
+    unisolated, widened = by_template["unisolated"], by_template["widened"]
+    for decision in ("union", "reach"):
+        assert unisolated[decision]["refusal"] == "no-enforcing-policy"
+        assert widened[decision]["refusal"] == "policy-widens-egress"
+    verdicts = {e["name"]: e["verdict"] for e in unisolated["union"]["examined"]}
+    assert verdicts["no-policy-types"] == "not-egress-scoped"
+    verdicts = {e["name"]: e["verdict"] for e in widened["union"]["examined"]}
+    assert verdicts["empty-policy-types"] == "widens-egress"
+    assert outcome.exit_code == 1
+
+
+def test_without_a_declaration_a_plain_agent_sandbox_tree_is_host_none() -> None:
+    """Issue 25: no declaration file on a plain agent-sandbox tree. Each
+    template is judged as ``host: none`` with ``deny-all``: no
+    ``named-policy-missing`` for ``<template>-egress`` (only the namzu host
+    reads that object), no union, no agent-port check; the pooled and warm
+    paths the pool and claim make possible, never the host's direct path,
+    and the controller's policy judged there."""
+    outcome = run_scenario("no-declaration-agent-sandbox")
+    report = outcome.report
+    assert report["defaultsApplied"] is True
+    rules = _rule_ids(report)
+    assert "named-policy-missing" not in rules
+    assert rules.count("template-undeclared") == 2
+    paths = sorted((s["template"], s["path"]) for s in report["sandboxes"])
+    assert paths == [
+        ("browser", "pooled"),
+        ("python-runtime", "pooled"),
+        ("python-runtime", "warm"),
+    ]
+    for sandbox in report["sandboxes"]:
+        assert sandbox["host"] == "none"
+        assert sandbox["egress"]["union"] is None
+        assert sandbox["egress"]["named"] is None
+        assert sandbox["ingress"] is None
+        assert "sandbox.namzu.ai/template" not in sandbox["podLabels"]
+    by_template = {s["template"]: s for s in report["sandboxes"] if s["path"] == "pooled"}
+    assert by_template["python-runtime"]["egress"]["reach"]["refusal"] is None
+    browser = by_template["browser"]["egress"]["reach"]
+    assert browser["refusal"] == "policy-widens-egress"
+    # Reach, the verdict, lists the controller's policy it judged.
+    verdicts = {e["name"]: e["verdict"] for e in browser["examined"]}
+    assert verdicts["browser-network-policy"] == "widens-egress"
+    widening = [f for f in report["findings"] if f["ruleId"] == "egress-policy-widens"]
+    assert [(f["file"], f["line"]) for f in widening] == [("manifests.yaml", 46)]
+    assert outcome.exit_code == 1
+
+
+def test_a_host_none_template_used_only_through_claims_is_judged_pooled() -> None:
+    """Issue 25: a ``host: none`` template named only by a SandboxClaim is
+    checked on the claimed (pooled) path, where the controller's default
+    policy is judged; ``paths: [pooled]`` draws no warning about the host
+    creating Sandboxes directly."""
+    outcome = run_scenario("claim-only-host-none")
+    report = outcome.report
+    paths = sorted((s["template"], s["path"], s.get("claim")) for s in report["sandboxes"])
+    assert paths == [("batch", "pooled", None), ("runner", "pooled", "job-1")]
+    assert "path-not-declared" not in _rule_ids(report)
+    runner = next(s for s in report["sandboxes"] if s["template"] == "runner")
+    assert runner["egress"]["union"] is None
+    reach = runner["egress"]["reach"]
+    assert reach["refusal"] == "policy-widens-egress"
+    verdicts = {e["name"]: e["verdict"] for e in reach["examined"]}
+    assert verdicts == {
+        "sandboxes-default-deny": "within",
+        "runner-network-policy": "widens-egress",
+    }
+    assert [(f["ruleId"], f["line"]) for f in report["findings"]] == [("egress-policy-widens", 4)]
+    assert outcome.exit_code == 1

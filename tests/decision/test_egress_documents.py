@@ -98,10 +98,14 @@ def test_core_unreadable_steps_in_order(top: dict[str, Any], fact: str) -> None:
     ("spec", "enforces"),
     [
         ({}, False),
-        ({"egress": []}, True),
+        # Read as stored (SEMANTICS §5.3): an absent, null or empty
+        # policyTypes lists Egress only when there is an egress rule.
+        ({"egress": []}, False),
         ({"egress": None}, False),
         ({"egress": [{}]}, True),
-        ({"policyTypes": None, "egress": []}, True),
+        ({"policyTypes": None, "egress": []}, False),
+        ({"policyTypes": None, "egress": [{}]}, True),
+        ({"policyTypes": [], "egress": [{}]}, True),
         ({"policyTypes": ["Egress"]}, True),
         ({"policyTypes": ["Ingress", "Egress"], "egress": None}, True),
         ({"policyTypes": ["egress"], "egress": []}, False),
@@ -440,7 +444,7 @@ def test_clusterwide_endpoints_without_namespace_reach_every_namespace(flagged: 
     [
         (
             "core policyTypes null is absent",
-            m.network_policy("p", spec={"policyTypes": None, "egress": []}),
+            m.network_policy("p", spec={"policyTypes": None, "egress": [{}]}),
             "enforces",
         ),
         (

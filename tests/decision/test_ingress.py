@@ -425,14 +425,15 @@ def test_unnamed_document_uses_position() -> None:
 @pytest.mark.parametrize(
     ("spec", "enforces"),
     [
-        # The API server includes Ingress whenever policyTypes is absent.
+        # The API server includes Ingress whenever policyTypes is absent,
+        # null or empty (SEMANTICS §5.3, read as stored).
         pytest.param({}, True, id="absent-no-ingress"),
         pytest.param({"egress": [{}]}, True, id="absent-with-egress"),
         pytest.param({"policyTypes": None}, True, id="null-is-absent"),
         pytest.param({"policyTypes": ["Ingress"]}, True, id="ingress"),
         pytest.param({"policyTypes": ["Egress", "Ingress"]}, True, id="both"),
         pytest.param({"policyTypes": ["Egress"]}, False, id="egress-only"),
-        pytest.param({"policyTypes": []}, False, id="empty"),
+        pytest.param({"policyTypes": []}, True, id="empty"),
         pytest.param({"policyTypes": ["ingress"]}, False, id="case-sensitive"),
     ],
 )

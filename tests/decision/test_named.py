@@ -267,11 +267,8 @@ def test_number_types_matter_in_selector_values() -> None:
         (["Ingress", "Egress"], True),
         (["Egress", "Egress"], True),
         (["Ingress"], False),
-        ([], False),
         (["egress"], False),
         ("Egress", False),
-        (None, False),
-        ("absent", False),
     ],
 )
 def test_policy_types(policy_types: Any, passes: bool) -> None:
@@ -301,10 +298,30 @@ def test_policy_types_not_compared_for_cilium() -> None:
     assert compare_named(obj, translation).result == "match"
 
 
+@pytest.mark.parametrize("policy_types", [[], None, "absent"])
+def test_policy_types_read_as_stored(policy_types: Any) -> None:
+    """An absent, null or empty policyTypes is stored with Egress when the
+    object has an egress rule (deny-all's DNS rule), and without it when it
+    has none (no-network's ``egress: []``): the host reads back the stored
+    object (SEMANTICS §5.3)."""
+    with_rule = applied(deny_all())
+    without_rule = applied(no_network())
+    for obj in (with_rule, without_rule):
+        if policy_types == "absent":
+            del obj["spec"]["policyTypes"]
+        else:
+            obj["spec"]["policyTypes"] = policy_types
+    assert compare_named(with_rule, deny_all()).result == "match"
+    outcome = compare_named(without_rule, no_network())
+    assert outcome.field == "policyTypes"
+    assert outcome.detail is not None
+    assert "enforces nothing" in outcome.detail
+
+
 def test_policy_types_checked_before_egress() -> None:
-    translation = deny_all()
+    translation = no_network()
     obj = applied(translation)
-    obj["spec"]["policyTypes"] = []
+    obj["spec"]["policyTypes"] = ["Ingress"]
     obj["spec"]["egress"] = [{}]
     assert compare_named(obj, translation).field == "policyTypes"
 

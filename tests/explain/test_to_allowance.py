@@ -75,8 +75,20 @@ spec:
 """
 
 
+DECLARATION = """\
+version: 1
+sandboxes:
+  - template: task
+    namespace: sbx
+    egress: {policy: {kind: deny-all}}
+"""
+"""The namzu host's sandbox, whose pods carry its template label: without a
+declaration file a template is judged as `host: none` (issue 25)."""
+
+
 def _tree(tmp_path: Path, *parts: str) -> Path:
     (tmp_path / "manifests.yaml").write_text(BASE + "".join(parts), "utf-8")
+    (tmp_path / ".egress-lint.yaml").write_text(DECLARATION, "utf-8")
     return tmp_path
 
 

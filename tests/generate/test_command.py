@@ -110,9 +110,9 @@ def test_config_option_and_manifests_from_stdin(workdir: Path) -> None:
     defaulted = run("-", "--namespace", "piped", "--stdout", stdin=template)
     assert defaulted.exit_code == 0
     values = READERS["egress-lint"](defaulted.stdout)
+    # Issue 25: the default is `host: none`: no namzu baseline.
     assert [(v["metadata"]["namespace"], v["metadata"]["name"]) for v in values] == [
         ("piped", "from-stdin-egress"),
-        ("piped", "namzu-sandbox-baseline"),
     ]
     assert "No declaration file: the default intent (deny-all, engine core)" in defaulted.stdout
     assert exact(values[0]["spec"]["policyTypes"]) == exact(["Egress"])

@@ -14,9 +14,12 @@ import pytest
 from tests.bench_tree import generate_tree
 from tests.golden.cases import BENCH_SHAPE, CORPUS, DIGESTS, Case, run_case
 from tests.golden.changed_outputs import (
+    ISSUE_25_RECORDED_NEW,
+    ISSUE_25_SCENARIOS,
     RECORDED_NEW_SCENARIOS,
     in_issue_14_scenario,
     issue_14_changed,
+    issue_25_changed,
 )
 
 RECORDED: dict[str, dict[str, Any]] = json.loads(DIGESTS.read_text(encoding="utf-8"))
@@ -205,7 +208,7 @@ def _issue_13_changed(key: str) -> bool:
     return key not in ISSUE_13_NO_FINDINGS
 
 
-ISSUE_25_SCENARIOS = (
+ISSUE_25_EXPLAIN_SCENARIOS = (
     "calico-default-tier-pass",
     "cilium-egress-deny-all",
     "explain-cidr-group",
@@ -233,7 +236,7 @@ def _issue_25_changed(key: str) -> bool:
     trees whose check refuses now exit 1), and the listings of
     ``ISSUE_25_TEXT``. Check, generate and every other explain output keep
     their bytes."""
-    if any(f"scenarios/{name} $" in key for name in ISSUE_25_SCENARIOS):
+    if any(f"scenarios/{name} $" in key for name in ISSUE_25_EXPLAIN_SCENARIOS):
         return False
     return (" $ explain " in key and " --to " in key) or key in ISSUE_25_TEXT
 
@@ -296,7 +299,10 @@ _ISSUE_RULES: dict[str, Callable[[str], bool]] = {
     "issue 15": _issue_15_changed,
     "issue 13 (explain/sarif part)": _issue_13_explain_sarif_changed,
     "issue 13 (findings a person can act on)": _issue_13_changed,
-    "issue 25": _issue_25_changed,
+    # Issue 25 was built on two branches: explain's wiring and the host defaults.
+    "issue 25": lambda key: (
+        key not in ISSUE_25_RECORDED_NEW and (_issue_25_changed(key) or issue_25_changed(key))
+    ),
 }
 """Each issue's rule: which outputs it changed on purpose."""
 
@@ -328,14 +334,20 @@ _LATER_SCENARIOS: dict[str, frozenset[str]] = {
         name: frozenset({"issue 15", "issue 13 (explain/sarif part)", "issue 25", "issue 26"})
         for name in ISSUE_13_SCENARIOS
     },
-    **{name: frozenset() for name in ISSUE_25_SCENARIOS},
 }
+# Issue 25 came after every scenario above: its rule applies to them all.
+_LATER_SCENARIOS = {name: issues | {"issue 25"} for name, issues in _LATER_SCENARIOS.items()}
+_LATER_SCENARIOS.update(
+    {name: frozenset() for name in (*ISSUE_25_SCENARIOS, *ISSUE_25_EXPLAIN_SCENARIOS)}
+)
 """Scenarios added by a later branch, each with the issues whose changes
 reached it only after it was recorded: only those issues' rules apply."""
 
 
 def _changed_by(key: str) -> list[str]:
     """The issues that changed the output of ``key`` since it was recorded."""
+    if key in ISSUE_25_RECORDED_NEW:
+        return []
     scenario = next((name for name in _LATER_SCENARIOS if f"scenarios/{name} $" in key), None)
     applying = _LATER_SCENARIOS[scenario] if scenario else frozenset(_ISSUE_RULES)
     return [issue for issue, rule in _ISSUE_RULES.items() if issue in applying and rule(key)]
@@ -349,7 +361,10 @@ def test_every_output_changed_on_purpose_says_why() -> None:
     adds) and issue 14's (``changed_outputs``: the controller object and
     header line, the ``sandbox-name-hash`` label; every output but
     ``generate`` and its own new scenarios) and issue 15's (the rule catalog
-    of every SARIF report and the ``rules`` listing)."""
+    of every SARIF report and the ``rules`` listing) and issue 25's
+    (``changed_outputs.issue_25_changed``: every output of a tree without a
+    declaration file, and the check formats of ``host: none`` trees it
+    names; its new scenarios and explain cases are recorded new)."""
     changed = sorted(key for key, entry in RECORDED.items() if "why" in entry)
     expected = {key for key in RECORDED if _changed_by(key)}
     assert changed == sorted(expected)

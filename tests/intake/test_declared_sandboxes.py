@@ -70,7 +70,12 @@ def test_without_a_file_every_template_is_one_default_sandbox(overlay: Path) -> 
     assert task.egress == DEFAULT_EGRESS
     assert task.translation.policy_kind == "deny-all"
     assert (task.engine, task.verify, task.union_verified) == ("core", "union", True)
-    assert (task.agent_port, task.ingress_engine) == (1024, "core")
+    # Issue 25: nothing says a namzu host makes these pods: `host: none`,
+    # no agent port, a translation selecting the pods' own labels and read
+    # back by no host.
+    assert task.host == "none"
+    assert (task.agent_port, task.ingress_engine) == (None, None)
+    assert not task.translation.named
     assert task.where == "m/b-overlay.yaml:1"
     assert by_template["other"].namespace == "ops"
 

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from lint.decision.defaulting import calico_governs_egress
 from lint.decision.model import (
     EgressVerdict,
     IngressVerdict,
@@ -152,10 +153,9 @@ def _read_policy(raw: JSON, is_global: bool) -> ReadPolicy | str:
 
 
 def governs_egress(policy: ReadPolicy) -> bool:
-    """§5.6: ``types`` when given; else exactly when ``egress`` is non-empty."""
-    if policy.types:
-        return "Egress" in policy.types
-    return bool(policy.egress)
+    """§5.6, as stored (``defaulting``): ``types`` when given; else exactly
+    when ``egress`` is non-empty."""
+    return calico_governs_egress(policy.types, policy.egress)
 
 
 def _excuse(position: Position, subject: ReachSubject, has_deftier: bool) -> str | None:

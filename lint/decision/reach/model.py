@@ -22,6 +22,7 @@ from lint.decision.model import (
     Refusal,
     Verdict,
 )
+from lint.decision.selectors import unknown_value_keys
 from lint.decision.values import ABSENT, JSON, Absent
 
 
@@ -38,9 +39,6 @@ UNKNOWN: Final = _UnknownValue.UNKNOWN
 UnknownValue: TypeAlias = _UnknownValue
 LabelValue: TypeAlias = str | UnknownValue | Absent
 """What a label view knows about one key: its value, UNKNOWN, or ABSENT."""
-
-SANDBOX_NAME_HASH_LABEL: Final = "agents.x-k8s.io/sandbox-name-hash"
-"""The controller's pod label whose value the manifests cannot tell (§11)."""
 
 NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"
 """The label the API server sets to a namespace's own name (§2.3)."""
@@ -88,10 +86,14 @@ def partial_labels(labels: Mapping[str, str] | None = None) -> LabelView:
 
 
 def pod_label_view(labels: Mapping[str, str]) -> LabelView:
-    """The pod labels of an acquisition path, plus the controller's
-    ``sandbox-name-hash`` label, known present with an unknown value (§11)."""
-    known = {key: value for key, value in labels.items() if key != SANDBOX_NAME_HASH_LABEL}
-    return LabelView(known, frozenset({SANDBOX_NAME_HASH_LABEL}), complete=True)
+    """The pod labels of an acquisition path (§2.3), with every label the
+    path gives an unknown value (the controller's ``sandbox-name-hash``, a
+    claimed pod's ``claim-uid``, §11) known present with an unknown value:
+    the same keys the union's matcher treats so (``unknown_value_keys``),
+    so a selector on such a value is ``unknown`` in both decisions."""
+    unknown = unknown_value_keys(labels)
+    known = {key: value for key, value in labels.items() if key not in unknown}
+    return LabelView(known, unknown, complete=True)
 
 
 def namespace_label_view(namespace: str, labels: Mapping[str, str] | None) -> LabelView:

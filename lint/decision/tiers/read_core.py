@@ -22,10 +22,11 @@ A namespaced object outside the sandbox namespace gives nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Final
 
+from lint.decision.defaulting import enforces
 from lint.decision.model import CidrPeer, Tri
 from lint.decision.peers import ipblock_peer
 from lint.decision.reach.common import match_strict, object_name, read_strict_selector
@@ -62,21 +63,6 @@ from lint.kinds import NETWORK_POLICY
 
 CALICO_ORDER: Final = 1000.0
 """Calico's order for a converted Kubernetes NetworkPolicy (§5.2, §12.3.3)."""
-EGRESS: Final = "Egress"
-INGRESS: Final = "Ingress"
-
-
-def stored_policy_types(
-    policy_types: Sequence[JSON] | None, egress: Sequence[JSON] | None
-) -> tuple[JSON, ...]:
-    """The API server's defaulting of ``policyTypes`` (kubernetes
-    ``pkg/apis/networking/v1/defaults.go``): kept when non-empty, else
-    ``Ingress`` plus ``Egress`` when ``egress`` holds a rule.
-
-    A local copy until the one defaulting module lands (the lead unifies)."""
-    if policy_types:
-        return tuple(policy_types)
-    return (INGRESS, EGRESS) if egress else (INGRESS,)
 
 
 def read_core(candidate: ReachCandidate, context: ReadContext) -> Read:
@@ -102,7 +88,7 @@ def core_document(candidate: ReachCandidate, context: ReadContext) -> TierDocume
         # A core NetworkPolicy only ever allows.
         return unreadable_document(base, shape, ("spec",), ALLOW_ONLY)
     spec, policy_types, egress = shape
-    isolates = EGRESS in stored_policy_types(policy_types, egress)
+    isolates = enforces("egress", policy_types, egress)
     selector = spec.get("podSelector", ABSENT)
     subject = Tri.YES if selector is ABSENT else match_strict(selector, context.pod)
     rules = (

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lint.decision.allowance import build_allowance
+from lint.decision.constants import UNKNOWN_LABEL_VALUE
+from lint.decision.controller import SANDBOX_NAME_HASH_LABEL
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import (
     Allowance,
@@ -38,7 +40,12 @@ from lint.decision.union import examine
 
 NAMESPACE = "sbx"
 TEMPLATE = "t"
-POD_LABELS = {"sandbox.namzu.ai/template": TEMPLATE, "app": "agent"}
+POD_LABELS = {
+    "sandbox.namzu.ai/template": TEMPLATE,
+    "app": "agent",
+    # As ``lint.sandboxes.pod_labels`` gives it on every path of a template.
+    SANDBOX_NAME_HASH_LABEL: UNKNOWN_LABEL_VALUE,
+}
 
 KDNS: dict[str, Any] = {
     "pods": {

@@ -16,6 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lint.decision.allowance import build_allowance
+from lint.decision.constants import UNKNOWN_LABEL_VALUE
+from lint.decision.controller import SANDBOX_NAME_HASH_LABEL
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import (
     ALL_PORTS,
@@ -65,7 +67,12 @@ from lint.decision.values import ABSENT
 
 NAMESPACE = "sbx"
 TEMPLATE = "t"
-POD_LABELS = {"sandbox.namzu.ai/template": TEMPLATE, "app": "agent"}
+POD_LABELS = {
+    "sandbox.namzu.ai/template": TEMPLATE,
+    "app": "agent",
+    # As ``lint.sandboxes.pod_labels`` gives it on every path of a template.
+    SANDBOX_NAME_HASH_LABEL: UNKNOWN_LABEL_VALUE,
+}
 V3 = "projectcalico.org/v3"
 CRD = "crd.projectcalico.org/v1"
 

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from lint.decision.constants import UNKNOWN_LABEL_VALUE
+from lint.decision.controller import SANDBOX_NAME_HASH_LABEL
 from lint.decision.model import (
     EgressVerdict,
     Everything,
@@ -33,7 +35,6 @@ from lint.decision.reach.common import (
     read_strict_selector,
 )
 from lint.decision.reach.model import (
-    SANDBOX_NAME_HASH_LABEL,
     UNKNOWN,
     DomainPeer,
     LabelView,
@@ -114,9 +115,10 @@ def test_empty_selector_selects_everything(selector: Any) -> None:
 
 
 def test_label_views() -> None:
-    pod = pod_label_view({"app": "agent", SANDBOX_NAME_HASH_LABEL: "ignored"})
+    pod = pod_label_view({"app": "agent", SANDBOX_NAME_HASH_LABEL: UNKNOWN_LABEL_VALUE})
     assert pod.lookup("app") == "agent"
     assert pod.lookup(SANDBOX_NAME_HASH_LABEL) is UNKNOWN
+    assert pod.is_present(SANDBOX_NAME_HASH_LABEL) is True
     assert pod.lookup("other") is ABSENT
     partial = namespace_label_view("sbx", None)
     assert partial.lookup("kubernetes.io/metadata.name") == "sbx"
