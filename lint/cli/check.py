@@ -188,7 +188,7 @@ def _write(
     if out.passthrough and stdin is not None:
         _pass_through(stdin)
     if out.output is not None:
-        write_output(out.output, chunks, CHECK_REPORTERS[out.fmt].style)
+        write_output(out.output, chunks, CHECK_REPORTERS[out.fmt].style, colour=rendering.colour)
         clear_status_line()
     else:
         write_standard(

@@ -85,7 +85,8 @@ def init_command(
     shown = display_name(target)
     # check finds the file by this name only; any other it must be told.
     config = "" if target.name == DECLARATION_FILE else f" --config {shown}"
-    click.echo(f"wrote {shown}: review it, then run `egress-lint check{config}`")
+    line = f"wrote {shown}: review it, then run `egress-lint check{config}`\n"
+    write_standard((line,), to_stderr=False, style="text")
 
 
 def _writable(target: Path) -> None:

@@ -15,7 +15,7 @@ import shutil
 import sys
 from typing import Final, TextIO
 
-from lint.report.escaping import escape
+from lint.report.escaping import escape, neutralise
 
 _ERASE: Final = "\r\x1b[K"
 _PREFIX: Final = "egress-lint: "
@@ -40,7 +40,8 @@ class Progress:
         global _showing  # noqa: PLW0603 - the one line on the terminal, for fail()
         # Never wider than the terminal: a wrapped line cannot be erased.
         columns = shutil.get_terminal_size().columns - 1
-        line = (_PREFIX + escape(step))[: max(columns, 20)]
+        # The step may name an environment or a path from the repository.
+        line = neutralise((_PREFIX + escape(step))[: max(columns, 20)], "text")
         self._write(_ERASE + line)
         self._shown = True
         _showing = self

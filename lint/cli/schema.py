@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from lint.cli.writing import write_standard
 from lint.declarations.json_schema import shipped_schema_text
 
 
@@ -12,4 +13,4 @@ from lint.declarations.json_schema import shipped_schema_text
 def schema_command() -> None:
     """Print the JSON Schema of the declaration file (.egress-lint.yaml), for an
     editor's YAML language server or any JSON Schema validator."""
-    click.echo(shipped_schema_text(), nl=False)
+    write_standard((shipped_schema_text(),), to_stderr=False, style="json")

@@ -30,13 +30,14 @@ BATCH = 1 << 16
 report of many short blocks is not a write per line."""
 
 
-def write_output(path: Path, chunks: Iterable[str], style: Style) -> None:
+def write_output(path: Path, chunks: Iterable[str], style: Style, *, colour: bool = False) -> None:
     """Write the chunks to a file the command line named, in UTF-8, made
     safe as on standard output (the file may be ``/dev/stdout``, or shown
-    in a log later)."""
+    in a log later); ``colour``: the text report's colours, asked for with
+    ``--color always``, are kept."""
     try:
         with path.open("w", encoding="utf-8") as stream:
-            for chunk in safe_chunks(chunks, style):
+            for chunk in safe_chunks(chunks, style, colour=colour):
                 stream.write(chunk)
     except OSError as error:
         fail(f"cannot write {path}: {error.strerror or type(error).__name__}", USAGE)

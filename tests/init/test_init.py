@@ -99,7 +99,8 @@ def test_overlay_is_rendered_and_listed_under_renders(
     assert "host: none" in text
     checked = invoke("check")  # a bare check renders the environment
     assert checked.exit_code == 0, checked.output
-    assert "ok   agents-dev/coder [direct path] in dev" in checked.output
+    # host: none: the pods come through claims and pools, never the direct path.
+    assert "ok   agents-dev/coder [pooled path] in dev" in checked.output
 
 
 def test_overlay_without_a_render_flag_names_the_flag(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lint.decision.allowance import build_allowance
+from lint.decision.constants import UNKNOWN_LABEL_VALUE
 from lint.decision.model import Allowance, Translation
 from lint.decision.reach.model import (
     ReachCandidate,
@@ -28,7 +29,12 @@ from lint.kinds import ENFORCES_WORDS
 
 NAMESPACE = "sbx"
 TEMPLATE = "t"
-POD_LABELS = {"sandbox.namzu.ai/template": TEMPLATE, "app": "agent"}
+POD_LABELS = {
+    "sandbox.namzu.ai/template": TEMPLATE,
+    "app": "agent",
+    # The controller's label: on every sandbox pod, with a value no manifest tells.
+    "agents.x-k8s.io/sandbox-name-hash": UNKNOWN_LABEL_VALUE,
+}
 ALL_ENFORCED = frozenset(ENFORCES_WORDS)
 
 ANP_API = "policy.networking.k8s.io/v1alpha1"

@@ -18,7 +18,7 @@ from lint.decision.tiers.model import (
     Slot,
     TierDocument,
 )
-from lint.decision.tiers.read_core import core_peer, core_ports, read_core, stored_policy_types
+from lint.decision.tiers.read_core import core_peer, core_ports, read_core
 from lint.decision.tiers.reading import namespace_pin, span
 from tests.decision.tiers.objects import NAMESPACE, ask, build, candidates, context, core_np
 
@@ -28,24 +28,6 @@ HASH = "agents.x-k8s.io/sandbox-name-hash"
 def document(spec: dict[str, Any], **facts: Any) -> TierDocument:
     (found,) = read_core(candidates([core_np(spec)])[0], context(**facts)).documents
     return found
-
-
-@pytest.mark.parametrize(
-    ("types", "egress", "stored"),
-    [
-        (None, None, ("Ingress",)),
-        (None, [], ("Ingress",)),
-        ([], [], ("Ingress",)),
-        (None, [{}], ("Ingress", "Egress")),
-        ([], [{}], ("Ingress", "Egress")),
-        (["Egress"], None, ("Egress",)),
-        (["Ingress"], [{}], ("Ingress",)),
-    ],
-)
-def test_policy_types_as_the_api_server_stores_them(
-    types: list[str] | None, egress: list[Any] | None, stored: tuple[str, ...]
-) -> None:
-    assert stored_policy_types(types, egress) == stored
 
 
 def test_no_policy_types_and_an_empty_egress_leaves_the_pod_unisolated() -> None:
