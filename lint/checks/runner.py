@@ -253,7 +253,9 @@ def _check_variant(
     are kept, and the report is the worst copy's, so neither file nor
     document order decides."""
     namespace = ctx.inventory.namespace(declared.namespace)
-    copies = _distinct_copies(namespace.named_all(declared.target_kind, declared.template))
+    named = namespace.named_all(declared.target_kind, declared.template)
+    # One copy (the usual case) needs no encoding to be told from others.
+    copies = _distinct_copies(named) if len(named) > 1 else named
     if len(copies) < 2:
         return _check_copy(ctx, facts, declared, variant, None)
     judged = [_check_copy(ctx, facts, declared, variant, copy) for copy in copies]
