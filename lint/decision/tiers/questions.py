@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from lint.decision.model import EgressRefusal, EgressVerdict, Tri
@@ -43,7 +43,7 @@ from lint.decision.tiers.evaluate import (
     Path,
     isolates,
 )
-from lint.decision.tiers.model import PORTED, Action, TierInput, TierRule
+from lint.decision.tiers.model import PORTED, Action, PeerMatch, TierInput, TierRule
 from lint.decision.tiers.points import (
     FAMILY_BITS,
     MAX_PORT,
@@ -419,9 +419,46 @@ def _listed(tier_input: TierInput, found: _Found, every: Sequence[PortCell]) -> 
     return tuple(listed)
 
 
-def reach(tier_input: TierInput, space: Space | None = None) -> ReachAnswer:
+def _named_only(peer: PeerMatch) -> PeerMatch:
+    if not peer.by_name:
+        return peer
+    return replace(peer, out=Tri.NO, pod=Tri.NO, node=Tri.NO)
+
+
+def _rules_named_only(rules: tuple[TierRule, ...]) -> tuple[TierRule, ...]:
+    return tuple(
+        rule
+        if rule.peers is None or not any(p.by_name for p in rule.peers)
+        else replace(rule, peers=tuple(map(_named_only, rule.peers)))
+        for rule in rules
+    )
+
+
+def names_only(tier_input: TierInput) -> TierInput:
+    """The input with every FQDN peer matching on name points only: on an
+    address point it matches nothing. What a name resolves to is the DNS's
+    answer, which no manifest states; reach judges such a rule by the names
+    it lets out, so a rule naming an allowed host is not undecided on every
+    address (the project's reading where the specification leaves it open)."""
+    documents = tuple(
+        replace(
+            document,
+            rules=_rules_named_only(document.rules),
+            deny_rules=_rules_named_only(document.deny_rules),
+        )
+        for document in tier_input.documents
+    )
+    return replace(tier_input, documents=documents)
+
+
+def reach(
+    tier_input: TierInput, space: Space | None = None, *, by_name: bool = False
+) -> ReachAnswer:
     """Reach over every point: every address point and every name point
-    an FQDN rule names."""
+    an FQDN rule names. ``by_name``: FQDN peers match name points only
+    (``names_only``); ``space``, when given, must be built from that input."""
+    if by_name:
+        tier_input = names_only(tier_input)
     space = space if space is not None else build_space(tier_input)
     asked = _filtered(space.name_groups, lambda place: place.name.asked)
     regions = [
@@ -503,8 +540,13 @@ def _joined(space: Space, regions: list[Region], owner_out: bool) -> list[frozen
     return list(joined.values())
 
 
-def explain(tier_input: TierInput, queries: tuple[Query, ...]) -> ExplainAnswer:
-    """What happens to the points of ``queries`` (one destination)."""
+def explain(
+    tier_input: TierInput, queries: tuple[Query, ...], *, by_name: bool = False
+) -> ExplainAnswer:
+    """What happens to the points of ``queries`` (one destination). With
+    ``by_name``, the allowance line and exit status are ``reach(...,
+    by_name=True)`` restricted to the destination, while the verdict still
+    shows an FQDN peer as possibly matching an address."""
     space = build_space(tier_input, queries)
     regions = [region for query in queries for region in _query_regions(space, query)]
     verdicts = [space.verdict(r.port_vector, r.place_vector) for r in regions]
@@ -513,7 +555,13 @@ def explain(tier_input: TierInput, queries: tuple[Query, ...]) -> ExplainAnswer:
     word = _word(_joined(space, regions, owner_out=False))
     addressed = any(isinstance(q, AddressQuery) for q in queries)
     outside = _word(_joined(space, regions, owner_out=True)) if addressed else None
-    answer = reach_regions(tier_input, space, regions)
+    if by_name:
+        judged = names_only(tier_input)
+        space = build_space(judged, queries)
+        regions = [region for query in queries for region in _query_regions(space, query)]
+        answer = reach_regions(judged, space, regions)
+    else:
+        answer = reach_regions(tier_input, space, regions)
     if all(space.inside(r.port_vector, r.place_vector) is Tri.YES for r in regions):
         line, status = INSIDE, 0
     elif answer.refusal is not None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from lint.decision.defaulting import stored_policy_types
 from lint.decision.model import EgressRefusal, Tri
 from lint.decision.tiers.model import (
     ALLOW_ONLY,
@@ -18,7 +19,7 @@ from lint.decision.tiers.model import (
     Slot,
     TierDocument,
 )
-from lint.decision.tiers.read_core import core_peer, core_ports, read_core, stored_policy_types
+from lint.decision.tiers.read_core import core_peer, core_ports, read_core
 from lint.decision.tiers.reading import namespace_pin, span
 from tests.decision.tiers.objects import NAMESPACE, ask, build, candidates, context, core_np
 
