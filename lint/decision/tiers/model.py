@@ -267,6 +267,9 @@ class Undecidable:
     name: str
     detail: str
     ref: int = 0
+    path: tuple[str | int, ...] = ()
+    """The JSON path inside the object of what makes it undecidable (for
+    file and line), when one field does."""
 
 
 @dataclass(frozen=True, slots=True)

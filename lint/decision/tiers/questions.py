@@ -42,8 +42,9 @@ from lint.decision.tiers.evaluate import (
     Doubt,
     Path,
     isolates,
+    slot_isolation,
 )
-from lint.decision.tiers.model import PORTED, Action, PeerMatch, TierInput, TierRule
+from lint.decision.tiers.model import PORTED, Action, PeerMatch, Slot, TierInput, TierRule
 from lint.decision.tiers.points import (
     FAMILY_BITS,
     MAX_PORT,
@@ -55,6 +56,9 @@ from lint.decision.tiers.points import (
 )
 
 ISOLATES_THE_POD: Final = "isolates the pod"
+NEVER_CONSULTED: Final = (
+    "an earlier tier isolates the pod, so no point reaches the baseline and its rules never decide"
+)
 MAX_CIDRS: Final = 3
 
 ALLOWED: Final = "allowed"
@@ -395,6 +399,10 @@ def _listed(tier_input: TierInput, found: _Found, every: Sequence[PortCell]) -> 
     for doubt in sorted(found.doubts, key=_doubt_key):
         (objects if doubt.reason == OBJECT else undecided).setdefault(doubt.document, doubt)
     listed: list[Listed] = []
+    slots = slot_isolation(tier_input)
+    # The slots always consulted before the baseline's (a Calico tier may
+    # sort after it, so none counts here).
+    ended = any(slots.get(slot) is Tri.YES for slot in (Slot.ADMIN, Slot.NETWORK_POLICY))
     for index, each in enumerate(tier_input.documents):
         if each.unreadable is not None:
             listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, each.unreadable))
@@ -411,35 +419,53 @@ def _listed(tier_input: TierInput, found: _Found, every: Sequence[PortCell]) -> 
             listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, detail))
         else:
             isolating = isolates(tier_input, index) is Tri.YES
-            listed.append(
-                Listed(index, EgressVerdict.WITHIN, ISOLATES_THE_POD if isolating else None)
-            )
+            why: str | None = ISOLATES_THE_POD if isolating else None
+            if why is None and each.slot == Slot.BASELINE and each.rules and ended:
+                why = NEVER_CONSULTED
+            listed.append(Listed(index, EgressVerdict.WITHIN, why))
     for j, item in enumerate(tier_input.undecidable):
         listed.append(Listed(j, EgressVerdict.NOT_EVALUABLE, item.detail, undecidable=True))
     return tuple(listed)
 
 
 def _named_only(peer: PeerMatch) -> PeerMatch:
-    if not peer.by_name:
-        return peer
-    return replace(peer, out=Tri.NO, pod=Tri.NO, node=Tri.NO)
+    if peer.by_name:
+        return replace(peer, out=Tri.NO, pod=Tri.NO, node=Tri.NO)
+    if peer.on_name is Tri.UNKNOWN:
+        # The other half: an address peer that may hold a name's address is
+        # judged on the address points, not on the name points.
+        return replace(peer, on_name=Tri.NO)
+    return peer
 
 
 def _rules_named_only(rules: tuple[TierRule, ...]) -> tuple[TierRule, ...]:
     return tuple(
         rule
-        if rule.peers is None or not any(p.by_name for p in rule.peers)
+        if rule.peers is None or not any(p.by_name or p.on_name is Tri.UNKNOWN for p in rule.peers)
         else replace(rule, peers=tuple(map(_named_only, rule.peers)))
         for rule in rules
     )
 
 
+def _has_names(tier_input: TierInput) -> bool:
+    return any(
+        peer.by_name
+        for document in tier_input.documents
+        for rule in (*document.rules, *document.deny_rules)
+        for peer in rule.peers or ()
+    )
+
+
 def names_only(tier_input: TierInput) -> TierInput:
-    """The input with every FQDN peer matching on name points only: on an
-    address point it matches nothing. What a name resolves to is the DNS's
-    answer, which no manifest states; reach judges such a rule by the names
-    it lets out, so a rule naming an allowed host is not undecided on every
-    address (the project's reading where the specification leaves it open)."""
+    """The input with every FQDN peer matching on name points only (on an
+    address point it matches nothing), and every other peer that may hold a
+    name's address matching no name point. What a name resolves to is the
+    DNS's answer, which no manifest states; reach judges an FQDN rule by the
+    names it lets out and an address rule by the addresses, so neither
+    makes the other undecided (the project's reading where the
+    specification leaves it open)."""
+    if not _has_names(tier_input):
+        return tier_input  # no name point is asked, and no address peer changes
     documents = tuple(
         replace(
             document,
