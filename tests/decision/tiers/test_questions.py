@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lint.decision.model import (
     Allowance,
     EgressRefusal,
@@ -131,6 +133,18 @@ def test_fqdn_peers_by_name_only() -> None:
     answer = reach(base("D", wider, cilium_r=True, allowance_of=granted), by_name=True)
     assert answer.refusal is EgressRefusal.POLICY_WIDENS_EGRESS
     assert answer.part is not None and "other.example.com" in answer.part
+
+
+def test_a_declared_pattern_holds_the_names_it_matches() -> None:
+    """The translation's ``matchPattern`` entries count as declared names:
+    a rule naming the same pattern stays inside, a wider one does not."""
+    allowance = base("D").allowance
+    granted = replace(allowance, fqdn_patterns=(FqdnGrant("*.pypi.org", "all"),))
+    same = cilium("c", rule(ALLOW, [fqdn("*.pypi.org")]))
+    assert reach(base("D", same, cilium_r=True, allowance_of=granted), by_name=True).refusal is None
+    wider = cilium("c", rule(ALLOW, [fqdn("*.org")]))
+    answer = reach(base("D", wider, cilium_r=True, allowance_of=granted), by_name=True)
+    assert answer.refusal is EgressRefusal.POLICY_WIDENS_EGRESS
 
 
 def test_explain_names_the_deciding_rule_per_slot() -> None:
