@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from lint.cli import main
-from tests.checks.scenario_runner import SCENARIOS, normalise, run_scenario
+from tests.checks.scenario_runner import SCENARIOS, normalise, run_cli, run_scenario
 
 EXTRA_ARGS: dict[str, tuple[str, ...]] = {
     "read-cilium-always": ("--read-cilium", "always"),
@@ -512,3 +512,51 @@ def test_a_host_none_template_used_only_through_claims_is_judged_pooled() -> Non
     }
     assert [(f["ruleId"], f["line"]) for f in report["findings"]] == [("egress-policy-widens", 4)]
     assert outcome.exit_code == 1
+
+
+def _to_json(
+    scenario: str, destination: str, cwd: Path | None = None
+) -> tuple[int, dict[str, Any]]:
+    where = cwd or SCENARIOS / scenario
+    args = ["explain", ".", "--template", "task", "--path", "pooled", "--to", destination]
+    outcome = run_cli([*args, "--format", "json"], where)
+    return outcome.exit_code, json.loads(outcome.stdout)["to"]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "deciding"),
+    [
+        # An ANP Deny shadows the NetworkPolicy's later allow of 8.8.8.8.
+        ("anp-deny-shadows-allow", "kube-admin: AdminNetworkPolicy/deny-out"),
+        # A Pass hands the pod to the baseline, whose Deny drops it.
+        ("banp-pass-deny", "kube-baseline: BaselineAdminNetworkPolicy/default"),
+        # Only a Calico GlobalNetworkPolicy isolates the pod: no core policy.
+        ("calico-only-isolated", "default: end of tier: Deny"),
+    ],
+)
+def test_the_tiers_deny_what_no_network_policy_does(scenario: str, deciding: str) -> None:
+    outcome = run_scenario(scenario)
+    assert outcome.exit_code == 0
+    assert outcome.report["findings"] == []
+    (sandbox,) = outcome.report["sandboxes"]
+    assert sandbox["egress"]["reach"]["refusal"] is None
+    status, to = _to_json(scenario, "8.8.8.8:443")
+    assert status == 0
+    assert to["outsideVerdict"] == "denied"
+    assert any(rule.startswith(deciding) for rule in to["decidingRules"]), to["decidingRules"]
+
+
+def test_an_anp_deny_not_declared_enforced_cannot_be_relied_on(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(SCENARIOS / "anp-deny-shadows-allow", tree)
+    declaration = tree / ".egress-lint.yaml"
+    declaration.write_text(
+        declaration.read_text().replace("cluster: {enforces: [AdminNetworkPolicy]}\n", "")
+    )
+    result = CliRunner().invoke(main, ["check", str(tree), "--format", "json"])
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1
+    assert report["sandboxes"][0]["egress"]["reach"]["refusal"] == "not-evaluable"
+    status, to = _to_json("", "8.8.8.8:443", tree)
+    assert status == 1
+    assert to["outsideVerdict"] == "undecided"
