@@ -58,7 +58,7 @@ from lint.decision.reach.selection import mentioned_keys
 from lint.decision.reach.selection import selects_nothing as reach_selects_nothing
 from lint.decision.tiers.build import Built, PathFacts, build_tier_input
 from lint.decision.tiers.credit import CALICO_EVIDENCE, CILIUM_EVIDENCE, Evidence
-from lint.decision.tiers.model import TierDocument, TierInput, Undecidable
+from lint.decision.tiers.model import Slot, TierDocument, TierInput, Undecidable
 from lint.decision.tiers.questions import Listed, ReachAnswer, reach
 from lint.decision.values import JSON
 from lint.inventory import KubeObject
@@ -150,6 +150,12 @@ class _Asked:
     bases: Mapping[int, tuple[str | int, ...]] = field(default_factory=dict)
     """The key path of a synthesized controller policy's body inside its
     template, by index into ``offered`` (its rules live there)."""
+    model: TierInput | None = None
+    """The input the model was asked: ``built``'s less the documents that
+    certainly do not select the pod (None: all of them)."""
+    unselected: tuple[Offered, ...] = ()
+    """The NetworkPolicies and Cilium policies the union's judgement of the
+    path already found not to select the pod: never read again."""
 
 
 def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list[Finding]]:
@@ -166,7 +172,7 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         first = unparsed[0].document
         refusal = EgressRefusal.NOT_EVALUABLE
         summary = f"{first.kind}/{first.name} cannot be read: {first.detail}"
-    entries = [*listed, *(_unparsed_entry(item) for item in unparsed)]
+    entries = [*_in_document_order(asked, listed), *(_unparsed_entry(i) for i in unparsed)]
     report = ReachReport(
         DecisionReport(
             None if refusal is None else str(refusal), summary, tuple(e for e, _, _ in entries)
@@ -188,7 +194,8 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
 def tier_input_of(ctx: CheckContext, given: ReachInput) -> TierInput:
     """The exact tier model's input for the path, as ``check_reach`` built
     it (memoized), for ``explain --to`` to ask of the same model."""
-    return _asked(ctx, given).built.input
+    asked = _asked(ctx, given)
+    return asked.model or asked.built.input
 
 
 def _union_culprits(given: ReachInput) -> frozenset[int]:
@@ -204,6 +211,55 @@ def _union_culprits(given: ReachInput) -> frozenset[int]:
 
 
 _Entry = tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]
+
+
+_OrderKey = tuple[str, str, bytes, str]
+
+
+def _in_document_order(asked: _Asked, listed: list[_Entry]) -> list[_Entry]:
+    """The model's listed entries with the policies left unread merged in
+    where the model would have listed them (by slot, kind, name and
+    namespace; a left-out NetworkPolicy or Cilium policy is in the
+    NetworkPolicy slot), then the undecidable objects."""
+    documents = asked.built.input.documents
+    keyed: list[tuple[_OrderKey, _Entry]] = []
+    rest: list[_Entry] = []
+    for item, entry in zip(asked.answer.listed, listed, strict=True):
+        if item.undecidable:
+            rest.append(entry)
+            continue
+        document = documents[item.document]
+        keyed.append(
+            (_order_key(document.slot, document.kind, document.name, document.namespace), entry)
+        )
+    for each in asked.unselected:
+        found = _unselected_entry(each)
+        shown = found[0]
+        keyed.append(
+            (_order_key(Slot.NETWORK_POLICY, shown.kind, shown.name, shown.namespace), found)
+        )
+    keyed.sort(key=operator.itemgetter(0))
+    return [entry for _, entry in keyed] + rest
+
+
+def _order_key(
+    slot: str, kind: str, name: str, namespace: str | None
+) -> tuple[str, str, bytes, str]:
+    return (str(slot), kind, name.encode("utf-8", "surrogatepass"), namespace or "")
+
+
+def _unselected_entry(each: Offered) -> _Entry:
+    candidate = each.candidate
+    entry = ExaminedEntry(
+        kind=display_kind(candidate.api_version, candidate.kind),
+        name=object_name(candidate.raw, candidate.position),
+        namespace=each.obj.namespace,
+        verdict=str(EgressVerdict.DOES_NOT_SELECT),
+        detail=None,
+        origin="manifest",
+        location=location_of(each.obj),
+    )
+    return entry, each.obj, ()
 
 
 def _unparsed_entry(item: _Judged) -> _Entry:
@@ -312,7 +368,8 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
     if hit is not None and hit[0] is given.template:
         known: _Asked = hit[1]
         return known
-    offered, bases = _with_synthesized(tier_candidates(ctx, namespace), given.union)
+    every, bases = _with_synthesized(tier_candidates(ctx, namespace), given.union)
+    offered, unselected, bases = _judged_unselected(every, bases, given)
     facts = PathFacts(
         namespace=namespace,
         pod=pod_label_view(given.subject.labels),
@@ -330,9 +387,69 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
         evidence=_evidence(ctx, given.cilium),
     )
     built = _split_copies(built, offered, given.union)
-    asked = _Asked(built, reach(built.input, by_name=True), offered, bases)
+    model, answer = _reach_selecting(built.input)
+    asked = _Asked(built, answer, offered, bases, model, unselected)
     ctx.memo.reach[key] = (given.template, asked)
     return asked
+
+
+def _judged_unselected(
+    every: tuple[Offered, ...], bases: dict[int, tuple[str | int, ...]], given: ReachInput
+) -> tuple[tuple[Offered, ...], tuple[Offered, ...], dict[int, tuple[str | int, ...]]]:
+    """The candidates to read, and the NetworkPolicies and Cilium policies
+    left out because the union's judgement of this path (the same label
+    view) found that they do not select the pod. A namespace holds many
+    such policies; reading each again for every path is what would cost."""
+    judged = [*given.union.entries(), *given.cilium_under_core.entries()]
+    selecting = {
+        id(getattr(entry.origin, "obj", None))
+        for entry in judged
+        if entry.entry.verdict != EgressVerdict.DOES_NOT_SELECT
+    }
+    unselected = {
+        id(getattr(entry.origin, "obj", None))
+        for entry in judged
+        if entry.entry.verdict == EgressVerdict.DOES_NOT_SELECT
+    }
+    kept: list[Offered] = []
+    left: list[Offered] = []
+    moved: dict[int, tuple[str | int, ...]] = {}
+    for index, each in enumerate(every):
+        obj_id = id(each.obj)
+        if index not in bases and obj_id in unselected and obj_id not in selecting:
+            left.append(each)
+            continue
+        if index in bases:
+            moved[len(kept)] = bases[index]
+        kept.append(each)
+    return tuple(kept), tuple(left), moved
+
+
+def _reach_selecting(full: TierInput) -> tuple[TierInput | None, ReachAnswer]:
+    """Reach asked of the documents that may select the pod: one that
+    certainly does not never matches a point nor isolates it, so leaving it
+    out changes no verdict, and a namespace's many other policies no longer
+    multiply the cells. The answer's indices are mapped back to ``full``,
+    the left-out documents listed as not selecting."""
+    keep = [i for i, document in enumerate(full.documents) if document.subject is not Tri.NO]
+    if len(keep) == len(full.documents):
+        return None, reach(full, by_name=True)
+    model = replace(full, documents=tuple(full.documents[i] for i in keep))
+    answer = reach(model, by_name=True)
+    listed: list[Listed] = []
+    kept = iter(item for item in answer.listed if not item.undecidable)
+    for index, each in enumerate(full.documents):
+        if each.subject is Tri.NO:
+            listed.append(Listed(index, EgressVerdict.DOES_NOT_SELECT))
+        else:
+            listed.append(replace(next(kept), document=index))
+    listed += [item for item in answer.listed if item.undecidable]
+    document = answer.document
+    if document is not None and not answer.undecidable:
+        document = keep[document]
+    culprits = frozenset((keep[d], r) for d, r in answer.culprits)
+    mapped = replace(answer, listed=tuple(listed), document=document, culprits=culprits)
+    return model, mapped
 
 
 def _split_copies(built: Built, offered: Sequence[Offered], union: Judged) -> Built:
