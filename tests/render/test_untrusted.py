@@ -475,7 +475,7 @@ def test_quoted_tool_output_cannot_start_a_workflow_command(
 
 def test_quoted_keeps_every_line_and_defuses_each() -> None:
     text = quoted("::a\n ::b\r::c\n##[d ###[e")
-    assert text.splitlines() == ["  | ::a", "  |  ::b", "  | ::c", "  | # #[d ## #[e"]
+    assert text.splitlines() == ["  | ::a", "  |  ::b", "  | ::c", "  | ##\\x5bd ###\\x5be"]
     _no_workflow_command(text)
 
 
