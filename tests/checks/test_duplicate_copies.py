@@ -23,23 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lint.cli import main
-
-DECLARATION = """\
-version: 1
-defaultNamespace: sbx
-sandboxes:
-  - template: task
-    egress: {policy: {kind: deny-all}}
-    ingress: unverified
-"""
-TEMPLATE = """\
-apiVersion: extensions.agents.x-k8s.io/v1beta1
-kind: SandboxTemplate
-metadata: {name: task, namespace: sbx}
-spec:
-  networkPolicyManagement: Unmanaged
-  podTemplate: {spec: {containers: [{name: a, image: x}]}}
-"""
+from tests.minimal_tree import DECLARATION, TEMPLATE
 
 
 def _policy(types: str) -> str:

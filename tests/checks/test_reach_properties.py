@@ -18,24 +18,7 @@ from hypothesis import strategies as st
 
 from lint.checks.runner import CheckOptions, run_check
 from lint.report.json_report import report_document
-
-DECLARATION = """\
-version: 1
-defaultNamespace: sbx
-sandboxes:
-  - template: task
-    egress: {policy: {kind: deny-all}}
-    ingress: unverified
-"""
-
-TEMPLATE = """\
-apiVersion: extensions.agents.x-k8s.io/v1beta1
-kind: SandboxTemplate
-metadata: {name: task, namespace: sbx}
-spec:
-  networkPolicyManagement: Unmanaged
-  podTemplate: {spec: {containers: [{name: a, image: x}]}}
-"""
+from tests.minimal_tree import DECLARATION, TEMPLATE
 
 NAMED_POLICY = """\
 apiVersion: networking.k8s.io/v1

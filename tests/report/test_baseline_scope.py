@@ -22,23 +22,8 @@ from click.testing import CliRunner, Result
 from lint.checks.culprits import content_hash, referenced_content
 from lint.cli import main
 from lint.decision.reach.model import ReachCandidate, ReachData
+from tests.minimal_tree import DECLARATION, TEMPLATE
 
-DECLARATION = """\
-version: 1
-defaultNamespace: sbx
-sandboxes:
-  - template: task
-    egress: {policy: {kind: deny-all}}
-    ingress: unverified
-"""
-TEMPLATE = """\
-apiVersion: extensions.agents.x-k8s.io/v1beta1
-kind: SandboxTemplate
-metadata: {name: task, namespace: sbx}
-spec:
-  networkPolicyManagement: Unmanaged
-  podTemplate: {spec: {containers: [{name: a, image: x}]}}
-"""
 METADATA_POLICY = """\
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
