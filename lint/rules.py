@@ -218,8 +218,8 @@ RULES: tuple[Rule, ...] = (
         "warning",
         "The declaration file states labels for a namespace that its Namespace manifest "
         "contradicts.",
-        "A Namespace manifest wins over the declaration file's `namespaces:` entry "
-        "(CLUSTER-POLICIES §11 Q3), so the stated labels are not the ones selectors see.",
+        "A Namespace manifest wins over the declaration file's `namespaces:` entry: the "
+        "manifest is what the cluster holds, so the stated labels are not the ones selectors see.",
         "Make the `namespaces:` entry agree with the manifest, or remove it.",
         "namespace-labels",
     ),
@@ -229,7 +229,8 @@ RULES: tuple[Rule, ...] = (
         "A newer agent-sandbox controller would let the sandbox pod out where the assumed "
         "version does not.",
         "What the controller writes and which pods carry the label its policy selects on "
-        "change with its version (AGENT-SANDBOX §8). Below the newest known version each "
+        "change with its version (egress-lint knows each released version's behaviour). Below "
+        "the newest known version each "
         "path is judged again as the newer versions would run it; this warning names the "
         "first upgrade that turns a passing decision into a refusal, and what opens.",
         "Fix the policy or template the message names before upgrading the controller, for "
@@ -240,11 +241,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "controller-version-unknown",
         "warning",
-        "The agent-sandbox controller version given matches no known version column.",
-        "egress-lint knows the controller's behaviour by version (AGENT-SANDBOX §8); a tag "
-        "outside those columns is judged as the newest known column.",
+        "The agent-sandbox controller version given is not one egress-lint knows.",
+        "egress-lint knows the controller's behaviour for each released version; a tag it "
+        "does not know is judged as the newest known version.",
         "Give `--controller-version` or `agentSandbox.version` as a known tag (vX.Y.Z), or "
-        "check that the newest column still describes the deployed controller.",
+        "check that the newest known version still describes the deployed controller.",
         "controller-version-unknown",
     ),
     Rule(
@@ -272,7 +273,7 @@ RULES: tuple[Rule, ...] = (
         "An ingress rule's peers together admit every address of a family on the agent "
         "port, and the host counts the port as closed.",
         "The host accepts this; the network may not. The host knows a peer as wide open "
-        "only by its text, `0.0.0.0/0` or `::/0` (SEMANTICS §9.7, §13.3), so peers "
+        "only by its text, `0.0.0.0/0` or `::/0`, so peers "
         "split into `0.0.0.0/1` and `128.0.0.0/1`, or `::/0` written long-form as "
         "`0:0:0:0:0:0:0:0/0`, pass its check while admitting every source all the same. "
         "The warning changes no verdict.",
@@ -299,7 +300,7 @@ RULES: tuple[Rule, ...] = (
         "A CiliumClusterwideNetworkPolicy admits `fromEndpoints: [{}]` on the agent port: "
         "every pod of the cluster.",
         "The host accepts this; the network may not. The host reads an empty endpoint "
-        "selector as closed (SEMANTICS §13.3 step 10): in a namespaced policy it means "
+        "selector as closed: in a namespaced policy it means "
         "the policy's own namespace, but in a clusterwide policy it selects every "
         "endpoint of every namespace. The warning changes no verdict.",
         "Give the selector the labels of the pods that need the agent port (with a "

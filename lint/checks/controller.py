@@ -70,8 +70,8 @@ def _setting(version: str, source: str, location: Location | None) -> Controller
     if facts is not None:
         return ControllerSetting(facts, _report(facts, source, location))
     message = (
-        f"agent-sandbox controller version {version!r} matches no column of the known "
-        f"versions (AGENT-SANDBOX §8); the newest column ({NEWEST.title}) is assumed"
+        f"agent-sandbox controller version {version!r} is not a version egress-lint knows; "
+        f"the newest known version ({NEWEST.title}) is assumed"
     )
     where = location or Location("--controller-version", 1)
     finding = rule_finding("controller-version-unknown", message, where)
@@ -85,7 +85,7 @@ def _several_tags(tags: Sequence[tuple[str, Location]]) -> ControllerSetting:
     listed = ", ".join(f"{tag} at {where.file}:{where.line}" for tag, where in tags)
     message = (
         f"the manifests hold agent-sandbox controller images of different versions ({listed}); "
-        f"which one runs cannot be told, so the newest column ({NEWEST.title}) is assumed"
+        f"which one runs cannot be told, so the newest known version ({NEWEST.title}) is assumed"
     )
     finding = rule_finding("controller-version-unknown", message, tags[0][1])
     report = _report(DEFAULT_FACTS, "default", None)

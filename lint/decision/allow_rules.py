@@ -332,8 +332,8 @@ def _allow_host(entry: JSON, field: str) -> AllowHost:
             host_field,
             ErrorClass.HOST,
             f"allowHosts entry {compact_json(judged)} is a domain entry. It would become "
-            "a toFQDNs matchPattern, and the union check reads toFQDNs by matchName "
-            "only (SEMANTICS.md §4.1), so no policy could be judged inside it; list "
+            "a toFQDNs matchPattern, and the host's union check reads toFQDNs by matchName "
+            "only, so no policy could be judged inside it; list "
             "the exact hosts.",
         )
     return AllowHost(judged, ports)

@@ -32,7 +32,8 @@ def entry_notes(
         note(
             "egress.verify",
             f"verify is {compact_json(verify)}, which is neither `union` nor "
-            "`named-object-only`, so the union check stays on (SEMANTICS.md §1.1).",
+            "`named-object-only`, so the union check stays on (only `named-object-only` "
+            "turns it off).",
         )
     narrowing = egress.get("ciliumNarrowing", ABSENT)
     # `{}` is how an entry drops a default narrowing: nothing to warn about.
@@ -40,7 +41,7 @@ def entry_notes(
         note(
             "egress.ciliumNarrowing",
             "ciliumNarrowing sets none of ports, hostPorts (with a host), dnsNames or "
-            "tlsServerNames: true, so it is inactive, neither checked nor applied "
-            "(SEMANTICS.md §1.3, quirk Q13).",
+            "tlsServerNames: true, so it is inactive, neither checked nor applied (the host "
+            "applies a narrowing only when one of them is set).",
         )
     return notes

@@ -137,7 +137,7 @@ _SOURCES: Final = {
     "flag": "from --controller-version",
     "declaration": "from agentSandbox.version",
     "image-tag": "from the image tag",
-    "default": "assumed: the newest column of §8",
+    "default": "assumed: the newest version egress-lint knows",
 }
 
 
