@@ -164,6 +164,8 @@ class CheckContext:
     memo: JudgmentMemo = field(default_factory=JudgmentMemo)
     namespace_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """Namespace labels the declaration file states (CLUSTER-POLICIES §11 Q3)."""
+    enforces: frozenset[str] | None = None
+    """The declaration's ``cluster.enforces`` (None: absent)."""
 
 
 def per_translation(

@@ -122,6 +122,11 @@ class Allowance:
     permits_nothing: bool
     policy_kind: str
     named_object: NamedRef
+    fqdn_patterns: tuple[FqdnGrant, ...] = ()
+    """The ``matchPattern`` entries of the translated manifest, with their
+    ports. The host's allowance never records them (§4.1); the cluster's
+    reach counts the names they match as declared, since the manifest that
+    declares them is the one the operator applies."""
 
 
 # --- Translation (§3) ---------------------------------------------------------

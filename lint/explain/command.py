@@ -22,6 +22,7 @@ from lint.explain.destination import Destination, parse_destination
 from lint.explain.reach_to import admin_admits
 from lint.explain.sandbox import Explanation, explain
 from lint.explain.selection import SelectionError, choose
+from lint.explain.tiers_answer import tier_answer
 from lint.explain.verdict import Headline, ToVerdict, cluster_headline, judge_destination
 from lint.intake import Intake, take_in
 from lint.loading import DEFAULT_LIMITS, LoadLimits
@@ -139,9 +140,24 @@ def _explained(
         if chosen.host == "namzu":
             own = judge_destination(explanation.policies, destination)
             host = Headline(own.verdict, own.reason)
-        verdict = dataclasses.replace(
-            verdict, allowance=answer, cluster=cluster_headline(verdict, admits), host=host
-        )
+        if explanation.tiers is None:
+            # `verify: named-object-only`: no reach, so no model of the path.
+            verdict = dataclasses.replace(
+                verdict, allowance=answer, cluster=cluster_headline(verdict, admits), host=host
+            )
+        else:
+            # The allowance line and the exit status are the exact tier
+            # model's, the one check's reach asks; the headline is still the
+            # older per-tier reading (the model's verdict is in JSON).
+            model = tier_answer(explanation.tiers, destination)
+            verdict = dataclasses.replace(
+                verdict,
+                allowance=model.allowance,
+                cluster=cluster_headline(verdict, admits),
+                host=host,
+                outside_verdict=model.outside_verdict,
+                deciding=model.deciding,
+            )
     return explanation, verdict
 
 

@@ -201,6 +201,8 @@ def _to(to: ToVerdict) -> dict[str, Any]:
         "undecided": [_hit(h) for h in to.undecided],
         "deniedBy": [_hit(h) for h in to.denied_by],
         "unreadablePolicies": [f"{p.entry.kind}/{p.entry.name}" for p in to.unreadable],
+        "outsideVerdict": to.outside_verdict,
+        "decidingRules": list(to.deciding),
         **_allowance(to),
     }
 
@@ -384,6 +386,8 @@ def _to_lines(to: ToVerdict) -> Iterator[str]:
     headline = to.headline
     yield f"To {to.destination.text}: {headline.verdict}"
     yield f"  {headline.reason}"
+    if to.outside_verdict is not None and to.outside_verdict != headline.verdict:
+        yield f"  for an address no pod or node holds: {to.outside_verdict}"
     if to.host is not None:
         yield f"  the namzu host's own verdict: {to.host.verdict}"
     for title, hits in (

@@ -23,6 +23,7 @@ from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.model import Candidate, PolicyDocument, Translation, Tri
 from lint.decision.reach.model import ReachCandidate
+from lint.decision.tiers.model import TierInput
 from lint.decision.values import JSON
 from lint.declarations.entries import DeclaredSandbox
 from lint.explain.grants import RuleGrants, cilium_rule_grants, core_rule_grants
@@ -86,6 +87,9 @@ class Explanation:
     """With ``--to``: the Admin-tier allow rules that admit the destination."""
     environment: str | None = None
     """The ``renders:`` environment the manifests were rendered for, if any."""
+    tiers: TierInput | None = None
+    """The exact tier model's input check's reach judged the path by:
+    ``explain --to`` asks it the destination's question."""
     reach_policies: tuple[PolicyView, ...] = ()
     """The Cilium policies reach reads under engine core, which the union
     does not: the cluster may enforce them (CLUSTER-POLICIES §11)."""
@@ -139,6 +143,7 @@ def explain(
             _policy_view(j.entry, j.examined.document, j.origin, groups)
             for j in judgement.cilium_under_core.entries()
         ),
+        tiers=judgement.tiers,
     )
 
 

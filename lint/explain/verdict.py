@@ -66,6 +66,11 @@ class ToVerdict:
     host: Headline | None = None
     """Under ``host: namzu``: the host's own verdict, over the policies its
     union check reads; set by ``run_explain``."""
+    outside_verdict: str | None = None
+    """The model's verdict for an address of the destination that no pod or
+    node holds (None for a name); set by ``run_explain``."""
+    deciding: tuple[str, ...] = ()
+    """Each slot's deciding rule on the destination's paths, as text."""
 
     @property
     def headline(self) -> Headline:

@@ -7,6 +7,7 @@ explain counts as let out is always one check has a refusal for."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,14 @@ from tests.checks.scenario_runner import REPO, run_cli
 from tests.checks.test_scenarios import EXTRA_ARGS
 
 FIXTURES = REPO / "fixtures"
-DESTINATIONS = ("8.8.8.8:443", "10.0.0.10:53/UDP", "169.254.169.254:80", "[2001:db8::1]:443")
+DESTINATIONS = (
+    "8.8.8.8:443",
+    "10.0.0.10:53/UDP",
+    "169.254.169.254:80",
+    "[2001:db8::1]:443",
+    "1.1.1.1",
+)
+EVERY_ADDRESS = ("0.0.0.0/0", "::/0")
 SCENARIOS = sorted(f"scenarios/{p.name}" for p in (FIXTURES / "scenarios").iterdir() if p.is_dir())
 TREES = ["demo", "helm/rendered", *SCENARIOS]
 
@@ -65,3 +73,40 @@ def test_explain_lets_out_only_what_check_refuses(tree: str) -> None:
                 routes = json.loads(explained.stdout)["to"]["allowance"]["routes"]
                 disagreements.append((template, path, destination, routes))
     assert disagreements == []
+
+
+ADDRESS_PART = re.compile(
+    r"\d+\.\d+\.\d+\.\d+/\d+|[0-9a-f]*:[0-9a-f:]*/\d+|every address|every point|IPv4|IPv6|ICMP"
+)
+
+
+def _reach_refusals(report: dict[str, Any]) -> dict[tuple[str, str, str | None, str], str]:
+    """Each claim-free path whose reach refuses for some address (its
+    summary names the part let out; a part of host names is left out)."""
+    found = {}
+    for sandbox in report["sandboxes"]:
+        reach = sandbox["egress"].get("reach")
+        if "claim" in sandbox or reach is None or reach["refusal"] is None:
+            continue
+        summary = reach["summary"] or ""
+        if ADDRESS_PART.search(summary) and "names matching" not in summary:
+            key = (sandbox["namespace"], sandbox["template"], sandbox["profile"], sandbox["path"])
+            found[key] = summary
+    return found
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_a_reach_refusal_is_let_out_by_explain_over_every_address(tree: str) -> None:
+    """The other direction: when check's reach refuses a path for some
+    address, ``explain --to`` every address of one family exits 1."""
+    cwd = FIXTURES / tree
+    extra = EXTRA_ARGS.get(Path(tree).name, ())
+    check = run_cli(["check", ".", "--format", "json", *extra], cwd)
+    missed = []
+    for (namespace, template, profile, path), summary in _reach_refusals(check.report).items():
+        args = ["explain", ".", "--template", template, "--namespace", namespace, "--path", path]
+        args += ["--profile", profile] if profile else []
+        codes = [run_cli([*args, *extra, "--to", each], cwd).exit_code for each in EVERY_ADDRESS]
+        if 1 not in codes:
+            missed.append((template, path, summary, codes))
+    assert missed == []

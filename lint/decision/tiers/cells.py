@@ -523,7 +523,8 @@ def _name_classes(
             exact[normalise_domain(query.host)] = True
     for peer, _ in view.entries:
         for name in peer.names or ():
-            exact.setdefault(normalise_domain(name), False)
+            if not name.startswith("*."):  # a pattern grant holds classes, it is none
+                exact.setdefault(normalise_domain(name), False)
     return [NameClass(n, asked=asked) for n, asked in exact.items()] + [
         NameClass(n, wildcard=True) for n in wild
     ]

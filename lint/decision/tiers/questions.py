@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from lint.decision.model import EgressRefusal, EgressVerdict, Tri
@@ -42,8 +42,9 @@ from lint.decision.tiers.evaluate import (
     Doubt,
     Path,
     isolates,
+    slot_isolation,
 )
-from lint.decision.tiers.model import PORTED, Action, TierInput, TierRule
+from lint.decision.tiers.model import PORTED, Action, PeerMatch, Slot, TierInput, TierRule
 from lint.decision.tiers.points import (
     FAMILY_BITS,
     MAX_PORT,
@@ -55,6 +56,9 @@ from lint.decision.tiers.points import (
 )
 
 ISOLATES_THE_POD: Final = "isolates the pod"
+NEVER_CONSULTED: Final = (
+    "an earlier tier isolates the pod, so no point reaches the baseline and its rules never decide"
+)
 MAX_CIDRS: Final = 3
 
 ALLOWED: Final = "allowed"
@@ -395,6 +399,10 @@ def _listed(tier_input: TierInput, found: _Found, every: Sequence[PortCell]) -> 
     for doubt in sorted(found.doubts, key=_doubt_key):
         (objects if doubt.reason == OBJECT else undecided).setdefault(doubt.document, doubt)
     listed: list[Listed] = []
+    slots = slot_isolation(tier_input)
+    # The slots always consulted before the baseline's (a Calico tier may
+    # sort after it, so none counts here).
+    ended = any(slots.get(slot) is Tri.YES for slot in (Slot.ADMIN, Slot.NETWORK_POLICY))
     for index, each in enumerate(tier_input.documents):
         if each.unreadable is not None:
             listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, each.unreadable))
@@ -411,17 +419,72 @@ def _listed(tier_input: TierInput, found: _Found, every: Sequence[PortCell]) -> 
             listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, detail))
         else:
             isolating = isolates(tier_input, index) is Tri.YES
-            listed.append(
-                Listed(index, EgressVerdict.WITHIN, ISOLATES_THE_POD if isolating else None)
-            )
+            why: str | None = ISOLATES_THE_POD if isolating else None
+            if why is None and each.slot == Slot.BASELINE and each.rules and ended:
+                why = NEVER_CONSULTED
+            listed.append(Listed(index, EgressVerdict.WITHIN, why))
     for j, item in enumerate(tier_input.undecidable):
         listed.append(Listed(j, EgressVerdict.NOT_EVALUABLE, item.detail, undecidable=True))
     return tuple(listed)
 
 
-def reach(tier_input: TierInput, space: Space | None = None) -> ReachAnswer:
+def _named_only(peer: PeerMatch) -> PeerMatch:
+    if peer.by_name:
+        return replace(peer, out=Tri.NO, pod=Tri.NO, node=Tri.NO)
+    if peer.on_name is Tri.UNKNOWN:
+        # The other half: an address peer that may hold a name's address is
+        # judged on the address points, not on the name points.
+        return replace(peer, on_name=Tri.NO)
+    return peer
+
+
+def _rules_named_only(rules: tuple[TierRule, ...]) -> tuple[TierRule, ...]:
+    return tuple(
+        rule
+        if rule.peers is None or not any(p.by_name or p.on_name is Tri.UNKNOWN for p in rule.peers)
+        else replace(rule, peers=tuple(map(_named_only, rule.peers)))
+        for rule in rules
+    )
+
+
+def _has_names(tier_input: TierInput) -> bool:
+    return any(
+        peer.by_name
+        for document in tier_input.documents
+        for rule in (*document.rules, *document.deny_rules)
+        for peer in rule.peers or ()
+    )
+
+
+def names_only(tier_input: TierInput) -> TierInput:
+    """The input with every FQDN peer matching on name points only (on an
+    address point it matches nothing), and every other peer that may hold a
+    name's address matching no name point. What a name resolves to is the
+    DNS's answer, which no manifest states; reach judges an FQDN rule by the
+    names it lets out and an address rule by the addresses, so neither
+    makes the other undecided (the project's reading where the
+    specification leaves it open)."""
+    if not _has_names(tier_input):
+        return tier_input  # no name point is asked, and no address peer changes
+    documents = tuple(
+        replace(
+            document,
+            rules=_rules_named_only(document.rules),
+            deny_rules=_rules_named_only(document.deny_rules),
+        )
+        for document in tier_input.documents
+    )
+    return replace(tier_input, documents=documents)
+
+
+def reach(
+    tier_input: TierInput, space: Space | None = None, *, by_name: bool = False
+) -> ReachAnswer:
     """Reach over every point: every address point and every name point
-    an FQDN rule names."""
+    an FQDN rule names. ``by_name``: FQDN peers match name points only
+    (``names_only``); ``space``, when given, must be built from that input."""
+    if by_name:
+        tier_input = names_only(tier_input)
     space = space if space is not None else build_space(tier_input)
     asked = _filtered(space.name_groups, lambda place: place.name.asked)
     regions = [
@@ -503,8 +566,13 @@ def _joined(space: Space, regions: list[Region], owner_out: bool) -> list[frozen
     return list(joined.values())
 
 
-def explain(tier_input: TierInput, queries: tuple[Query, ...]) -> ExplainAnswer:
-    """What happens to the points of ``queries`` (one destination)."""
+def explain(
+    tier_input: TierInput, queries: tuple[Query, ...], *, by_name: bool = False
+) -> ExplainAnswer:
+    """What happens to the points of ``queries`` (one destination). With
+    ``by_name``, the allowance line and exit status are ``reach(...,
+    by_name=True)`` restricted to the destination, while the verdict still
+    shows an FQDN peer as possibly matching an address."""
     space = build_space(tier_input, queries)
     regions = [region for query in queries for region in _query_regions(space, query)]
     verdicts = [space.verdict(r.port_vector, r.place_vector) for r in regions]
@@ -513,7 +581,13 @@ def explain(tier_input: TierInput, queries: tuple[Query, ...]) -> ExplainAnswer:
     word = _word(_joined(space, regions, owner_out=False))
     addressed = any(isinstance(q, AddressQuery) for q in queries)
     outside = _word(_joined(space, regions, owner_out=True)) if addressed else None
-    answer = reach_regions(tier_input, space, regions)
+    if by_name:
+        judged = names_only(tier_input)
+        space = build_space(judged, queries)
+        regions = [region for query in queries for region in _query_regions(space, query)]
+        answer = reach_regions(judged, space, regions)
+    else:
+        answer = reach_regions(tier_input, space, regions)
     if all(space.inside(r.port_vector, r.place_vector) is Tri.YES for r in regions):
         line, status = INSIDE, 0
     elif answer.refusal is not None:

@@ -463,4 +463,10 @@ def _rule(
     text = f"{path[-2]} rule {index}"
     if not isinstance(rule, dict):
         return TierRule(actions, UNREADABLE_PORTS, (unreadable_peer(),), index, path, text)
-    return TierRule(actions, cilium_ports(rule), cilium_peers(rule, scope), index, path, text)
+    peers = cilium_peers(rule, scope)
+    if peers is None and not rule.get("toPorts"):
+        # No destination and no port (``{}``, ``toFQDNs: []``): Cilium reads
+        # the rule as selecting nothing, the idiom for a default deny with
+        # no allow, so it matches no point.
+        peers = ()
+    return TierRule(actions, cilium_ports(rule), peers, index, path, text)

@@ -337,7 +337,13 @@ def fqdn_peer(text: str, names: tuple[str, ...] | None) -> PeerMatch:
     """An FQDN peer: ``M`` on addresses; on name points by name (or ``M``
     when ``names`` is None: a pattern this model cannot express)."""
     return PeerMatch(
-        text, out=Tri.UNKNOWN, pod=Tri.UNKNOWN, node=Tri.UNKNOWN, on_name=Tri.UNKNOWN, names=names
+        text,
+        out=Tri.UNKNOWN,
+        pod=Tri.UNKNOWN,
+        node=Tri.UNKNOWN,
+        on_name=Tri.UNKNOWN,
+        names=names,
+        by_name=True,
     )
 
 
