@@ -21,6 +21,10 @@ class Tri(Enum):
     NO = "no"
     UNKNOWN = "unknown"
 
+    # Each member is a singleton, so identity is equality; the inherited
+    # hash runs Python code, and tuples of answers are hashed per cell.
+    __hash__ = object.__hash__
+
 
 # --- Ports (§7) ---------------------------------------------------------------
 

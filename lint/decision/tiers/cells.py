@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final, TypeAlias, TypeVar
 
 from lint.decision.model import Tri
@@ -38,6 +39,7 @@ from lint.decision.tiers.model import (
     Ports,
     Protocol,
     TierInput,
+    TierRule,
 )
 from lint.decision.tiers.points import (
     FAMILY_BITS,
@@ -251,9 +253,11 @@ def _every_pod(pods: PodSet) -> bool:
     )
 
 
+@lru_cache(maxsize=1 << 16)
 def pods_on_class(pods: PodSet, cls: PodSet | None) -> Tri:
     """Is a pod of the class in ``pods``: ``Y``/``N`` when proven, else ``M``.
-    The class None holds the pods in no selector at all."""
+    The class None holds the pods in no selector at all. Remembered: the
+    same selectors meet on every path of a namespace, and the proofs cost."""
     if not pods.exact:
         return Tri.UNKNOWN
     if cls is None:
@@ -330,7 +334,7 @@ def _port_cell_ports(ports: Ports, cell: PortCell) -> Tri:
 @dataclass
 class Space:
     """The cells of one input (and queries), grouped by their answers, with
-    each pair of answers evaluated once."""
+    each distinct answer of the rules evaluated once."""
 
     plan: Plan
     view: AllowanceView
@@ -339,33 +343,96 @@ class Space:
     port_groups: list[Group]
     place_groups: list[Group]
     name_groups: list[Group]
-    memo: dict[tuple[Vector, Vector], Verdict] = field(default_factory=dict)
+    rules: list[TierRule] = field(default_factory=list)
+    memo: dict[tuple[int, int], Verdict] = field(default_factory=dict)
     ports_index: dict[int, int] = field(default_factory=dict)
     peers_index: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        # Answers are looked up by object identity: a rule's own port set and peers.
-        self.ports_index = {id(p): i for i, p in enumerate(self.ports)}
-        self.peers_index = {id(p): i for i, p in enumerate(self.peers)}
+        # Answers are looked up by object identity: a rule's own port set and
+        # peers. The allowance's entries come after the rules' and never
+        # shadow them (an entry may be the very object a rule holds).
+        self.ports_index = {}
+        self.peers_index = {}
+        for i, p in enumerate(self.ports):
+            self.ports_index.setdefault(id(p), i)
+        for i, q in enumerate(self.peers):
+            self.peers_index.setdefault(id(q), i)
+        self._rule_ports = [self.ports_index[id(rule.ports)] for rule in self.rules]
+        self._rule_peers = [
+            None if rule.peers is None else tuple(self.peers_index[id(q)] for q in rule.peers)
+            for rule in self.rules
+        ]
+        self._entries = len(self.view.entries)
 
-    def verdict(self, port_vector: Vector, place_vector: Vector) -> Verdict:
-        key = (port_vector, place_vector)
+    def port_masks(self, port_vector: Vector) -> Masks:
+        """Each rule's port answer (bit ``i`` for rule ``i``), then each
+        allowance entry's (bit ``n + k``), as certain and possible bits."""
+        entries = port_vector[len(port_vector) - self._entries :]
+        return _masks([*(port_vector[i] for i in self._rule_ports), *entries])
+
+    def place_masks(self, place_vector: Vector) -> Masks:
+        """Each rule's peer answer (any of its peers; a rule naming no
+        destination holds every place), then each allowance entry's."""
+        entries = place_vector[len(place_vector) - self._entries :]
+        rules = [
+            Tri.YES if peers is None else kleene_or(*(place_vector[q] for q in peers))
+            for peers in self._rule_peers
+        ]
+        return _masks([*rules, *entries])
+
+    def judge(
+        self, port_vector: Vector, place_vector: Vector, ports: Masks, places: Masks
+    ) -> Verdict | None:
+        """The verdict on the cells, None when they are proven inside the
+        allowance, from both vectors and their masks (``port_masks``,
+        ``place_masks``)."""
+        certain = ports[0] & places[0]
+        if certain >> len(self.rules):
+            return None  # some entry holds every point of the cells
+        possible = (ports[0] | ports[1]) & (places[0] | places[1])
+        # What each rule's destination half answers on the cells: the
+        # evaluator reads the cells through nothing else, so cells with one
+        # such signature have one verdict.
+        every = (1 << len(self.rules)) - 1
+        key = (certain & every, possible & every)
         found = self.memo.get(key)
         if found is None:
             probe = VectorProbe(self, port_vector, place_vector)
             found = self.memo[key] = evaluate(self.plan, probe)
         return found
 
+    def verdict(self, port_vector: Vector, place_vector: Vector) -> Verdict:
+        ports, places = self.port_masks(port_vector), self.place_masks(place_vector)
+        every = (1 << len(self.rules)) - 1
+        # Read as if no entry held the cells: the verdict is asked regardless.
+        found = self.judge(
+            port_vector, place_vector, (ports[0] & every, ports[1] & every), places
+        )
+        assert found is not None
+        return found
+
     def inside(self, port_vector: Vector, place_vector: Vector) -> Tri:
         """``A`` on the cells: ``Y`` proven inside, ``N`` proven outside."""
-        offset = len(self.peers) - len(self.view.entries)
-        port_offset = len(self.ports) - len(self.view.entries)
-        return kleene_or(
-            *(
-                kleene_and(port_vector[port_offset + k], place_vector[offset + k])
-                for k in range(len(self.view.entries))
-            )
-        )
+        ports, places = self.port_masks(port_vector), self.place_masks(place_vector)
+        n = len(self.rules)
+        certain = (ports[0] & places[0]) >> n
+        possible = ((ports[0] | ports[1]) & (places[0] | places[1])) >> n
+        return Tri.YES if certain else Tri.UNKNOWN if possible else Tri.NO
+
+
+Masks: TypeAlias = tuple[int, int]
+"""Answers as bits: those certainly ``Y``, and those ``M``."""
+
+
+def _masks(answers: list[Tri]) -> Masks:
+    certain = maybe = 0
+    for bit, answer in enumerate(answers):
+        if answer is Tri.YES:
+            certain |= 1 << bit
+        elif answer is Tri.UNKNOWN:
+            maybe |= 1 << bit
+    return certain, maybe
 
 
 class VectorProbe:
@@ -414,7 +481,7 @@ def build_space(tier_input: TierInput, queries: tuple[Query, ...] = ()) -> Space
     place_groups = _address_groups(peers, queries)
     named = _name_classes(peers[: len(peers) - len(view.entries)], view, queries)
     name_groups = _group((Place(name=n) for n in named), on_place)
-    return Space(plan, view, ports, peers, port_groups, place_groups, name_groups)
+    return Space(plan, view, ports, peers, port_groups, place_groups, name_groups, rules)
 
 
 def _group(items: Iterable[T], vector_of: Callable[[T], Vector]) -> list[Group]:

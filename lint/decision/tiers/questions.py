@@ -12,7 +12,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from lint.decision.model import EgressRefusal, EgressVerdict, Tri
 from lint.decision.reach.common import normalise_domain
@@ -41,6 +41,7 @@ from lint.decision.tiers.evaluate import (
     UNREADABLE,
     Doubt,
     Path,
+    Verdict,
     isolates,
     slot_isolation,
 )
@@ -76,25 +77,34 @@ NOT_LET_OUT: Final = "not-let-out"
 
 @dataclass(frozen=True, slots=True)
 class Region:
-    """Cells sharing one port vector and one place vector; ``ports`` and
-    ``places`` are the cells (in space order) this question looks at."""
+    """Cells sharing one port vector and one place vector: a group of port
+    cells and a group of places (each in space order) this question looks at."""
 
-    port_vector: Vector
-    place_vector: Vector
-    ports: tuple[PortCell, ...]
-    places: tuple[Place, ...]
+    port_group: Group
+    place_group: Group
+
+    @property
+    def port_vector(self) -> Vector:
+        return self.port_group.vector
+
+    @property
+    def place_vector(self) -> Vector:
+        return self.place_group.vector
+
+    @property
+    def ports(self) -> tuple[PortCell, ...]:
+        return tuple(self.port_group.members)  # type: ignore[arg-type]
+
+    @property
+    def places(self) -> tuple[Place, ...]:
+        return tuple(self.place_group.members)  # type: ignore[arg-type]
 
 
 def _regions(port_groups: Sequence[Group], place_groups: Sequence[Group]) -> Iterable[Region]:
     for places in place_groups:
         for ports in port_groups:
             if places.members and ports.members:
-                yield Region(
-                    ports.vector,
-                    places.vector,
-                    tuple(ports.members),  # type: ignore[arg-type]
-                    tuple(places.members),  # type: ignore[arg-type]
-                )
+                yield Region(ports, places)
 
 
 def _filtered(groups: Sequence[Group], keep: Callable[[Any], bool]) -> list[Group]:
@@ -295,29 +305,70 @@ class _Found:
     open_regions: list[Region] = field(default_factory=list)
 
 
-def _scan(space: Space, regions: Iterable[Region]) -> _Found:
+Block: TypeAlias = tuple[Sequence[Group], Sequence[Group]]
+"""Port groups and place groups whose every pair is a region, taken place
+by place (the space's order)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Allowing:
+    """What a verdict that may allow adds to a scan: its allow paths, whether
+    they are uncertain, and whether they reach the default allow alone."""
+
+    allows: tuple[Path, ...]
+    certain: bool
+    uncertain: bool
+    opens: bool
+
+
+def _allowing(verdict: Verdict) -> _Allowing | None:
+    if Action.ALLOW not in verdict.results:
+        return None
+    allows = tuple(p for p in verdict.paths if p.result is Action.ALLOW)
+    uncertain = verdict.undecided or any(p.undecidable is not None for p in allows)
+    opens = not uncertain and all(p.culprit is None for p in allows)
+    return _Allowing(allows, verdict.results == {Action.ALLOW}, uncertain, opens)
+
+
+def _scan(space: Space, blocks: Iterable[Block]) -> _Found:
+    """Every region outside the allowance that may be let out. A path has
+    hundreds of regions and few verdicts, so each group's answers are read
+    once and each verdict's part is worked out at its first region."""
     found = _Found()
-    for region in regions:
-        if space.inside(region.port_vector, region.place_vector) is Tri.YES:
-            continue
-        verdict = space.verdict(region.port_vector, region.place_vector)
-        if Action.ALLOW not in verdict.results:
-            continue
-        allows = [p for p in verdict.paths if p.result is Action.ALLOW]
-        if verdict.results == {Action.ALLOW}:
-            for path in allows:
-                culprit = path.culprit
-                if culprit is not None and culprit.document is not None and culprit.rule:
-                    key = (culprit.document, culprit.rule.index)
-                    found.culprits.setdefault(key, (culprit.rule, region))
-        uncertain = verdict.undecided or any(p.undecidable is not None for p in allows)
-        if uncertain:
-            for path in allows:
-                for doubt in _blamed(path):
-                    found.doubts.setdefault(doubt, region)
-        elif all(p.culprit is None for p in allows):
-            found.open_regions.append(region)
+    known: dict[int, _Allowing | None] = {}
+    for port_groups, place_groups in blocks:
+        ports = [(g, space.port_masks(g.vector)) for g in port_groups if g.members]
+        for places in place_groups:
+            if not places.members:
+                continue
+            place_masks = space.place_masks(places.vector)
+            for group, masks in ports:
+                verdict = space.judge(group.vector, places.vector, masks, place_masks)
+                if verdict is None:
+                    continue  # proven inside the allowance
+                first = id(verdict) not in known
+                allowing = _allowing(verdict) if first else known[id(verdict)]
+                known[id(verdict)] = allowing
+                if allowing is not None:
+                    _found_at(found, Region(group, places), allowing, first)
     return found
+
+
+def _found_at(found: _Found, region: Region, allowing: _Allowing, first: bool) -> None:
+    if allowing.opens:
+        found.open_regions.append(region)
+    if not first:
+        return  # its culprits and doubts were found at an earlier region
+    if allowing.certain:
+        for path in allowing.allows:
+            culprit = path.culprit
+            if culprit is not None and culprit.document is not None and culprit.rule:
+                key = (culprit.document, culprit.rule.index)
+                found.culprits.setdefault(key, (culprit.rule, region))
+    if allowing.uncertain:
+        for path in allowing.allows:
+            for doubt in _blamed(path):
+                found.doubts.setdefault(doubt, region)
 
 
 def _doubt_key(doubt: Doubt) -> tuple[int, int, str]:
@@ -325,9 +376,9 @@ def _doubt_key(doubt: Doubt) -> tuple[int, int, str]:
     return (1 if doubt.reason == OBJECT else 0, doubt.document, doubt.reason)
 
 
-def reach_regions(tier_input: TierInput, space: Space, regions: Iterable[Region]) -> ReachAnswer:
+def reach_regions(tier_input: TierInput, space: Space, blocks: Iterable[Block]) -> ReachAnswer:
     """Reach over the given regions (every region, or one destination's)."""
-    found = _scan(space, regions)
+    found = _scan(space, blocks)
     every: list[PortCell] = [c for g in space.port_groups for c in g.members]  # type: ignore[misc]
     listed = _listed(tier_input, found, every)
     culprits = frozenset(found.culprits)
@@ -487,11 +538,7 @@ def reach(
         tier_input = names_only(tier_input)
     space = space if space is not None else build_space(tier_input)
     asked = _filtered(space.name_groups, lambda place: place.name.asked)
-    regions = [
-        *_regions(space.port_groups, space.place_groups),
-        *_regions(space.port_groups, asked),
-    ]
-    return reach_regions(tier_input, space, regions)
+    return reach_regions(tier_input, space, [(space.port_groups, [*space.place_groups, *asked])])
 
 
 # --- explain (§12.6) ------------------------------------------------------------------
@@ -585,9 +632,9 @@ def explain(
         judged = names_only(tier_input)
         space = build_space(judged, queries)
         regions = [region for query in queries for region in _query_regions(space, query)]
-        answer = reach_regions(judged, space, regions)
+        answer = reach_regions(judged, space, [_query_block(space, q) for q in queries])
     else:
-        answer = reach_regions(tier_input, space, regions)
+        answer = reach_regions(tier_input, space, [_query_block(space, q) for q in queries])
     if all(space.inside(r.port_vector, r.place_vector) is Tri.YES for r in regions):
         line, status = INSIDE, 0
     elif answer.refusal is not None:
@@ -597,10 +644,15 @@ def explain(
     return ExplainAnswer(word, outside, paths, doubts, line, answer, status)
 
 
-def _query_regions(space: Space, query: Query) -> list[Region]:
-    """The regions of one query's points (its places on its ports)."""
+def _query_block(space: Space, query: Query) -> Block:
+    """The groups of one query's points: its places on its ports."""
     ports = _filtered(space.port_groups, lambda cell: _port_in_query(query, cell))
     places = _filtered(
         [*space.place_groups, *space.name_groups], lambda place: _in_query(query, place)
     )
-    return list(_regions(ports, places))
+    return ports, places
+
+
+def _query_regions(space: Space, query: Query) -> list[Region]:
+    """The regions of one query's points."""
+    return list(_regions(*_query_block(space, query)))
