@@ -229,16 +229,17 @@ def _in_document_order(asked: _Asked, listed: list[_Entry]) -> list[_Entry]:
             rest.append(entry)
             continue
         document = documents[item.document]
-        keyed.append(
-            (_order_key(document.slot, document.kind, document.name, document.namespace), entry)
-        )
+        key = _order_key(document.slot, document.kind, document.name, document.namespace)
+        keyed.append((key, entry))
     for each in asked.unselected:
         found = _unselected_entry(each)
         shown = found[0]
         keyed.append(
             (_order_key(Slot.NETWORK_POLICY, shown.kind, shown.name, shown.namespace), found)
         )
-    keyed.sort(key=operator.itemgetter(0))
+    # Copies of one name (a cluster-scoped policy in several files) keep the
+    # order of their files and lines, not the order a worker read them in.
+    keyed.sort(key=lambda item: (item[0], _place(item[1][0])))
     return [entry for _, entry in keyed] + rest
 
 
@@ -246,6 +247,11 @@ def _order_key(
     slot: str, kind: str, name: str, namespace: str | None
 ) -> tuple[str, str, bytes, str]:
     return (str(slot), kind, name.encode("utf-8", "surrogatepass"), namespace or "")
+
+
+def _place(entry: ExaminedEntry) -> tuple[str, int]:
+    found = entry.location
+    return ("", 0) if found is None else (found.file, found.line)
 
 
 def _unselected_entry(each: Offered) -> _Entry:

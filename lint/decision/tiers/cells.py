@@ -406,9 +406,7 @@ class Space:
         ports, places = self.port_masks(port_vector), self.place_masks(place_vector)
         every = (1 << len(self.rules)) - 1
         # Read as if no entry held the cells: the verdict is asked regardless.
-        found = self.judge(
-            port_vector, place_vector, (ports[0] & every, ports[1] & every), places
-        )
+        found = self.judge(port_vector, place_vector, (ports[0] & every, ports[1] & every), places)
         assert found is not None
         return found
 
