@@ -21,7 +21,7 @@ evaluator is monotone, so each cell's verdict contains each point's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final, TypeAlias, TypeVar
@@ -150,10 +150,18 @@ class Place:
 
 @dataclass(slots=True)
 class Group:
-    """Cells with the same answers: their vector and members, in order."""
+    """Cells with the same answers: their vector and members, in order;
+    ``bits`` the vector as masks (``_masks``), once read."""
 
     vector: Vector
     members: list[object] = field(default_factory=list)
+    bits: Masks | None = None
+
+    @property
+    def masks(self) -> Masks:
+        if self.bits is None:
+            self.bits = _masks(self.vector)
+        return self.bits
 
 
 # --- selectors as sets of pods: S§9.2 containment and disjointness -----------------------
@@ -360,7 +368,7 @@ class Space:
             self.peers_index.setdefault(id(q), i)
         self._rule_ports = [self.ports_index[id(rule.ports)] for rule in self.rules]
         self._rule_peers = [
-            None if rule.peers is None else tuple(self.peers_index[id(q)] for q in rule.peers)
+            None if rule.peers is None else sum({1 << self.peers_index[id(q)] for q in rule.peers})
             for rule in self.rules
         ]
         self._entries = len(self.view.entries)
@@ -368,18 +376,37 @@ class Space:
     def port_masks(self, port_vector: Vector) -> Masks:
         """Each rule's port answer (bit ``i`` for rule ``i``), then each
         allowance entry's (bit ``n + k``), as certain and possible bits."""
-        entries = port_vector[len(port_vector) - self._entries :]
-        return _masks([*(port_vector[i] for i in self._rule_ports), *entries])
+        return self.port_bits(_masks(port_vector))
+
+    def port_bits(self, ports: Masks) -> Masks:
+        """``port_masks`` from the port vector's own masks."""
+        certain, maybe = ports
+        rule_certain = rule_maybe = 0
+        for bit, index in enumerate(self._rule_ports):
+            rule_certain |= (certain >> index & 1) << bit
+            rule_maybe |= (maybe >> index & 1) << bit
+        return self._with_entries(rule_certain, rule_maybe, ports, len(self.ports))
 
     def place_masks(self, place_vector: Vector) -> Masks:
         """Each rule's peer answer (any of its peers; a rule naming no
         destination holds every place), then each allowance entry's."""
-        entries = place_vector[len(place_vector) - self._entries :]
-        rules = [
-            Tri.YES if peers is None else kleene_or(*(place_vector[q] for q in peers))
-            for peers in self._rule_peers
-        ]
-        return _masks([*rules, *entries])
+        return self.place_bits(_masks(place_vector))
+
+    def place_bits(self, places: Masks) -> Masks:
+        """``place_masks`` from the place vector's own masks."""
+        certain, maybe = places
+        rule_certain = rule_maybe = 0
+        for bit, peers in enumerate(self._rule_peers):
+            if peers is None or certain & peers:
+                rule_certain |= 1 << bit
+            elif maybe & peers:
+                rule_maybe |= 1 << bit
+        return self._with_entries(rule_certain, rule_maybe, places, len(self.peers))
+
+    def _with_entries(self, certain: int, maybe: int, vector: Masks, size: int) -> Masks:
+        # The entries are the vector's last bits; they follow the rules' bits.
+        start, shift = size - self._entries, len(self.rules)
+        return certain | (vector[0] >> start) << shift, maybe | (vector[1] >> start) << shift
 
     def judge(
         self, port_vector: Vector, place_vector: Vector, ports: Masks, places: Masks
@@ -402,6 +429,30 @@ class Space:
             found = self.memo[key] = evaluate(self.plan, probe)
         return found
 
+    def row(
+        self, ports: Sequence[tuple[Group, Masks]], places: Group, place_masks: Masks
+    ) -> list[Verdict | None]:
+        """``judge`` for each port group on one group of places: a path
+        asks it of hundreds of pairs, so the loop is written out."""
+        shift = len(self.rules)
+        every = (1 << shift) - 1
+        place_certain, place_maybe = place_masks
+        place_possible = place_certain | place_maybe
+        memo = self.memo
+        verdicts: list[Verdict | None] = []
+        for group, (port_certain, port_maybe) in ports:
+            certain = port_certain & place_certain
+            if certain >> shift:
+                verdicts.append(None)  # some entry holds every point of the cells
+                continue
+            key = (certain & every, (port_certain | port_maybe) & place_possible & every)
+            found = memo.get(key)
+            if found is None:
+                probe = VectorProbe(self, group.vector, places.vector)
+                found = memo[key] = evaluate(self.plan, probe)
+            verdicts.append(found)
+        return verdicts
+
     def verdict(self, port_vector: Vector, place_vector: Vector) -> Verdict:
         ports, places = self.port_masks(port_vector), self.place_masks(place_vector)
         every = (1 << len(self.rules)) - 1
@@ -423,7 +474,7 @@ Masks: TypeAlias = tuple[int, int]
 """Answers as bits: those certainly ``Y``, and those ``M``."""
 
 
-def _masks(answers: list[Tri]) -> Masks:
+def _masks(answers: Sequence[Tri]) -> Masks:
     certain = maybe = 0
     for bit, answer in enumerate(answers):
         if answer is Tri.YES:
@@ -524,27 +575,35 @@ def _address_cells(peers: list[PeerMatch], queries: tuple[Query, ...]) -> Iterat
 def _address_groups(peers: list[PeerMatch], queries: tuple[Query, ...]) -> list[Group]:
     """Places grouped by their answers. A peer's answer is its address test
     (by address cell) and its owner part (by owner class), so each is
-    computed once and combined per distinct address answer."""
-    by_address: dict[tuple[bool, ...], list[AddressCell]] = {}
+    computed once, as bits over the peers, and combined per distinct
+    address answer; a group's vector is spelled out once."""
+    by_address: dict[int, list[AddressCell]] = {}
     for cell in _address_cells(peers, queries):
-        held = tuple(
-            peer.blocks is None or any(in_block(b, cell.family, cell.low) for b in peer.blocks)
-            for peer in peers
-        )
+        held = 0
+        for bit, peer in enumerate(peers):
+            if peer.blocks is None or any(in_block(b, cell.family, cell.low) for b in peer.blocks):
+                held |= 1 << bit
         by_address.setdefault(held, []).append(cell)
-    owners = [(o, tuple(_owner_part(peer, o) for peer in peers)) for o in _owner_classes(peers)]
-    groups: dict[Vector, Group] = {}
+    owners = [(o, _masks([_owner_part(peer, o) for peer in peers])) for o in _owner_classes(peers)]
+    grouped: dict[Masks, list[Place]] = {}
     for held, cells in by_address.items():
-        for owner, parts in owners:
-            vector = tuple(
-                part if inside else Tri.NO for inside, part in zip(held, parts, strict=True)
-            )
-            group = groups.setdefault(vector, Group(vector))
-            group.members.extend(Place(address=cell, owner=owner) for cell in cells)
-    for group in groups.values():
+        for owner, (certain, maybe) in owners:
+            places = grouped.setdefault((certain & held, maybe & held), [])
+            places.extend(Place(address=cell, owner=owner) for cell in cells)
+    groups: list[Group] = []
+    for masks, places in grouped.items():
         # Space order: family, address, then owner class.
-        group.members.sort(key=_place_key)
-    return list(groups.values())
+        places.sort(key=_place_key)
+        groups.append(Group(_spelled(masks, len(peers)), places, masks))  # type: ignore[arg-type]
+    return groups
+
+
+def _spelled(masks: Masks, size: int) -> Vector:
+    certain, maybe = masks
+    return tuple(
+        Tri.YES if certain >> bit & 1 else Tri.UNKNOWN if maybe >> bit & 1 else Tri.NO
+        for bit in range(size)
+    )
 
 
 def _place_key(place: object) -> tuple[int, int]:

@@ -20,6 +20,7 @@ from lint.decision.tiers.cells import (
     AddressCell,
     AddressQuery,
     Group,
+    Masks,
     NameQuery,
     Place,
     PortCell,
@@ -332,33 +333,49 @@ def _allowing(verdict: Verdict) -> _Allowing | None:
 
 def _scan(space: Space, blocks: Iterable[Block]) -> _Found:
     """Every region outside the allowance that may be let out. A path has
-    hundreds of regions and few verdicts, so each group's answers are read
-    once and each verdict's part is worked out at its first region."""
+    hundreds of regions and few verdicts: places with the same answers for
+    the rules and the allowance share one row of verdicts over the port
+    groups, and a place whose row lets nothing out is passed over whole."""
     found = _Found()
     known: dict[int, _Allowing | None] = {}
+    recorded: set[int] = set()
     for port_groups, place_groups in blocks:
-        ports = [(g, space.port_masks(g.vector)) for g in port_groups if g.members]
+        ports = [(g, space.port_bits(g.masks)) for g in port_groups if g.members]
+        rows: dict[Masks, list[_Allowing | None] | None] = {}
         for places in place_groups:
             if not places.members:
                 continue
-            place_masks = space.place_masks(places.vector)
-            for group, masks in ports:
-                verdict = space.judge(group.vector, places.vector, masks, place_masks)
-                if verdict is None:
-                    continue  # proven inside the allowance
-                first = id(verdict) not in known
-                allowing = _allowing(verdict) if first else known[id(verdict)]
-                known[id(verdict)] = allowing
-                if allowing is not None:
-                    _found_at(found, Region(group, places), allowing, first)
+            place_masks = space.place_bits(places.masks)
+            if place_masks in rows:
+                row = rows[place_masks]
+            else:
+                verdicts = space.row(ports, places, place_masks)
+                row = [_allowing_of(known, v) for v in verdicts]
+                row = rows[place_masks] = row if any(row) else None
+            if row is None:
+                continue  # nothing on these places may be let out
+            for (group, _), allowing in zip(ports, row, strict=True):
+                if allowing is None:
+                    continue
+                if allowing.opens:
+                    found.open_regions.append(Region(group, places))
+                if id(allowing) not in recorded:
+                    # Its culprits and doubts keep the first region they are found at.
+                    recorded.add(id(allowing))
+                    _found_at(found, Region(group, places), allowing)
     return found
 
 
-def _found_at(found: _Found, region: Region, allowing: _Allowing, first: bool) -> None:
-    if allowing.opens:
-        found.open_regions.append(region)
-    if not first:
-        return  # its culprits and doubts were found at an earlier region
+def _allowing_of(known: dict[int, _Allowing | None], verdict: Verdict | None) -> _Allowing | None:
+    if verdict is None:
+        return None  # proven inside the allowance
+    if id(verdict) not in known:
+        known[id(verdict)] = _allowing(verdict)
+    return known[id(verdict)]
+
+
+def _found_at(found: _Found, region: Region, allowing: _Allowing) -> None:
+    """The culprits and doubts of a verdict, at its first region."""
     if allowing.certain:
         for path in allowing.allows:
             culprit = path.culprit
