@@ -59,7 +59,7 @@ from lint.decision.reach.selection import selects_nothing as reach_selects_nothi
 from lint.decision.tiers.build import Built, PathFacts, build_tier_input
 from lint.decision.tiers.credit import CALICO_EVIDENCE, CILIUM_EVIDENCE, Evidence
 from lint.decision.tiers.model import Slot, TierDocument, TierInput, Undecidable
-from lint.decision.tiers.questions import Listed, ReachAnswer, reach
+from lint.decision.tiers.questions import Listed, ReachAnswer, Shared, reach
 from lint.decision.values import JSON
 from lint.inventory import KubeObject
 from lint.kinds import (
@@ -393,7 +393,7 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
         evidence=_evidence(ctx, given.cilium),
     )
     built = _split_copies(built, offered, given.union)
-    model, answer = _reach_selecting(built.input)
+    model, answer = _reach_selecting(built.input, ctx.memo.spaces)
     asked = _Asked(built, answer, offered, bases, model, unselected)
     ctx.memo.reach[key] = (given.template, asked)
     return asked
@@ -431,7 +431,7 @@ def _judged_unselected(
     return tuple(kept), tuple(left), moved
 
 
-def _reach_selecting(full: TierInput) -> tuple[TierInput | None, ReachAnswer]:
+def _reach_selecting(full: TierInput, shared: Shared) -> tuple[TierInput | None, ReachAnswer]:
     """Reach asked of the documents that may select the pod: one that
     certainly does not never matches a point nor isolates it, so leaving it
     out changes no verdict, and a namespace's many other policies no longer
@@ -439,9 +439,9 @@ def _reach_selecting(full: TierInput) -> tuple[TierInput | None, ReachAnswer]:
     the left-out documents listed as not selecting."""
     keep = [i for i, document in enumerate(full.documents) if document.subject is not Tri.NO]
     if len(keep) == len(full.documents):
-        return None, reach(full, by_name=True)
+        return None, reach(full, by_name=True, shared=shared)
     model = replace(full, documents=tuple(full.documents[i] for i in keep))
-    answer = reach(model, by_name=True)
+    answer = reach(model, by_name=True, shared=shared)
     listed: list[Listed] = []
     kept = iter(item for item in answer.listed if not item.undecidable)
     for index, each in enumerate(full.documents):

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Final, TypeAlias, TypeVar
+from typing import Final, NamedTuple, TypeAlias, TypeVar
 
 from lint.decision.model import Tri
 from lint.decision.reach.common import StrictSelector, normalise_domain
@@ -138,10 +138,10 @@ class NameClass:
     asked: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
+class Place(NamedTuple):
     """Where a group of cells lies: an address cell under one owner class,
-    or a name class."""
+    or a name class. A tuple: a path lays out hundreds of places, and a
+    tuple is the cheapest immutable record to make."""
 
     address: AddressCell | None = None
     owner: OwnerClass | None = None
@@ -584,7 +584,20 @@ def _address_groups(peers: list[PeerMatch], queries: tuple[Query, ...]) -> list[
             if peer.blocks is None or any(in_block(b, cell.family, cell.low) for b in peer.blocks):
                 held |= 1 << bit
         by_address.setdefault(held, []).append(cell)
-    owners = [(o, _masks([_owner_part(peer, o) for peer in peers])) for o in _owner_classes(peers)]
+    held_by: dict[tuple[int, int], Tri] = {}
+
+    def part(peer: PeerMatch, owner: OwnerClass) -> Tri:
+        # A selector's pod class and its host-networked node class ask the
+        # same question of each peer: ask it once.
+        if owner.owner == OUT or isinstance(peer.pod, Tri):
+            return _owner_part(peer, owner)
+        key = (id(peer.pod), id(owner.pods))
+        held = held_by.get(key)
+        if held is None:
+            held = held_by[key] = pods_on_class(peer.pod, owner.pods)
+        return kleene_and(peer.node, held) if owner.owner == NODE else held
+
+    owners = [(o, _masks([part(peer, o) for peer in peers])) for o in _owner_classes(peers)]
     grouped: dict[Masks, list[Place]] = {}
     for held, cells in by_address.items():
         for owner, (certain, maybe) in owners:

@@ -10,7 +10,7 @@ points, so for one pod and one destination the two never disagree.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, TypeAlias
 
@@ -29,6 +29,7 @@ from lint.decision.tiers.cells import (
     Vector,
     build_space,
 )
+from lint.decision.tiers.content import content_key
 from lint.decision.tiers.evaluate import (
     ACTION,
     BASELINE_ORDER,
@@ -395,7 +396,11 @@ def _doubt_key(doubt: Doubt) -> tuple[int, int, str]:
 
 def reach_regions(tier_input: TierInput, space: Space, blocks: Iterable[Block]) -> ReachAnswer:
     """Reach over the given regions (every region, or one destination's)."""
-    found = _scan(space, blocks)
+    return _answer(tier_input, space, _scan(space, blocks))
+
+
+def _answer(tier_input: TierInput, space: Space, found: _Found) -> ReachAnswer:
+    """The answer from what the scan found, in the input's own names."""
     every: list[PortCell] = [c for g in space.port_groups for c in g.members]  # type: ignore[misc]
     listed = _listed(tier_input, found, every)
     culprits = frozenset(found.culprits)
@@ -545,17 +550,39 @@ def names_only(tier_input: TierInput) -> TierInput:
     return replace(tier_input, documents=documents)
 
 
+Shared: TypeAlias = dict[Hashable, tuple[Space, "_Found"]]
+"""Spaces and scans kept by a caller across inputs, by ``content_key``."""
+
+MAX_SHARED: Final = 512
+"""How many spaces a ``Shared`` keeps: the oldest goes first."""
+
+
 def reach(
-    tier_input: TierInput, space: Space | None = None, *, by_name: bool = False
+    tier_input: TierInput,
+    space: Space | None = None,
+    *,
+    by_name: bool = False,
+    shared: Shared | None = None,
 ) -> ReachAnswer:
     """Reach over every point: every address point and every name point
     an FQDN rule names. ``by_name``: FQDN peers match name points only
-    (``names_only``); ``space``, when given, must be built from that input."""
+    (``names_only``); ``space``, when given, must be built from that input.
+    ``shared``: spaces and scans of earlier inputs, reused for an input the
+    engine reads the same way (``content_key``) and added to."""
     if by_name:
         tier_input = names_only(tier_input)
+    key = content_key(tier_input) if shared is not None and space is None else None
+    if shared is not None and key in shared:
+        space, found = shared[key]
+        return _answer(tier_input, space, found)
     space = space if space is not None else build_space(tier_input)
     asked = _filtered(space.name_groups, lambda place: place.name.asked)
-    return reach_regions(tier_input, space, [(space.port_groups, [*space.place_groups, *asked])])
+    found = _scan(space, [(space.port_groups, [*space.place_groups, *asked])])
+    if shared is not None and key is not None:
+        if len(shared) >= MAX_SHARED:
+            del shared[next(iter(shared))]
+        shared[key] = (space, found)
+    return _answer(tier_input, space, found)
 
 
 # --- explain (§12.6) ------------------------------------------------------------------
