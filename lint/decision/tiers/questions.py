@@ -305,6 +305,10 @@ class _Found:
     culprits: dict[tuple[int, int], tuple[TierRule, Region]] = field(default_factory=dict)
     doubts: dict[Doubt, Region] = field(default_factory=dict)
     open_regions: list[Region] = field(default_factory=list)
+    listed: tuple[Listed, ...] | None = None
+    """The listed verdicts, once worked out, when none carries an input's
+    own text (a reason something cannot be judged): then every input this
+    scan is shared by lists the same."""
 
 
 Block: TypeAlias = tuple[Sequence[Group], Sequence[Group]]
@@ -402,7 +406,11 @@ def reach_regions(tier_input: TierInput, space: Space, blocks: Iterable[Block]) 
 def _answer(tier_input: TierInput, space: Space, found: _Found) -> ReachAnswer:
     """The answer from what the scan found, in the input's own names."""
     every: list[PortCell] = [c for g in space.port_groups for c in g.members]  # type: ignore[misc]
-    listed = _listed(tier_input, found, every)
+    listed = found.listed
+    if listed is None:
+        listed = _listed(tier_input, found, every)
+        if all(item.verdict is not EgressVerdict.NOT_EVALUABLE for item in listed):
+            found.listed = listed
     culprits = frozenset(found.culprits)
     if found.culprits:
         document, index = min(found.culprits)
