@@ -21,7 +21,7 @@ evaluator is monotone, so each cell's verdict contains each point's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final, NamedTuple, TypeAlias, TypeVar
@@ -29,7 +29,7 @@ from typing import Final, NamedTuple, TypeAlias, TypeVar
 from lint.decision.model import Tri
 from lint.decision.reach.common import StrictSelector, normalise_domain
 from lint.decision.selectors import narrower_than
-from lint.decision.tiers.evaluate import Plan, Verdict, build_plan, evaluate
+from lint.decision.tiers.evaluate import Plan, SlotMemo, Verdict, build_plan, evaluate
 from lint.decision.tiers.kleene import kleene_and, kleene_not, kleene_or, of_bool
 from lint.decision.tiers.match import applies
 from lint.decision.tiers.model import (
@@ -353,6 +353,7 @@ class Space:
     name_groups: list[Group]
     rules: list[TierRule] = field(default_factory=list)
     memo: dict[tuple[int, int], Verdict] = field(default_factory=dict)
+    slot_memo: SlotMemo = field(default_factory=dict)
     ports_index: dict[int, int] = field(default_factory=dict)
     peers_index: dict[int, int] = field(default_factory=dict)
 
@@ -372,6 +373,13 @@ class Space:
             for rule in self.rules
         ]
         self._entries = len(self.view.entries)
+        bit_of: dict[int, int] = {}
+        for bit, rule in enumerate(self.rules):
+            bit_of.setdefault(id(rule), bit)
+        self._slot_bits = {
+            name: sum({1 << bit_of[id(rule)] for rule in rules})
+            for name, rules in self.plan.reads.items()
+        }
 
     def port_masks(self, port_vector: Vector) -> Masks:
         """Each rule's port answer (bit ``i`` for rule ``i``), then each
@@ -425,8 +433,7 @@ class Space:
         key = (certain & every, possible & every)
         found = self.memo.get(key)
         if found is None:
-            probe = VectorProbe(self, port_vector, place_vector)
-            found = self.memo[key] = evaluate(self.plan, probe)
+            found = self.memo[key] = self._evaluated(key, port_vector, place_vector)
         return found
 
     def row(
@@ -448,10 +455,20 @@ class Space:
             key = (certain & every, (port_certain | port_maybe) & place_possible & every)
             found = memo.get(key)
             if found is None:
-                probe = VectorProbe(self, group.vector, places.vector)
-                found = memo[key] = evaluate(self.plan, probe)
+                found = memo[key] = self._evaluated(key, group.vector, places.vector)
             verdicts.append(found)
         return verdicts
+
+    def _evaluated(
+        self, key: tuple[int, int], port_vector: Vector, place_vector: Vector
+    ) -> Verdict:
+        # A slot reads only its own rules' answers: the key's bits of them.
+        certain, possible = key
+        keys: dict[str, Hashable] = {
+            name: (name, certain & bits, possible & bits) for name, bits in self._slot_bits.items()
+        }
+        probe = VectorProbe(self, port_vector, place_vector)
+        return evaluate(self.plan, probe, self.slot_memo, keys)
 
     def verdict(self, port_vector: Vector, place_vector: Vector) -> Verdict:
         ports, places = self.port_masks(port_vector), self.place_masks(place_vector)
