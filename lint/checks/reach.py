@@ -172,7 +172,10 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         first = unparsed[0].document
         refusal = EgressRefusal.NOT_EVALUABLE
         summary = f"{first.kind}/{first.name} cannot be read: {first.detail}"
-    entries = [*_in_document_order(asked, listed), *(_unparsed_entry(i) for i in unparsed)]
+    entries = [
+        *_in_document_order(ctx, asked, listed),
+        *(_unparsed_entry(i) for i in unparsed),
+    ]
     report = ReachReport(
         DecisionReport(
             None if refusal is None else str(refusal), summary, tuple(e for e, _, _ in entries)
@@ -216,13 +219,13 @@ _Entry = tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]
 _OrderKey = tuple[str, str, bytes, str]
 
 
-def _in_document_order(asked: _Asked, listed: list[_Entry]) -> list[_Entry]:
+def _in_document_order(ctx: CheckContext, asked: _Asked, listed: list[_Entry]) -> list[_Entry]:
     """The model's listed entries with the policies left unread merged in
     where the model would have listed them (by slot, kind, name and
     namespace; a left-out NetworkPolicy or Cilium policy is in the
     NetworkPolicy slot), then the undecidable objects."""
     documents = asked.built.input.documents
-    keyed: list[tuple[_OrderKey, _Entry]] = []
+    keyed: list[tuple[_SortKey, _Entry]] = []
     rest: list[_Entry] = []
     for item, entry in zip(asked.answer.listed, listed, strict=True):
         if item.undecidable:
@@ -230,17 +233,15 @@ def _in_document_order(asked: _Asked, listed: list[_Entry]) -> list[_Entry]:
             continue
         document = documents[item.document]
         key = _order_key(document.slot, document.kind, document.name, document.namespace)
-        keyed.append((key, entry))
-    for each in asked.unselected:
-        found = _unselected_entry(each)
-        shown = found[0]
-        keyed.append(
-            (_order_key(Slot.NETWORK_POLICY, shown.kind, shown.name, shown.namespace), found)
-        )
-    # Copies of one name (a cluster-scoped policy in several files) keep the
-    # order of their files and lines, not the order a worker read them in.
-    keyed.sort(key=lambda item: (item[0], _place(item[1][0])))
+        # Copies of one name (a cluster-scoped policy in several files) keep
+        # the order of their files and lines, not the order a worker read them in.
+        keyed.append(((key, _place(entry[0])), entry))
+    keyed += [_unselected_entry(ctx, each) for each in asked.unselected]
+    keyed.sort(key=_FIRST)
     return [entry for _, entry in keyed] + rest
+
+
+_SortKey = tuple[_OrderKey, tuple[str, int]]
 
 
 def _order_key(
@@ -254,7 +255,16 @@ def _place(entry: ExaminedEntry) -> tuple[str, int]:
     return ("", 0) if found is None else (found.file, found.line)
 
 
-def _unselected_entry(each: Offered) -> _Entry:
+def _unselected_entry(ctx: CheckContext, each: Offered) -> tuple[_SortKey, _Entry]:
+    """A left-out policy's entry and its place in the list, made once per
+    candidate: a namespace's paths leave out the same policies, and one
+    shared entry is also encoded once in the JSON report. The candidate is
+    kept with the answer, so its id is not reused while the memo lives."""
+    key = ("reach-unselected-entry", id(each))
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and hit[0] is each:
+        known: tuple[_SortKey, _Entry] = hit[1]
+        return known
     candidate = each.candidate
     entry = ExaminedEntry(
         kind=display_kind(candidate.api_version, candidate.kind),
@@ -265,7 +275,10 @@ def _unselected_entry(each: Offered) -> _Entry:
         origin="manifest",
         location=location_of(each.obj),
     )
-    return entry, each.obj, ()
+    order = _order_key(Slot.NETWORK_POLICY, entry.kind, entry.name, entry.namespace)
+    found = ((order, _place(entry)), (entry, each.obj, ()))
+    ctx.memo.reach[key] = (each, found)
+    return found
 
 
 def _unparsed_entry(item: _Judged) -> _Entry:
