@@ -60,6 +60,7 @@ from lint.decision.tiers.build import Built, PathFacts, build_tier_input
 from lint.decision.tiers.credit import CALICO_EVIDENCE, CILIUM_EVIDENCE, Evidence
 from lint.decision.tiers.model import Slot, TierDocument, TierInput, Undecidable
 from lint.decision.tiers.questions import Listed, ReachAnswer, reach
+from lint.decision.tiers.reading import ReadMemo
 from lint.decision.values import JSON
 from lint.inventory import KubeObject
 from lint.kinds import (
@@ -404,6 +405,7 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
         cilium=given.cilium,
         enforces=ctx.enforces,
         evidence=_evidence(ctx, given.cilium),
+        memo=_read_memo(ctx),
     )
     built = _split_copies(built, offered, given.union)
     model, answer = _reach_selecting(built.input)
@@ -544,6 +546,18 @@ def tier_candidates(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
     found = (*union_objects, *offered_in(ctx, namespace))
     ctx.memo.scopes[key] = (ctx.inventory, found)
     return found
+
+
+def _read_memo(ctx: CheckContext) -> ReadMemo:
+    """What the tier readers read of an object for every pod, kept for the
+    namespace being judged (``ctx.memo`` forgets it with the namespace)."""
+    hit = ctx.memo.scopes.get("tier-read-memo")
+    if hit is not None and hit[0] is ctx.inventory:
+        known: ReadMemo = hit[1]
+        return known
+    memo = ReadMemo()
+    ctx.memo.scopes["tier-read-memo"] = (ctx.inventory, memo)
+    return memo
 
 
 def _evidence(ctx: CheckContext, cilium: bool) -> Evidence:

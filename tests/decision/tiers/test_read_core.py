@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from lint.decision.defaulting import stored_policy_types
 from lint.decision.model import EgressRefusal, Tri
 from lint.decision.tiers.model import (
     ALLOW_ONLY,
