@@ -179,7 +179,7 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     ]
     report = ReachReport(
         DecisionReport(
-            None if refusal is None else str(refusal), summary, tuple(e for e, _, _ in entries)
+            None if refusal is None else str(refusal), summary, tuple(map(_FIRST, entries))
         ),
         tuple(
             SkippedEntry(s.kind, s.name, s.reason, _skipped_location(asked.offered, s))
@@ -189,8 +189,11 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     # A culprit the union reports keeps the union's finding (``host: namzu``
     # reports it; otherwise the path's judgement keeps it when reach agrees).
     reported = _union_culprits(given)
+    # Only a culprit draws a finding (``_findings``): the rest are not searched.
     searched = [
-        (e, obj, path) for e, obj, path in entries if id(obj) not in reported or obj is None
+        (e, obj, path)
+        for e, obj, path in entries
+        if e.verdict in _OFFENDING and (id(obj) not in reported or obj is None)
     ]
     return report, _findings(searched, given, reach_data_of(ctx))
 
@@ -237,7 +240,10 @@ def _in_document_order(ctx: CheckContext, asked: _Asked, listed: list[_Entry]) -
         # Copies of one name (a cluster-scoped policy in several files) keep
         # the order of their files and lines, not the order a worker read them in.
         keyed.append(((key, _place(entry[0])), entry))
-    keyed += [_unselected_entry(ctx, each) for each in asked.unselected]
+    known = _unselected_entries(ctx)
+    for each in asked.unselected:
+        hit = known.get(id(each))
+        keyed.append(hit[1] if hit is not None and hit[0] is each else _unselected_entry(ctx, each))
     keyed.sort(key=_FIRST)
     return [entry for _, entry in keyed] + rest
 
@@ -256,16 +262,30 @@ def _place(entry: ExaminedEntry) -> tuple[str, int]:
     return ("", 0) if found is None else (found.file, found.line)
 
 
+_Unselected = dict[int, tuple[Offered, tuple[_SortKey, _Entry]]]
+
+
+def _unselected_entries(ctx: CheckContext) -> _Unselected:
+    """The left-out policies' entries made so far in the namespace, by the
+    identity of their candidates (``_unselected_entry``)."""
+    hit = ctx.memo.reach.get("reach-unselected-entries")
+    if hit is not None and hit[0] is ctx.inventory:
+        known: _Unselected = hit[1]
+        return known
+    table: _Unselected = {}
+    ctx.memo.reach["reach-unselected-entries"] = (ctx.inventory, table)
+    return table
+
+
 def _unselected_entry(ctx: CheckContext, each: Offered) -> tuple[_SortKey, _Entry]:
     """A left-out policy's entry and its place in the list, made once per
     candidate: a namespace's paths leave out the same policies, and one
     shared entry is also encoded once in the JSON report. The candidate is
     kept with the answer, so its id is not reused while the memo lives."""
-    key = ("reach-unselected-entry", id(each))
-    hit = ctx.memo.reach.get(key)
+    table = _unselected_entries(ctx)
+    hit = table.get(id(each))
     if hit is not None and hit[0] is each:
-        known: tuple[_SortKey, _Entry] = hit[1]
-        return known
+        return hit[1]
     candidate = each.candidate
     entry = ExaminedEntry(
         kind=display_kind(candidate.api_version, candidate.kind),
@@ -277,8 +297,8 @@ def _unselected_entry(ctx: CheckContext, each: Offered) -> tuple[_SortKey, _Entr
         location=location_of(each.obj),
     )
     order = _order_key(Slot.NETWORK_POLICY, entry.kind, entry.name, entry.namespace)
-    found = ((order, _place(entry)), (entry, each.obj, ()))
-    ctx.memo.reach[key] = (each, found)
+    found: tuple[_SortKey, _Entry] = ((order, _place(entry)), (entry, each.obj, ()))
+    table[id(each)] = (each, found)
     return found
 
 
@@ -421,29 +441,36 @@ def _judged_unselected(
     left out because the union's judgement of this path (the same label
     view) found that they do not select the pod. A namespace holds many
     such policies; reading each again for every path is what would cost."""
-    judged = [*given.union.entries(), *given.cilium_under_core.entries()]
-    selecting = {
-        id(getattr(entry.origin, "obj", None))
-        for entry in judged
-        if entry.entry.verdict != EgressVerdict.DOES_NOT_SELECT
-    }
-    unselected = {
-        id(getattr(entry.origin, "obj", None))
-        for entry in judged
-        if entry.entry.verdict == EgressVerdict.DOES_NOT_SELECT
-    }
+    # An object is left out when it has entries and none of them selects:
+    # ``Judged.selecting`` holds every entry that is not does-not-select.
+    judgements = (given.union, given.cilium_under_core)
+    selecting = {id(getattr(e.origin, "obj", None)) for j in judgements for e in j.selecting}
+    present = set().union(*(_objects_of(j) for j in judgements))
     kept: list[Offered] = []
     left: list[Offered] = []
     moved: dict[int, tuple[str | int, ...]] = {}
     for index, each in enumerate(every):
         obj_id = id(each.obj)
-        if index not in bases and obj_id in unselected and obj_id not in selecting:
+        if index not in bases and obj_id in present and obj_id not in selecting:
             left.append(each)
             continue
         if index in bases:
             moved[len(kept)] = bases[index]
         kept.append(each)
     return tuple(kept), tuple(left), moved
+
+
+_OBJECT = operator.attrgetter("origin.obj")
+
+
+def _objects_of(judged: Judged) -> set[int]:
+    """The identities of the objects behind a judgement's entries (a
+    placeholder's, which has none, as None's)."""
+    entries = judged.entries()
+    try:
+        return set(map(id, map(_OBJECT, entries)))
+    except AttributeError:  # an unparsed document's placeholder
+        return {id(getattr(entry.origin, "obj", None)) for entry in entries}
 
 
 def _reach_selecting(full: TierInput) -> tuple[TierInput | None, ReachAnswer]:
