@@ -5,9 +5,12 @@ verdict. This module holds the context a reader is given (the pod, its
 namespace, the data-only objects, the credit of each kind, the CNI
 evidence), the result it hands back, and the conversions from the shapes
 the older readers of ``lint.decision.reach`` produce (``PortSet``, wanted
-peers, label selectors as JSON) into the tier vocabulary.
+peers, label selectors as JSON) into the tier vocabulary, and ``ReadMemo``,
+where a caller that reads the same objects for many pods lets the readers
+keep what does not depend on the pod.
 
-Pure: plain data in, frozen results out.
+Pure: plain data in, frozen results out (a ``ReadMemo`` is the caller's,
+handed in; the module holds no state of its own).
 """
 
 from __future__ import annotations
@@ -126,7 +129,7 @@ class ReadContext:
     cilium_r: bool = False
     pod_template: JSON = None
     pod_annotations: Mapping[str, JSON] = field(default_factory=dict)
-    memo: ReadMemo | None = None
+    memo: ReadMemo | None = field(default=None, compare=False)
     """Where readers keep what they read of an object for any pod (None:
     nothing is kept)."""
 
