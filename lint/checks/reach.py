@@ -60,6 +60,7 @@ from lint.decision.tiers.build import Built, PathFacts, build_tier_input
 from lint.decision.tiers.credit import CALICO_EVIDENCE, CILIUM_EVIDENCE, Evidence
 from lint.decision.tiers.model import Slot, TierDocument, TierInput, Undecidable
 from lint.decision.tiers.questions import Listed, ReachAnswer, Shared, reach
+from lint.decision.tiers.reading import ReadMemo
 from lint.decision.values import JSON
 from lint.inventory import KubeObject
 from lint.kinds import (
@@ -172,10 +173,13 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         first = unparsed[0].document
         refusal = EgressRefusal.NOT_EVALUABLE
         summary = f"{first.kind}/{first.name} cannot be read: {first.detail}"
-    entries = [*_in_document_order(asked, listed), *(_unparsed_entry(i) for i in unparsed)]
+    entries = [
+        *_in_document_order(ctx, asked, listed),
+        *(_unparsed_entry(i) for i in unparsed),
+    ]
     report = ReachReport(
         DecisionReport(
-            None if refusal is None else str(refusal), summary, tuple(e for e, _, _ in entries)
+            None if refusal is None else str(refusal), summary, tuple(map(_FIRST, entries))
         ),
         tuple(
             SkippedEntry(s.kind, s.name, s.reason, _skipped_location(asked.offered, s))
@@ -185,8 +189,11 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     # A culprit the union reports keeps the union's finding (``host: namzu``
     # reports it; otherwise the path's judgement keeps it when reach agrees).
     reported = _union_culprits(given)
+    # Only a culprit draws a finding (``_findings``): the rest are not searched.
     searched = [
-        (e, obj, path) for e, obj, path in entries if id(obj) not in reported or obj is None
+        (e, obj, path)
+        for e, obj, path in entries
+        if e.verdict in _OFFENDING and (id(obj) not in reported or obj is None)
     ]
     return report, _findings(searched, given, reach_data_of(ctx))
 
@@ -216,13 +223,13 @@ _Entry = tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]
 _OrderKey = tuple[str, str, bytes, str]
 
 
-def _in_document_order(asked: _Asked, listed: list[_Entry]) -> list[_Entry]:
+def _in_document_order(ctx: CheckContext, asked: _Asked, listed: list[_Entry]) -> list[_Entry]:
     """The model's listed entries with the policies left unread merged in
     where the model would have listed them (by slot, kind, name and
     namespace; a left-out NetworkPolicy or Cilium policy is in the
     NetworkPolicy slot), then the undecidable objects."""
     documents = asked.built.input.documents
-    keyed: list[tuple[_OrderKey, _Entry]] = []
+    keyed: list[tuple[_SortKey, _Entry]] = []
     rest: list[_Entry] = []
     for item, entry in zip(asked.answer.listed, listed, strict=True):
         if item.undecidable:
@@ -230,17 +237,18 @@ def _in_document_order(asked: _Asked, listed: list[_Entry]) -> list[_Entry]:
             continue
         document = documents[item.document]
         key = _order_key(document.slot, document.kind, document.name, document.namespace)
-        keyed.append((key, entry))
+        # Copies of one name (a cluster-scoped policy in several files) keep
+        # the order of their files and lines, not the order a worker read them in.
+        keyed.append(((key, _place(entry[0])), entry))
+    known = _unselected_entries(ctx)
     for each in asked.unselected:
-        found = _unselected_entry(each)
-        shown = found[0]
-        keyed.append(
-            (_order_key(Slot.NETWORK_POLICY, shown.kind, shown.name, shown.namespace), found)
-        )
-    # Copies of one name (a cluster-scoped policy in several files) keep the
-    # order of their files and lines, not the order a worker read them in.
-    keyed.sort(key=lambda item: (item[0], _place(item[1][0])))
+        hit = known.get(id(each))
+        keyed.append(hit[1] if hit is not None and hit[0] is each else _unselected_entry(ctx, each))
+    keyed.sort(key=_FIRST)
     return [entry for _, entry in keyed] + rest
+
+
+_SortKey = tuple[_OrderKey, tuple[str, int]]
 
 
 def _order_key(
@@ -254,7 +262,30 @@ def _place(entry: ExaminedEntry) -> tuple[str, int]:
     return ("", 0) if found is None else (found.file, found.line)
 
 
-def _unselected_entry(each: Offered) -> _Entry:
+_Unselected = dict[int, tuple[Offered, tuple[_SortKey, _Entry]]]
+
+
+def _unselected_entries(ctx: CheckContext) -> _Unselected:
+    """The left-out policies' entries made so far in the namespace, by the
+    identity of their candidates (``_unselected_entry``)."""
+    hit = ctx.memo.reach.get("reach-unselected-entries")
+    if hit is not None and hit[0] is ctx.inventory:
+        known: _Unselected = hit[1]
+        return known
+    table: _Unselected = {}
+    ctx.memo.reach["reach-unselected-entries"] = (ctx.inventory, table)
+    return table
+
+
+def _unselected_entry(ctx: CheckContext, each: Offered) -> tuple[_SortKey, _Entry]:
+    """A left-out policy's entry and its place in the list, made once per
+    candidate: a namespace's paths leave out the same policies, and one
+    shared entry is also encoded once in the JSON report. The candidate is
+    kept with the answer, so its id is not reused while the memo lives."""
+    table = _unselected_entries(ctx)
+    hit = table.get(id(each))
+    if hit is not None and hit[0] is each:
+        return hit[1]
     candidate = each.candidate
     entry = ExaminedEntry(
         kind=display_kind(candidate.api_version, candidate.kind),
@@ -265,7 +296,10 @@ def _unselected_entry(each: Offered) -> _Entry:
         origin="manifest",
         location=location_of(each.obj),
     )
-    return entry, each.obj, ()
+    order = _order_key(Slot.NETWORK_POLICY, entry.kind, entry.name, entry.namespace)
+    found: tuple[_SortKey, _Entry] = ((order, _place(entry)), (entry, each.obj, ()))
+    table[id(each)] = (each, found)
+    return found
 
 
 def _unparsed_entry(item: _Judged) -> _Entry:
@@ -391,6 +425,7 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
         cilium=given.cilium,
         enforces=ctx.enforces,
         evidence=_evidence(ctx, given.cilium),
+        memo=_read_memo(ctx),
     )
     built = _split_copies(built, offered, given.union)
     model, answer = _reach_selecting(built.input, ctx.memo.spaces)
@@ -406,29 +441,36 @@ def _judged_unselected(
     left out because the union's judgement of this path (the same label
     view) found that they do not select the pod. A namespace holds many
     such policies; reading each again for every path is what would cost."""
-    judged = [*given.union.entries(), *given.cilium_under_core.entries()]
-    selecting = {
-        id(getattr(entry.origin, "obj", None))
-        for entry in judged
-        if entry.entry.verdict != EgressVerdict.DOES_NOT_SELECT
-    }
-    unselected = {
-        id(getattr(entry.origin, "obj", None))
-        for entry in judged
-        if entry.entry.verdict == EgressVerdict.DOES_NOT_SELECT
-    }
+    # An object is left out when it has entries and none of them selects:
+    # ``Judged.selecting`` holds every entry that is not does-not-select.
+    judgements = (given.union, given.cilium_under_core)
+    selecting = {id(getattr(e.origin, "obj", None)) for j in judgements for e in j.selecting}
+    present = set().union(*(_objects_of(j) for j in judgements))
     kept: list[Offered] = []
     left: list[Offered] = []
     moved: dict[int, tuple[str | int, ...]] = {}
     for index, each in enumerate(every):
         obj_id = id(each.obj)
-        if index not in bases and obj_id in unselected and obj_id not in selecting:
+        if index not in bases and obj_id in present and obj_id not in selecting:
             left.append(each)
             continue
         if index in bases:
             moved[len(kept)] = bases[index]
         kept.append(each)
     return tuple(kept), tuple(left), moved
+
+
+_OBJECT = operator.attrgetter("origin.obj")
+
+
+def _objects_of(judged: Judged) -> set[int]:
+    """The identities of the objects behind a judgement's entries (a
+    placeholder's, which has none, as None's)."""
+    entries = judged.entries()
+    try:
+        return set(map(id, map(_OBJECT, entries)))
+    except AttributeError:  # an unparsed document's placeholder
+        return {id(getattr(entry.origin, "obj", None)) for entry in entries}
 
 
 def _reach_selecting(full: TierInput, shared: Shared) -> tuple[TierInput | None, ReachAnswer]:
@@ -531,6 +573,18 @@ def tier_candidates(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
     found = (*union_objects, *offered_in(ctx, namespace))
     ctx.memo.scopes[key] = (ctx.inventory, found)
     return found
+
+
+def _read_memo(ctx: CheckContext) -> ReadMemo:
+    """What the tier readers read of an object for every pod, kept for the
+    namespace being judged (``ctx.memo`` forgets it with the namespace)."""
+    hit = ctx.memo.scopes.get("tier-read-memo")
+    if hit is not None and hit[0] is ctx.inventory:
+        known: ReadMemo = hit[1]
+        return known
+    memo = ReadMemo()
+    ctx.memo.scopes["tier-read-memo"] = (ctx.inventory, memo)
+    return memo
 
 
 def _evidence(ctx: CheckContext, cilium: bool) -> Evidence:

@@ -26,6 +26,7 @@ Pure: plain data in, a frozen ``TierInput`` out.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final, TypeAlias
@@ -47,7 +48,7 @@ from lint.decision.tiers.read_calico import (
 from lint.decision.tiers.read_catch_all import PATH_REF, pod_condition_undecidables, read_catch_all
 from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
 from lint.decision.tiers.read_core import read_core
-from lint.decision.tiers.reading import Read, ReadContext
+from lint.decision.tiers.reading import Read, ReadContext, ReadMemo
 from lint.decision.values import JSON
 from lint.kinds import (
     ADMIN_NETWORK_POLICY,
@@ -157,6 +158,7 @@ def build_tier_input(
     cilium: bool = False,
     enforces: frozenset[str] | None = None,
     evidence: Evidence | None = None,
+    memo: ReadMemo | None = None,
 ) -> Built:
     """The ``TierInput`` for one pod on one path.
 
@@ -166,7 +168,9 @@ def build_tier_input(
     Cilium flag; ``enforces`` the declaration's ``cluster.enforces`` (None:
     absent). ``evidence`` defaults to what the candidates and the data's
     Tiers show; a caller that offers only one namespace's objects passes
-    the whole manifests' evidence instead.
+    the whole manifests' evidence instead. ``memo``: where the readers keep
+    what they read of an object for every pod (``ReadMemo``), for a caller
+    that builds the input of many pods from the same objects.
     """
     tier_objects = (*data.calico_tiers, *_of_kind(candidates, CALICO_TIER))
     if evidence is None:
@@ -182,6 +186,7 @@ def build_tier_input(
         cilium_r=evidence.cilium_r,
         pod_template=path.pod_template,
         pod_annotations=path.pod_annotations,
+        memo=memo,
     )
     documents: list[TierDocument] = []
     undecidable: list[Undecidable] = list(pod_condition_undecidables(context))
@@ -204,7 +209,7 @@ def build_tier_input(
         TierInput(
             namespace=path.namespace,
             allowance=allowance,
-            documents=tuple(sorted(documents, key=_document_key)),
+            documents=_sorted_documents(documents),
             tiers=_tiers(tiers, documents),
             undecidable=tuple(sorted(undecidable, key=repr)),
             calico_form=evidence.calico and not evidence.cilium_r,
@@ -219,16 +224,29 @@ def _of_kind(candidates: Iterable[ReachCandidate], kind: Kind) -> tuple[ReachCan
     return tuple(c for c in candidates if identify(c.api_version, c.kind) is kind)
 
 
-def _document_key(document: TierDocument) -> tuple[object, ...]:
-    # Two objects of one kind and name (a duplicate) are ordered by content,
-    # so the order of the candidates never decides.
+def _sorted_documents(documents: Sequence[TierDocument]) -> tuple[TierDocument, ...]:
+    """The documents by slot, kind, name and namespace; two objects of one
+    kind and name (a duplicate) by content, so the order of the candidates
+    never decides. The content is written out only for such ties: it is
+    most of the sorting's cost, and ties are rare."""
+    ordered: list[TierDocument] = []
+    for _, group in itertools.groupby(sorted(documents, key=_place_key), key=_place_key):
+        tied = list(group)
+        ordered += sorted(tied, key=_content_key) if len(tied) > 1 else tied
+    return tuple(ordered)
+
+
+def _place_key(document: TierDocument) -> tuple[str, str, bytes, str]:
     return (
         document.slot,
         document.kind,
         document.name.encode("utf-8", "surrogatepass"),
         document.namespace or "",
-        repr(replace(document, ref=0)),
     )
+
+
+def _content_key(document: TierDocument) -> str:
+    return repr(replace(document, ref=0))
 
 
 def _tiers(
