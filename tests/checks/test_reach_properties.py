@@ -203,3 +203,29 @@ def test_two_copies_of_one_name_are_named_in_the_same_order_either_way() -> None
     forward = _reach_facts(_check(copies))
     assert forward == _reach_facts(_check(copies[::-1]))
     assert forward[0] == "policy-widens-egress"
+
+
+def test_a_deny_copy_of_a_passing_policy_does_not_hide_it() -> None:
+    # Found by the property above: two GlobalNetworkPolicies named `a`, one
+    # passing the pod on to the default allow, one denying. The cluster keeps
+    # one of them; judged as if both applied, the Deny hid the Pass and the
+    # refusal turned into a pass.
+    documents = [
+        _calico("a", "all()", "Deny", True),
+        _calico("a", "all()", "Pass", False),
+        _anp("a", "namespaces: {}", "Deny", "networks: [0.0.0.0/0]", False),
+    ]
+    added = _calico("a", "all()", "Deny", False)
+    before = _check(documents)["egress"]["reach"]
+    after = _check([*documents, added])["egress"]["reach"]
+    assert before["refusal"] is not None
+    assert after["refusal"] == "not-evaluable"
+    assert "the cluster keeps only one of them" in after["summary"]
+
+
+def test_identical_copies_are_one_policy() -> None:
+    documents = [_calico("a", "all()", "Deny", False)]
+    alone = _check(documents)["egress"]["reach"]
+    doubled = _check([*documents, *documents])["egress"]["reach"]
+    assert alone["refusal"] == doubled["refusal"]
+    assert alone["summary"] == doubled["summary"]
