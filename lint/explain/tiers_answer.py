@@ -168,8 +168,14 @@ def _reason(tiers: TierInput, answer: ExplainAnswer, places: Places) -> str:
     if answer.verdict in (ALLOWED, DENIED, PARTLY_ALLOWED):
         return f"decided by {shown}"
     doubts = sorted({doubt_text(tiers, d) for d in answer.doubts})
-    why = f" ({'; '.join(doubts[:2])}{'; …' if len(doubts) > 2 else ''})" if doubts else ""
-    return f"the cluster's paths for it disagree{why}: {shown}"
+    why = "; ".join(doubts[:2]) + ("; …" if len(doubts) > 2 else "")
+    outside = answer.outside_verdict
+    if outside is not None and outside != answer.verdict:
+        # Decided for an address no pod or node holds: the doubt is the owner's.
+        head = f"it depends on whether a pod or node holds the address ({outside} when none does)"
+    else:
+        head = "the cluster may allow or deny it"
+    return f"{head} ({why}): {shown}" if why else f"{head}: {shown}"
 
 
 def _unisolated(tiers: TierInput, answer: ExplainAnswer) -> bool:
@@ -190,10 +196,11 @@ def _unisolated(tiers: TierInput, answer: ExplainAnswer) -> bool:
 
 
 def _admits(tiers: TierInput, answer: ExplainAnswer, places: Places) -> Iterator[ClusterAdmit]:
-    """The cluster policies' rules that end an allowing path (``reachAdmittedBy``)."""
+    """The cluster policies' rules that end an allowing path
+    (``reachAdmittedBy``), in the model's document order, then rule order."""
     seen: set[tuple[int, int]] = set()
     certain = answer.verdict == ALLOWED
-    for path in answer.paths:
+    for path in sorted(answer.paths, key=_culprit_order):
         culprit = path.culprit
         if culprit is None or culprit.document is None or culprit.rule is None:
             continue
@@ -220,6 +227,13 @@ def _admits(tiers: TierInput, answer: ExplainAnswer, places: Places) -> Iterator
             certain,
             why,
         )
+
+
+def _culprit_order(path: Path) -> tuple[int, int]:
+    culprit = path.culprit
+    if culprit is None or culprit.document is None or culprit.rule is None:
+        return (-1, -1)
+    return (culprit.document, culprit.rule.index)
 
 
 def ports_text(ports: Ports) -> str:
