@@ -87,6 +87,12 @@ def test_the_headline_is_the_clusters_verdict_and_the_host_follows() -> None:
         "      rule 0 (allow) at manifests.yaml:23",
     ]
     assert "  the namzu host's own verdict: denied" in lines[at + 1 : at + 5]
+    # Each slot's deciding rule, listed with its document's file and line.
+    assert (
+        "deciding rules, tier by tier: kube-admin: no rule matched (pass) default: "
+        "GlobalNetworkPolicy.projectcalico.org/allow-out egress rule 0 (allow) at "
+        "manifests.yaml:23 allowance:" in " ".join(outcome.stdout.split())
+    )
     status, to = _to("reach-calico-global-policy", "8.8.8.8:443")
     assert (status, to["verdict"], to["hostVerdict"]) == (1, "allowed", "denied")
     assert "NetworkPolicy/task-egress" in to["hostReason"]
@@ -148,9 +154,70 @@ def test_an_egress_deny_of_everything_is_denied_and_kept_in_step_with_check() ->
     status, to = _to("cilium-egress-deny-all", "8.8.8.8:443")
     assert to["verdict"] == "denied"
     assert to["outsideVerdict"] == "denied"
+    assert to["reason"] == (
+        "decided by default: CiliumNetworkPolicy/lockdown egressDeny rule 0 (deny) "
+        "at manifests.yaml:28"
+    )
     assert [(h["name"], h["field"]) for h in to["deniedBy"]] == [("lockdown", "egressDeny")]
     assert status == 0
     assert to["allowance"]["routes"] == []
+
+
+def test_the_headline_of_a_pod_nothing_isolates_says_every_destination() -> None:
+    outcome = _explain("explain-unisolated", ".", "--template", "task", "--to", "8.8.8.8:443")
+    lines = outcome.stdout.splitlines()
+    at = lines.index("To 8.8.8.8:443: allowed")
+    headline = " ".join(line.strip() for line in lines[at + 1 : at + 3])
+    assert headline == (
+        "nothing isolates the pod in any tier and no rule denies it anything, so it "
+        "reaches every destination (the cluster's default allow)"
+    )
+    assert "nothing admits" not in outcome.stdout
+
+
+@pytest.mark.parametrize(
+    ("scenario", "reason"),
+    [
+        # An AdminNetworkPolicy Deny before the NetworkPolicy that allows it.
+        (
+            "anp-deny-shadows-allow",
+            'decided by kube-admin: AdminNetworkPolicy/deny-out egress rule 0 ("deny-all") '
+            "(deny) at manifests.yaml:14",
+        ),
+        # A Pass into a BaselineAdminNetworkPolicy Deny.
+        (
+            "banp-pass-deny",
+            'decided by kube-admin: AdminNetworkPolicy/pass-out egress rule 0 ("pass-all") '
+            "(pass) at manifests.yaml:13; default: not isolated (pass); kube-baseline: "
+            'BaselineAdminNetworkPolicy/default egress rule 0 ("deny-all") (deny) '
+            "at manifests.yaml:26",
+        ),
+        # A Calico GlobalNetworkPolicy isolates a pod no NetworkPolicy does.
+        ("calico-only-isolated", "decided by default: end of tier: Deny (deny)"),
+    ],
+)
+def test_a_cluster_tier_deny_makes_the_headline_denied(scenario: str, reason: str) -> None:
+    # The old per-NetworkPolicy headline said "allowed" for each of these.
+    status, to = _to(scenario, "8.8.8.8:443")
+    assert (status, to["verdict"], to["reason"]) == (0, "denied", reason)
+    assert to["allowance"]["outside"] is False
+
+
+def test_without_reach_the_headline_says_the_clusters_verdict_is_not_judged() -> None:
+    # `verify: named-object-only`: check judges no reach, so there is no
+    # model of the tiers; the headline says so instead of guessing from the
+    # NetworkPolicies, and the host's own verdict follows.
+    outcome = _explain("ingress-cidr-group", ".", "--template", "task", "--to", "8.8.8.8:443")
+    assert outcome.exit_code == 0
+    lines = outcome.stdout.splitlines()
+    at = lines.index("To 8.8.8.8:443: unknown")
+    assert lines[at + 1].startswith(
+        "  not judged: the declaration says verify: named-object-only, so check judges no"
+    )
+    assert "  the namzu host's own verdict: denied" in lines[at + 2 : at + 4]
+    status, to = _to("ingress-cidr-group", "8.8.8.8:443")
+    assert (status, to["verdict"], to["hostVerdict"]) == (0, "unknown", "denied")
+    assert (to["outsideVerdict"], to["decidingRules"], to["reachAdmittedBy"]) == (None, [], [])
 
 
 def test_a_default_tier_pass_lands_in_the_profile() -> None:
