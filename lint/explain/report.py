@@ -378,7 +378,9 @@ def _to_lines(to: ToVerdict) -> Iterator[str]:
     headline = to.headline
     yield f"To {to.destination.text}: {headline.verdict}"
     yield f"  {headline.reason}"
-    if to.outside_verdict is not None and to.outside_verdict != headline.verdict:
+    # The model's "undecided" is the headline's "unknown": not a difference.
+    outside = "unknown" if to.outside_verdict == "undecided" else to.outside_verdict
+    if outside is not None and outside != headline.verdict:
         yield f"  for an address no pod or node holds: {to.outside_verdict}"
     if to.host is not None:
         yield f"  the namzu host's own verdict: {to.host.verdict}"
