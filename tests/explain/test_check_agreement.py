@@ -1,8 +1,11 @@
 """One answer (issue 25): on every fixture tree, for every sandbox path
 ``check`` reports and a fixed list of destinations, ``explain --to`` lets a
 destination out beyond the allowance (exit 1) only on a path that ``check``
-refuses. Both go through the one judgement of the path, so a destination
-explain counts as let out is always one check has a refusal for."""
+refuses, and its headline (the cluster's verdict) agrees with both: a
+destination the cluster certainly allows beyond the allowance is let out
+and refused, a denied one never is. Both go through the one judgement of
+the path, so a destination explain counts as let out is always one check
+has a refusal for."""
 
 from __future__ import annotations
 
@@ -69,10 +72,31 @@ def test_explain_lets_out_only_what_check_refuses(tree: str) -> None:
         for destination in DESTINATIONS:
             explained = run_cli([*args, *extra, "--to", destination, "--format", "json"], cwd)
             assert explained.exit_code in (0, 1), explained.stderr
+            to = json.loads(explained.stdout)["to"]
+            found = _headline_disagrees(to, explained.exit_code, refused)
+            if found is not None:
+                disagreements.append((template, path, destination, found, to["reason"]))
             if explained.exit_code == 1 and not refused:
-                routes = json.loads(explained.stdout)["to"]["allowance"]["routes"]
-                disagreements.append((template, path, destination, routes))
+                routes = to["allowance"]["routes"]
+                disagreements.append((template, path, destination, "let out", routes))
     assert disagreements == []
+
+
+def _headline_disagrees(to: dict[str, Any], exit_code: int, refused: bool) -> str | None:
+    """How the headline (the cluster's verdict) contradicts the exit status
+    or check, if it does. A denied destination is never let out; one let
+    out is never denied; a destination the cluster certainly allows, not
+    all of it inside the allowance, is let out, and check refuses the path.
+    (Partly allowed or undecided, the allowed part may lie inside the
+    allowance: then the exit status and check decide, as above.)"""
+    verdict, inside = to["verdict"], to["allowance"]["inside"]
+    if verdict == "denied" and exit_code != 0:
+        return "denied, yet let out"
+    if exit_code == 1 and verdict not in ("allowed", "partly-allowed", "unknown"):
+        return f"let out, yet {verdict}"
+    if verdict == "allowed" and not inside and not (exit_code == 1 and refused):
+        return "allowed outside the allowance, yet not refused"
+    return None
 
 
 ADDRESS_PART = re.compile(

@@ -767,3 +767,15 @@ ISSUE_25_TIERS_CHANGED: frozenset[str] = frozenset(
 """The outputs reach from the exact tier model changed (issue 25): every
 check report that lists reach's documents, and explain --to's allowance
 line; recorded by key, since the trees it touches share no simpler mark."""
+
+ISSUE_25_HEADLINE_NEW: frozenset[str] = frozenset(
+    f"fixtures:scenarios/{name} $ explain . --template task --namespace sbx --path pooled"
+    f" --to {to} --format json"
+    for name in ("anp-deny-shadows-allow", "banp-pass-deny", "calico-only-isolated")
+    for to in ("1.1.1.1:443", "10.0.0.10:53/UDP", "api.github.com:443")
+)
+"""The explain --to outputs of the tier model's own scenarios that its
+headline changed (issue 25: the headline is the model's verdict, with each
+tier's deciding rule and its policy's file and line), beyond those above;
+every other explain --to output the headline changed is above already."""
+ISSUE_25_TIERS_CHANGED = ISSUE_25_TIERS_CHANGED | ISSUE_25_HEADLINE_NEW

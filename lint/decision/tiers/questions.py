@@ -708,3 +708,12 @@ def _query_block(space: Space, query: Query) -> Block:
 def _query_regions(space: Space, query: Query) -> list[Region]:
     """The regions of one query's points."""
     return list(_regions(*_query_block(space, query)))
+
+
+def doubt_text(tier_input: TierInput, doubt: Doubt) -> str:
+    """One undecided document and why it leaves the point undecided, in
+    words (explain's reason for an ``undecided`` verdict)."""
+    if doubt.reason == OBJECT:
+        thing = tier_input.undecidable[doubt.document]
+        return f"{thing.kind}/{thing.name}: {thing.detail}"
+    return f"{_name(tier_input, doubt.document)}: {_why(tier_input, doubt)}"
