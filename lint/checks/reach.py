@@ -166,17 +166,27 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     asked = _asked(ctx, given)
     answer = asked.answer
     listed = [_listed_entry(ctx, given, asked, item) for item in answer.listed]
-    kinds = REACH_POLICY_KINDS if given.union_reported else POLICY_KINDS
-    unparsed = _unparsed(ctx, given.subject.namespace, EgressVerdict.NOT_EVALUABLE, kinds)
+    # Reach reads every policy kind, NetworkPolicies included: an unparsed
+    # document that may be one leaves its answer undecided too. Where the
+    # union reports, it already draws the finding for its own kinds.
+    unparsed = _unparsed(ctx, given.subject.namespace, EgressVerdict.NOT_EVALUABLE, POLICY_KINDS)
+    own_kinds = REACH_POLICY_KINDS if given.union_reported else POLICY_KINDS
+    own = {
+        item.location
+        for item in _unparsed(ctx, given.subject.namespace, EgressVerdict.NOT_EVALUABLE, own_kinds)
+    }
     refusal, summary = answer.refusal, answer.summary
     if unparsed and refusal in (None, EgressRefusal.NO_ENFORCING_POLICY):
         first = unparsed[0].document
         refusal = EgressRefusal.NOT_EVALUABLE
         summary = f"{first.kind}/{first.name} cannot be read: {first.detail}"
-    entries = [
-        *_in_document_order(ctx, asked, listed),
-        *(_unparsed_entry(i) for i in unparsed),
-    ]
+    unparsed_entries = [_unparsed_entry(i) for i in unparsed]
+    theirs = {
+        id(entry[0])
+        for entry, item in zip(unparsed_entries, unparsed, strict=True)
+        if item.location not in own
+    }
+    entries = [*_in_document_order(ctx, asked, listed), *unparsed_entries]
     report = ReachReport(
         DecisionReport(
             None if refusal is None else str(refusal), summary, tuple(map(_FIRST, entries))
@@ -193,7 +203,9 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     searched = [
         (e, obj, path)
         for e, obj, path in entries
-        if e.verdict in _OFFENDING and (id(obj) not in reported or obj is None)
+        if e.verdict in _OFFENDING
+        and (id(obj) not in reported or obj is None)
+        and id(e) not in theirs
     ]
     return report, _findings(searched, given, reach_data_of(ctx))
 

@@ -779,3 +779,13 @@ headline changed (issue 25: the headline is the model's verdict, with each
 tier's deciding rule and its policy's file and line), beyond those above;
 every other explain --to output the headline changed is above already."""
 ISSUE_25_TIERS_CHANGED = ISSUE_25_TIERS_CHANGED | ISSUE_25_HEADLINE_NEW
+
+ISSUE_25_UNPARSED_NEW: frozenset[str] = frozenset(
+    {
+        "fixtures:scenarios/explain-renders $ explain . --template helper --namespace sbx --path direct --format text",
+        "fixtures:scenarios/explain-renders $ explain . --template task --namespace sbx --path direct --format text",
+    }
+)
+"""Outputs issue 25 changed once reach counted unparsed NetworkPolicies under
+the namzu host (explain's text lists reach's verdict), beyond those above."""
+ISSUE_25_TIERS_CHANGED = ISSUE_25_TIERS_CHANGED | ISSUE_25_UNPARSED_NEW

@@ -483,9 +483,10 @@ def _rule(
     if not isinstance(rule, dict):
         return TierRule(actions, UNREADABLE_PORTS, (unreadable_peer(),), index, path, text)
     peers = cilium_peers(rule, scope)
-    if peers is None and not rule.get("toPorts"):
+    if peers is None and read_list(rule, "toPorts") in (None, []):
         # No destination and no port (``{}``, ``toFQDNs: []``): Cilium reads
         # the rule as selecting nothing, the idiom for a default deny with
-        # no allow, so it matches no point.
+        # no allow, so it matches no point. A ``toPorts`` that is not a list
+        # is unreadable, never "no port": its ports fail closed.
         peers = ()
     return TierRule(actions, cilium_ports(rule), peers, index, path, text)
