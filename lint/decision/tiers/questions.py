@@ -47,6 +47,7 @@ from lint.decision.tiers.evaluate import (
     isolates,
     slot_isolation,
 )
+from lint.decision.tiers.match import applies
 from lint.decision.tiers.model import PORTED, Action, PeerMatch, Slot, TierInput, TierRule
 from lint.decision.tiers.points import (
     FAMILY_BITS,
@@ -558,6 +559,50 @@ def names_only(tier_input: TierInput) -> TierInput:
     return replace(tier_input, documents=documents)
 
 
+MAX_PARTS: Final = 250_000
+"""The most distinct port sets times distinct peers the rules that may
+apply to a pod may hold for reach to evaluate them exactly: cells grow with
+that product, and beyond it reach fails closed instead of running for
+minutes (a generated policy of 50,000 rules, each with its own network and
+port, would make billions)."""
+
+
+def too_large(tier_input: TierInput) -> int | None:
+    """The document with the most rules, when the rules that may apply hold
+    more than ``MAX_PARTS`` distinct port sets times distinct peers; else None."""
+    active = [(i, d) for i, d in enumerate(tier_input.documents) if applies(d) is not Tri.NO]
+    rules = [r for _, d in active for r in (*d.deny_rules, *d.rules)]
+    ports = {id(r.ports) for r in rules}
+    peers = {id(q) for r in rules for q in r.peers or ()}
+    if len(ports) * max(len(peers), 1) <= MAX_PARTS:
+        return None
+    return max(active, key=lambda item: len(item[1].rules) + len(item[1].deny_rules))[0]
+
+
+def _too_large_answer(tier_input: TierInput, largest: int) -> ReachAnswer:
+    """Not evaluable, naming the largest document; every document that may
+    apply is listed as not judged (their verdicts depend on one another)."""
+    why = (
+        "its rules and those of the other policies selecting the pod hold so many "
+        f"distinct port sets and destinations (more than {MAX_PARTS:,} pairs of them) "
+        "that egress-lint does not evaluate them exactly, so it fails closed"
+    )
+    listed: list[Listed] = []
+    for index, document in enumerate(tier_input.documents):
+        if document.subject is Tri.NO:
+            listed.append(Listed(index, EgressVerdict.DOES_NOT_SELECT))
+        elif document.types is Tri.NO:
+            listed.append(Listed(index, EgressVerdict.NOT_EGRESS_SCOPED))
+        else:
+            listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, why))
+    for j, item in enumerate(tier_input.undecidable):
+        listed.append(Listed(j, EgressVerdict.NOT_EVALUABLE, item.detail, undecidable=True))
+    summary = f"{_name(tier_input, largest)} cannot be evaluated: {why}"
+    return ReachAnswer(
+        EgressRefusal.NOT_EVALUABLE, summary, largest, None, None, tuple(listed), frozenset()
+    )
+
+
 Shared: TypeAlias = dict[Hashable, tuple[Space, "_Found"]]
 """Spaces and scans kept by a caller across inputs, by ``content_key``."""
 
@@ -579,6 +624,9 @@ def reach(
     engine reads the same way (``content_key``) and added to."""
     if by_name:
         tier_input = names_only(tier_input)
+    largest = too_large(tier_input)
+    if largest is not None:
+        return _too_large_answer(tier_input, largest)
     key = content_key(tier_input) if shared is not None and space is None else None
     if shared is not None and key in shared:
         space, found = shared[key]

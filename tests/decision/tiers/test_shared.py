@@ -7,10 +7,11 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.decision.model import Tri
+from lint.decision.model import EgressRefusal, EgressVerdict, Tri
 from lint.decision.tiers.content import content_key
-from lint.decision.tiers.model import Slot, TierInput
-from lint.decision.tiers.questions import MAX_SHARED, Shared, reach
+from lint.decision.tiers.model import Action, Slot, TierInput
+from lint.decision.tiers.questions import MAX_PARTS, MAX_SHARED, Shared, reach
+from tests.decision.tiers.build import base, core_np, networks, port, rule, rules
 from tests.decision.tiers.strategies import tier_inputs
 from tests.decision.tiers.worked import rows
 
@@ -92,3 +93,22 @@ def test_the_shared_memo_is_bounded() -> None:
         renamed = replace(ROWS[0].input, namespace=f"ns-{number}")
         reach(renamed, shared=shared)
     assert len(shared) == MAX_SHARED
+
+
+def test_more_rules_than_reach_evaluates_fail_closed_naming_the_largest_policy() -> None:
+    wide = rules(
+        *(
+            rule(Action.ALLOW, [networks(f"10.{i // 250}.{i % 250}.0/24")], port("TCP", 1 + i))
+            for i in range(600)
+        )
+    )
+    small = core_np("small", rule(Action.ALLOW, [networks("10.0.0.0/8")]))
+    tier_input = base("Dn", small, core_np("wide", *wide))
+    answer = reach(tier_input)
+    assert answer.refusal is EgressRefusal.NOT_EVALUABLE
+    assert answer.summary is not None and answer.summary.startswith("NetworkPolicy/wide")
+    assert {item.verdict for item in answer.listed} == {EgressVerdict.NOT_EVALUABLE}
+    assert len(wide) ** 2 > MAX_PARTS
+    # Below the bound the rules are still evaluated exactly: a culprit is named.
+    within = base("Dn", small, core_np("wide", *wide[:40]))
+    assert reach(within).refusal is EgressRefusal.POLICY_WIDENS_EGRESS
