@@ -24,14 +24,11 @@ from lint.decision.reach.calico_selector import (
     parse_selector,
     print_selector,
 )
+from tests.minimal_tree import DECLARATION, TEMPLATE
 
-MANIFESTS = """\
-apiVersion: extensions.agents.x-k8s.io/v1beta1
-kind: SandboxTemplate
-metadata: {name: task, namespace: sbx}
-spec:
-  networkPolicyManagement: Unmanaged
-  podTemplate: {spec: {containers: [{name: a, image: x}]}}
+MANIFESTS = (
+    TEMPLATE
+    + """\
 ---
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -51,14 +48,7 @@ spec:
   egress:
     - action: Allow
 """
-DECLARATION = """\
-version: 1
-defaultNamespace: sbx
-sandboxes:
-  - template: task
-    egress: {policy: {kind: deny-all}}
-    ingress: unverified
-"""
+)
 
 
 def nested(levels: int, inner: str = "a == 'b'") -> str:

@@ -41,15 +41,8 @@ from lint.report.model import (
     SandboxReport,
 )
 from lint.report.reporters import CHECK_REPORTERS, RenderOptions
+from tests.minimal_tree import TEMPLATE
 
-TEMPLATE = """\
-apiVersion: extensions.agents.x-k8s.io/v1beta1
-kind: SandboxTemplate
-metadata: {name: task, namespace: sbx}
-spec:
-  networkPolicyManagement: Unmanaged
-  podTemplate: {spec: {containers: [{name: a, image: x}]}}
-"""
 _BLANK_OR_INVISIBLE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
 _BLANK_OR_INVISIBLE += "\u200b\u200c\u200d\u2060\ufeff"
 _ANNOTATION = re.compile(r"::(?:error|warning|notice) [^\r\n:]*::")

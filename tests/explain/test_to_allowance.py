@@ -14,14 +14,11 @@ from typing import Any
 import pytest
 
 from tests.checks.scenario_runner import DEMO, run_cli
+from tests.minimal_tree import TEMPLATE
 
-BASE = """\
-apiVersion: extensions.agents.x-k8s.io/v1beta1
-kind: SandboxTemplate
-metadata: {name: task, namespace: sbx}
-spec:
-  networkPolicyManagement: Unmanaged
-  podTemplate: {spec: {containers: [{name: a, image: x}]}}
+BASE = (
+    TEMPLATE
+    + """\
 ---
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -38,6 +35,7 @@ spec:
         - {protocol: UDP, port: 53}
         - {protocol: TCP, port: 53}
 """
+)
 
 HTTPS_OUT = """\
 ---
