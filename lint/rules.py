@@ -170,6 +170,17 @@ RULES: tuple[Rule, ...] = (
         "parse-error",
     ),
     Rule(
+        "render-needed",
+        "error",
+        "A Helm chart or Kustomize directory was named among the paths to check.",
+        "Its files are templates and patches, not the manifests the cluster gets, so "
+        "egress-lint does not read them; any policy they render could select a sandbox, so "
+        "every sandbox fails closed until the chart or overlay is checked rendered.",
+        "Check it rendered: pass the chart with `--helm DIR` or the overlay with "
+        "`--kustomize DIR`, or list it under `renders:` in .egress-lint.yaml.",
+        "render-needed",
+    ),
+    Rule(
         "load-warning",
         "warning",
         "A document was read, but something in it is ambiguous (a duplicate key, for example).",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -47,10 +47,12 @@ class Sourced:
 @dataclass(frozen=True, slots=True)
 class Placeholder:
     """A document that fails closed without being read: a policy that could
-    not be parsed."""
+    not be parsed, or a Helm chart or Kustomize directory that was not
+    rendered (``render``: its ``render-needed`` finding speaks for it)."""
 
     document: PolicyDocument
     location: Location
+    render: bool = False
 
 
 def _name_key(obj: KubeObject) -> tuple[bool, bytes]:
@@ -173,6 +175,10 @@ def unparsed_placeholders(
             continue
         if problem.suspect_namespace not in (None, namespace):
             continue
+        location = Location(problem.file, problem.line)
+        if problem.render is not None:
+            placeholders.append(_unrendered(problem, location))
+            continue
         name = f"(unparsed {problem.file}:{problem.line})"
         detail = (
             f"the document at {problem.file}:{problem.line} could not be parsed: {problem.message}"
@@ -180,8 +186,30 @@ def unparsed_placeholders(
         document = PolicyDocument(
             problem.suspect_kind or NP, name, Tri.UNKNOWN, False, unreadable=detail
         )
-        placeholders.append(Placeholder(document, Location(problem.file, problem.line)))
+        placeholders.append(Placeholder(document, location))
     return placeholders
+
+
+UNRENDERED_KINDS: Final[Mapping[str, str]] = {"helm": "HelmChart", "kustomize": "Kustomization"}
+"""How an unrendered directory is listed among the examined policies: as
+what it is, never as a policy it might hold."""
+
+
+_UNRENDERED_DETAILS: Final[Mapping[str, str]] = {
+    "helm": "a Helm chart that was not rendered: the policies it holds are not known",
+    "kustomize": "a Kustomize directory that was not built: the policies it holds are not known",
+}
+
+
+def _unrendered(problem: LoadProblem, location: Location) -> Placeholder:
+    """A Helm chart or Kustomize directory that was not rendered: listed as
+    itself, by its directory, and failing closed."""
+    directory = problem.file.rpartition("/")[0] or "."
+    tool = problem.render or "helm"
+    detail = _UNRENDERED_DETAILS[tool]
+    kind = UNRENDERED_KINDS[tool]
+    document = PolicyDocument(kind, directory, Tri.UNKNOWN, False, unreadable=detail)
+    return Placeholder(document, location, render=True)
 
 
 def location_of(obj: KubeObject) -> Location:

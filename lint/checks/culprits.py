@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from lint.checks.candidates import Sourced, location_of
+from lint.checks.candidates import UNRENDERED_KINDS, Placeholder, Sourced, location_of
 from lint.checks.context import JudgedEntry, first_rule, precise_location, rule_finding
 from lint.decision.model import (
     EgressVerdict,
@@ -123,9 +123,24 @@ def refusal_findings(
     ]
 
 
+RENDER_NEEDED: Final = "render-needed"
+_RENDER_REMEDY: Final = (
+    "Check {directory} rendered: `egress-lint check {flag} {directory}`, or list it in "
+    ".egress-lint.yaml as `renders: [{{name: <environment>, {key}: {directory}}}]`."
+)
+
+
+def _render_remedy(kind: str, directory: str) -> str:
+    """How to check an unrendered chart or overlay (listed by its directory)."""
+    key = next((tool for tool, shown in UNRENDERED_KINDS.items() if shown == kind), "helm")
+    return _RENDER_REMEDY.format(directory=directory, flag=f"--{key}", key=key)
+
+
 def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
     entry, document, origin = judged.entry, judged.examined.document, judged.origin
-    rule_id = refusal.culprit_rules[entry.verdict]
+    unrendered = isinstance(origin, Placeholder) and origin.render
+    # An unrendered chart or overlay is not broken: it needs rendering.
+    rule_id = RENDER_NEEDED if unrendered else refusal.culprit_rules[entry.verdict]
     index = first_rule(document, _OUTCOME[entry.verdict]) if document.unreadable is None else None
     where = rule_path(document, refusal.rules_key, index)
     sourced = origin if isinstance(origin, Sourced) else None
@@ -151,7 +166,11 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
     if refusal.template is not None:
         related.append(location_of(refusal.template))
     obj = sourced.obj if sourced is not None else None
-    remedy = _REMEDIES[rule_id].format(what=f"{entry.kind}/{entry.name}")
+    remedy = (
+        _render_remedy(entry.kind, entry.name)
+        if unrendered
+        else _REMEDIES[rule_id].format(what=f"{entry.kind}/{entry.name}")
+    )
     block = None
     if sourced is not None and template is not None:
         # The finding sits on the template's block, or its `spec` without one.

@@ -25,7 +25,7 @@ from lint.checks.controller import (
     refuse_policy_name_collisions,
     upgrade_facts,
 )
-from lint.checks.culprits import merge_culprits
+from lint.checks.culprits import RENDER_NEEDED, merge_culprits
 from lint.checks.duplicates import duplicate_objects
 from lint.checks.egress import EgressInput, EgressJudgement, check_egress, judge_egress
 from lint.checks.ingress import IngressInput, check_ingress
@@ -148,7 +148,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     report = Report(
         defaults_applied=intake.declarations.defaults_applied,
         sandboxes=tuple(sorted(sandboxes, key=sandbox_key)),
-        findings=tuple(sorted(merge_culprits(set(findings)), key=finding_key)),
+        findings=tuple(sorted(merge_culprits(_render_once(findings)), key=finding_key)),
         parse_errors=_parse_errors(loaded.problems),
         declaration_file=intake.declarations.file,
         skipped=dict(sorted(loaded.skipped.items())),
@@ -386,14 +386,35 @@ WORKLOAD_KEYS = frozenset(kind.key for kind in WORKLOAD_KINDS)
 def _load_findings(problems: Sequence[LoadProblem]) -> list[Finding]:
     findings = []
     for problem in problems:
-        rule_id = "parse-error" if problem.severity == "error" else "load-warning"
         location = Location(problem.file, problem.line)
-        findings.append(rule_finding(rule_id, problem.message, location))
+        findings.append(rule_finding(_load_rule(problem), problem.message, location))
     return findings
+
+
+def _render_once(findings: list[Finding]) -> set[Finding]:
+    """The findings, with an unrendered chart's or overlay's own finding
+    left out where the sandbox paths it fails closed carry it as their
+    culprit: one finding, listing those paths."""
+    placed = {f.location for f in findings if f.rule_id == RENDER_NEEDED and f.culprit is not None}
+    return {
+        f
+        for f in findings
+        if not (f.rule_id == RENDER_NEEDED and f.culprit is None and f.location in placed)
+    }
+
+
+def _load_rule(problem: LoadProblem) -> str:
+    """A chart or overlay among the paths needs rendering: it is no parse
+    error, since nothing in it was parsed."""
+    if problem.render is not None:
+        return RENDER_NEEDED
+    return "parse-error" if problem.severity == "error" else "load-warning"
 
 
 def _parse_errors(problems: Sequence[LoadProblem]) -> tuple[ParseErrorReport, ...]:
     errors = {
-        ParseErrorReport(p.file, p.line, p.message) for p in problems if p.severity == "error"
+        ParseErrorReport(p.file, p.line, p.message)
+        for p in problems
+        if p.severity == "error" and p.render is None
     }
     return tuple(sorted(errors, key=lambda e: (e.file, e.line, e.message)))

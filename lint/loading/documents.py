@@ -75,6 +75,10 @@ class LoadProblem:
     suspect_kind: str | None = None
     suspect_namespace: str | None = None
     severity: Severity = "error"
+    render: str | None = None
+    """``helm`` or ``kustomize`` for a Helm chart or Kustomize directory
+    named among the paths: nothing in it was read, and it is no parse
+    error: it needs rendering (the ``render-needed`` finding)."""
 
 
 @dataclass(frozen=True, slots=True)

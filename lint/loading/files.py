@@ -338,32 +338,29 @@ def unrendered_tree(path: Path, names: set[str]) -> LoadProblem | None:
     found: str | None
     if HELM_CHART_FILE in names:
         found, flag, key = HELM_CHART_FILE, "--helm", "helm"
-        what = "a Helm chart: its templates are not manifests"
+        what = "a Helm chart: its templates are not the manifests the cluster gets"
     else:
         found = next((name for name in KUSTOMIZATION_FILES if name in names), None)
         if found is None:
             return None
         flag, key = "--kustomize", "kustomize"
-        what = "a Kustomize directory: its objects get namespaces and patches only when built"
+        what = "a Kustomize directory: its objects get their namespaces and patches only when built"
     message = (
-        f"not read: {shown} holds {found}, so it is {what}. Check it rendered: "
+        f"{shown} holds {found}, so it is {what}. Nothing in it was read, and any policy it "
+        f"renders could select a sandbox, so those sandboxes fail closed. Check it rendered: "
         f"`egress-lint check {flag} {shown}`, or list it in .egress-lint.yaml as "
         f"`renders: [{{name: <environment>, {key}: {shown}}}]`"
     )
-    return LoadProblem(display_name(path / found), 1, message, UNREAD_SUSPECT, None)
+    return LoadProblem(display_name(path / found), 1, message, UNREAD_SUSPECT, None, render=key)
 
 
 def unrendered_root(problem: LoadProblem) -> tuple[str, str] | None:
     """The directory and the tool (``helm`` or ``kustomize``) of a problem
     :func:`unrendered_tree` made; None for any other problem."""
-    if problem.suspect_kind != UNREAD_SUSPECT or " holds " not in problem.message:
+    if problem.render is None:
         return None
-    directory, _, name = problem.file.rpartition("/")
-    if name == HELM_CHART_FILE:
-        return directory or ".", "helm"
-    if name in KUSTOMIZATION_FILES:
-        return directory or ".", "kustomize"
-    return None
+    directory = problem.file.rpartition("/")[0]
+    return directory or ".", problem.render
 
 
 def _unread(name: str, reason: str) -> LoadProblem:

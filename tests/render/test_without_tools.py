@@ -219,10 +219,17 @@ def test_an_unrendered_tree_gets_one_message(tree: str, flag: str) -> None:
     ran = egress_lint("check", tree, "--format", "json")
     assert ran.returncode == 1
     report = json.loads(ran.out)
-    (error,) = report["parseErrors"]
-    assert f"`egress-lint check {flag} {tree}`" in error["message"]
-    assert f"{flag.strip('-')}: {tree}" in error["message"]  # the renders: entry to write
+    # It needs rendering: no parse error, and no policy it might hold named.
+    assert report["parseErrors"] == []
+    assert not any(f["ruleId"] == "parse-error" for f in report["findings"])
+    (finding,) = [f for f in report["findings"] if f["ruleId"] == "render-needed"]
+    said = f"{finding['message']} {finding['remedy']}"
+    assert f"`egress-lint check {flag} {tree}`" in said
+    assert f"{flag.strip('-')}: {tree}" in said  # the renders: entry to write
     # Nothing was read from it: no object silently landed in `default`.
     assert all(s["namespace"] != "default" for s in report["sandboxes"])
-    # It may hold any policy, so the check failed closed.
-    assert any(f["ruleId"] == "egress-not-evaluable" for f in report["findings"])
+    # It may hold any policy, so every sandbox fails closed, with it named.
+    for sandbox in report["sandboxes"]:
+        decision = sandbox["egress"]["union"] or sandbox["egress"]["reach"]
+        assert decision["refusal"] == "not-evaluable"
+        assert "(unparsed" not in json.dumps(sandbox)
