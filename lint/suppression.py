@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lint.report.fingerprints import fingerprint
+from lint.report.messages import finding_words
 from lint.report.model import Finding, Report
 
 IGNORE_ANNOTATION = "egress-lint.io/ignore"
@@ -154,7 +155,7 @@ def render_baseline(findings: Iterable[Finding]) -> str:
             "fingerprint": fingerprint(finding),
             "ruleId": finding.rule_id,
             "file": finding.location.file,
-            "message": finding.message,
+            "message": finding_words(finding),
         }
         culprit = finding.culprit
         if culprit is not None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Final
 
 from lint.report.escaping import escape
-from lint.report.messages import placed_message
+from lint.report.messages import placed_message, remedy_words
 from lint.report.model import Finding, Report
 
 _COMMAND: Final = {"error": "error", "warning": "warning", "note": "notice"}
@@ -59,8 +59,9 @@ def _message(finding: Finding) -> str:
     location = finding.location
     if location.source is not None or location.file.startswith("<"):
         text += f"\nRead at {location.file}:{location.line}."
-    if finding.remedy:
-        text += f"\nFix: {finding.remedy}"
+    remedy = remedy_words(finding)
+    if remedy:
+        text += f"\nFix: {remedy}"
     return text
 
 

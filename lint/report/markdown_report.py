@@ -17,6 +17,7 @@ from typing import Final
 from lint.report.bounded import bounded
 from lint.report.escaping import escape
 from lint.report.github_report import annotated_place
+from lint.report.messages import finding_words
 from lint.report.model import Finding, Report, SandboxRef, SandboxReport
 from lint.report.ordering import findings_by_path
 
@@ -68,7 +69,7 @@ def _culprit_table(active: list[Finding]) -> list[str]:
         affected = "<br>".join(_cell(s) for s in dict.fromkeys(culprit.sandboxes)) or "—"
         lines.append(
             f"| {finding.level} | `{finding.rule_id}` | {_cell(_culprit_text(finding))} "
-            f"| {_where(finding)} | {_cell(finding.message)} | {affected} |"
+            f"| {_where(finding)} | {_cell(finding_words(finding))} | {affected} |"
         )
     return [*lines, ""]
 

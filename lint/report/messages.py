@@ -1,20 +1,38 @@
-"""How a finding's message names where it applies, for the one-line
-formats (SARIF, GitHub annotations): the sandbox path and the ``renders:``
-environment after the rule's own message."""
+"""A finding in words, the one wording every format a person reads takes
+(text, SARIF, GitHub annotations, Markdown, baseline files; ``explain``
+says its details through ``in_words`` too): its message and remedy with
+every peer and selector said in words (``finding_words``,
+``remedy_words``), and, for the one-line formats, where it applies after
+the rule's own message (``placed_message``). The JSON report alone keeps the
+exact raw detail, for programs."""
 
 from __future__ import annotations
 
 from lint.report.bounded import bounded
 from lint.report.model import Culprit, Finding, SandboxRef
+from lint.report.words import in_words
 
 AFFECTED_NAMED = 5
 """Sandbox paths a one-line message names before it counts the rest."""
 
 
+def finding_words(finding: Finding) -> str:
+    """The finding's message with its peers and selectors in words (a
+    selector peer without a namespace selector means the culprit's own
+    namespace)."""
+    namespace = finding.culprit.namespace if finding.culprit is not None else None
+    return in_words(finding.message, namespace)
+
+
+def remedy_words(finding: Finding) -> str | None:
+    """The finding's remedy in words, when it has one."""
+    return in_words(finding.remedy) if finding.remedy else None
+
+
 def placed_message(finding: Finding) -> str:
-    """The message, then the sandbox paths it is about (the first five,
-    then a count) and its environment."""
-    text = bounded(finding.message)
+    """The message in words, then the sandbox paths it is about (the first
+    five, then a count) and its environment."""
+    text = bounded(finding_words(finding))
     if len(finding.affected) > 1 or (finding.affected and finding.culprit is not None):
         named = [_path(ref) for ref in finding.affected[:AFFECTED_NAMED]]
         rest = len(finding.affected) - len(named)

@@ -20,10 +20,9 @@ from typing import Any
 from lint import __version__
 from lint.loading.rendered import chart_file
 from lint.report.fingerprints import fingerprint
-from lint.report.messages import placed_message
+from lint.report.messages import placed_message, remedy_words
 from lint.report.model import Finding, Location, Report
 from lint.report.uris import artifact_uri
-from lint.report.words import in_words
 from lint.rules import RULES, Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -171,9 +170,10 @@ def _alert_hash(finding: Finding) -> str:
 
 
 def _message(finding: Finding) -> str:
-    text = in_words(placed_message(finding), _namespace(finding))
-    if finding.remedy:
-        text += f" Fix: {in_words(finding.remedy)}"
+    text = placed_message(finding)
+    remedy = remedy_words(finding)
+    if remedy:
+        text += f" Fix: {remedy}"
     if finding.remedy_yaml:
         text += f"\n\n{finding.remedy_yaml}"
     return text

@@ -19,6 +19,7 @@ from typing import Final
 from lint.decision.model import EgressVerdict
 from lint.report.bounded import bounded
 from lint.report.escaping import escape
+from lint.report.messages import finding_words, remedy_words
 from lint.report.model import (
     ControllerReport,
     DecisionReport,
@@ -259,7 +260,7 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
     level = paint(finding.level, finding.level)
     if culprit is None:
         lines = _led(finding.level, level, f"{_where(finding)}  {finding.rule_id}{tag}")
-        lines.extend(_wrap(in_words(finding.message), "  "))
+        lines.extend(_wrap(finding_words(finding), "  "))
         lines.extend(_paths_block(finding.paths, options))
     else:
         count = len(finding.paths)
@@ -283,8 +284,9 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
         label = "lets out" if culprit.verb.startswith("widens") else "why"
         for clause in culprit.lets_out:
             lines.extend(_wrap(f"{label}: {in_words(clause, culprit.namespace)}", "  "))
-    if finding.remedy:
-        lines.extend(_wrap("fix: " + in_words(finding.remedy), "  "))
+    remedy = remedy_words(finding)
+    if remedy:
+        lines.extend(_wrap("fix: " + remedy, "  "))
     if finding.remedy_yaml:
         lines.extend("      " + escape(line) for line in finding.remedy_yaml.splitlines())
     return lines
