@@ -34,7 +34,7 @@ from lint.decision.values import JSON, compact_json
 from lint.generate.yaml_emit import EmitError, dump_document
 from lint.inventory import KubeObject
 from lint.report.messages import culprit_message
-from lint.report.model import Culprit, Finding, Location, SandboxRef
+from lint.report.model import Culprit, CulpritRule, Finding, Location, SandboxRef
 from lint.report.ordering import sandbox_order
 from lint.rules import rule
 
@@ -148,17 +148,19 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
     more = _more_content(judged, sourced, index, raw, refusal)
     synthesized = sourced is not None and sourced.origin == "synthesized"
     template = refusal.template if synthesized else None
+    rules = () if unrendered else _offending_rules(judged, sourced, refusal, synthesized)
     culprit = Culprit(
         kind=entry.kind,
         name=entry.name,
         namespace=entry.namespace,
         origin=entry.origin,
         verb=VERBS[entry.verdict],
-        lets_out=(lets_out_clause(where, entry.detail),),
+        lets_out=tuple(r.lets_out for r in rules) or (lets_out_clause(where, entry.detail),),
         content_hash=content_hash(
             entry.kind, entry.namespace, entry.name, raw, entry.detail, more=more
         ),
         template=template.name if template is not None else None,
+        rules=rules,
     )
     location = entry.location or refusal.declaration
     # The declaration entry and the template of each affected path.
@@ -189,6 +191,28 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
         culprit=culprit,
         remedy_yaml=block,
     )
+
+
+def _offending_rules(
+    judged: JudgedEntry, sourced: Sourced | None, refusal: RefusalContext, synthesized: bool
+) -> tuple[CulpritRule, ...]:
+    """Every rule of the culprit's document with the offending outcome, in
+    rule order, each with what it lets out and, for an object read from a
+    file, its own line: a finding names the whole culprit, not only its
+    first rule."""
+    document, entry = judged.examined.document, judged.entry
+    if document.unreadable is not None:
+        return ()
+    outcome = _OUTCOME[entry.verdict]
+    found = []
+    for each in document.rules:
+        if each.outcome is not outcome:
+            continue
+        path = rule_path(document, refusal.rules_key, each.index)
+        located = sourced is not None and not synthesized
+        location = precise_location(sourced.obj, path) if located and sourced else None
+        found.append(CulpritRule(format_path(path), lets_out_clause(path, each.detail), location))
+    return tuple(found)
 
 
 def _more_content(
@@ -402,7 +426,14 @@ def _merged(group: list[Finding]) -> Finding:
         {location for finding in group for location in finding.related},
         key=lambda r: (r.file, r.line, r.source or ""),
     )
-    culprit = dataclasses.replace(culprit, lets_out=tuple(clauses))
+    # Paths of different intents may find different rules offending: all of them.
+    rules = sorted(
+        {rule for f in group if f.culprit for rule in f.culprit.rules},
+        key=lambda r: (r.location.line if r.location else 0, r.path, r.lets_out),
+    )
+    if rules:
+        clauses = _unique(rule.lets_out for rule in rules)
+    culprit = dataclasses.replace(culprit, lets_out=tuple(clauses), rules=tuple(rules))
     return dataclasses.replace(
         first,
         message=culprit_message(culprit, len(affected)),

@@ -35,6 +35,7 @@ from lint.report.bounded import (
 from lint.report.model import (
     ControllerReport,
     Culprit,
+    CulpritRule,
     DecisionReport,
     ExaminedEntry,
     Finding,
@@ -537,4 +538,16 @@ def _culprit(culprit: Culprit) -> dict[str, Any]:
         "template": culprit.template,
         "letsOut": list(culprit.lets_out),
         "contentHash": culprit.content_hash,
+        # Added by issue 27, last: every offending rule at its own line.
+        "rules": [_culprit_rule(rule) for rule in culprit.rules],
+    }
+
+
+def _culprit_rule(rule: CulpritRule) -> dict[str, Any]:
+    location = rule.location
+    return {
+        "path": rule.path,
+        "letsOut": rule.lets_out,
+        "file": location.file if location is not None else None,
+        "line": location.line if location is not None else None,
     }

@@ -48,6 +48,16 @@ class ObjectRef:
 
 
 @dataclass(frozen=True, slots=True)
+class CulpritRule:
+    """One offending rule of a culprit: its key path (``spec.egress[1]``),
+    what it lets out, and its own line, when it has one in a file."""
+
+    path: str
+    lets_out: str
+    location: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Culprit:
     """The document a finding is about, as a person changes it (DESIGN §10):
     its kind, namespace and name, whether it was read from a manifest or is
@@ -67,6 +77,9 @@ class Culprit:
     content_hash: str
     template: str | None = None
     """For a synthesized policy, the SandboxTemplate that makes the controller write it."""
+    rules: tuple[CulpritRule, ...] = ()
+    """Every offending rule, in rule order (``lets_out`` holds their
+    clauses); empty when the culprit is a whole document (unreadable)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from lint.report.fingerprints import fingerprint
 from lint.report.messages import placed_message, remedy_words
 from lint.report.model import Finding, Location, Report
 from lint.report.uris import artifact_uri
+from lint.report.words import in_words
 from lint.rules import RULES, Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -146,6 +147,7 @@ def _result(finding: Finding, options: SarifOptions) -> dict[str, Any]:
     }
     if finding.environment is not None:
         result["properties"] = {"environment": finding.environment}
+    related += _rule_locations(finding)
     if related:
         result["relatedLocations"] = [{"id": i, **loc} for i, loc in enumerate(related)]
     if finding.suppressed:
@@ -167,6 +169,20 @@ def _alert_hash(finding: Finding) -> str:
     if finding.environment is None:
         return own
     return hashlib.sha256(f"{own}\x1f{finding.environment}".encode()).hexdigest()[:32]
+
+
+def _rule_locations(finding: Finding) -> list[dict[str, Any]]:
+    """Each offending rule of a culprit with more than one, at its own line,
+    saying what it lets out."""
+    culprit = finding.culprit
+    if culprit is None or len(culprit.rules) < 2:
+        return []
+    namespace = culprit.namespace
+    return [
+        {**_physical(rule.location), "message": {"text": in_words(rule.lets_out, namespace)}}
+        for rule in culprit.rules
+        if rule.location is not None
+    ]
 
 
 def _message(finding: Finding) -> str:

@@ -22,6 +22,7 @@ from lint.report.escaping import escape
 from lint.report.messages import finding_words, remedy_words
 from lint.report.model import (
     ControllerReport,
+    Culprit,
     DecisionReport,
     Finding,
     Report,
@@ -282,14 +283,24 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
             )
         lines.extend(_paths_block(finding.paths, options))
         label = "lets out" if culprit.verb.startswith("widens") else "why"
-        for clause in culprit.lets_out:
-            lines.extend(_wrap(f"{label}: {in_words(clause, culprit.namespace)}", "  "))
+        for clause, line in _clauses(culprit):
+            at = f" (line {line})" if line is not None else ""
+            lines.extend(_wrap(f"{label}{at}: {in_words(clause, culprit.namespace)}", "  "))
     remedy = remedy_words(finding)
     if remedy:
         lines.extend(_wrap("fix: " + remedy, "  "))
     if finding.remedy_yaml:
         lines.extend("      " + escape(line) for line in finding.remedy_yaml.splitlines())
     return lines
+
+
+def _clauses(culprit: Culprit) -> list[tuple[str, int | None]]:
+    """What each offending rule lets out, with its line when the culprit
+    has more than one rule in a file (one rule sits on the finding's line)."""
+    rules = culprit.rules
+    if len(rules) < 2:
+        return [(clause, None) for clause in culprit.lets_out]
+    return [(r.lets_out, r.location.line if r.location else None) for r in rules]
 
 
 def _led(word: str, painted: str, text: str, hang: str = "  ") -> list[str]:
