@@ -2,8 +2,9 @@
 code scanning (INTEGRATIONS.md §1).
 
 Every result has a region with ``startLine >= 1``, and every artifact URI
-is percent-encoded, never climbing out of the current directory with
-``../`` (``lint.report.uris``). A finding in a Helm
+is percent-encoded and relative to a ``uriBaseId`` the run defines in
+``originalUriBaseIds``, never an absolute ``file://`` URI
+(``lint.report.uris``). A finding in a Helm
 rendered document is placed on the chart template named by ``# Source:``,
 with the rendered location as a related location, because code scanning
 only shows results on committed files.
@@ -21,8 +22,8 @@ from lint import __version__
 from lint.loading.rendered import chart_file
 from lint.report.fingerprints import fingerprint
 from lint.report.messages import placed_message, remedy_words
-from lint.report.model import Finding, Location, Report
-from lint.report.uris import artifact_uri
+from lint.report.model import Finding, Report
+from lint.report.uris import UriBases, uri_bases
 from lint.report.words import in_words
 from lint.rules import RULES, Rule
 
@@ -50,11 +51,16 @@ def sarif_chunks(report: Report, options: SarifOptions | None = None) -> Iterato
     by eight more; the encoder escapes every newline inside a string, so
     each line break in its text is one of the layout's."""
     options = options or SarifOptions()
-    run = {
+    run: dict[str, Any] = {
         "tool": {"driver": _driver()},
         "automationDetails": {"id": f"{options.category}/check"},
-        "results": [],
     }
+    # Every base a location names, before the results that name them; a run
+    # without results names none and keeps the bytes it always had.
+    bases = uri_bases(path for finding in report.findings for path in _paths(finding, options))
+    if report.findings:
+        run["originalUriBaseIds"] = bases.definitions()
+    run["results"] = []
     log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     skeleton = json.dumps(log, indent=2, ensure_ascii=False)
     if not report.findings:
@@ -64,7 +70,7 @@ def sarif_chunks(report: Report, options: SarifOptions | None = None) -> Iterato
     before, _, after = skeleton.partition('"results": []')
     yield before + '"results": ['
     for index, finding in enumerate(report.findings):
-        text = json.dumps(_result(finding, options), indent=2, ensure_ascii=False)
+        text = json.dumps(_result(finding, options, bases), indent=2, ensure_ascii=False)
         yield ("," if index else "") + _RESULT_BREAK + text.replace("\n", _RESULT_BREAK)
     yield "\n" + " " * (_RESULT_DEPTH - 1) * 2 + "]" + after + "\n"
 
@@ -104,13 +110,53 @@ def _rule(rule: Rule) -> dict[str, Any]:
     }
 
 
-def _physical(
-    location: Location, uri: str | None = None, line: int | None = None
-) -> dict[str, Any]:
+def _places(
+    finding: Finding, options: SarifOptions
+) -> tuple[tuple[str, int], list[tuple[str, int]]]:
+    """The (file, line) of a result's location and of each related
+    location: a Helm finding sits on its chart template, with the rendered
+    location first among the related ones."""
+    location = finding.location
+    related = [(r.file, r.line) for r in finding.related]
+    if location.source is None:
+        return (location.file, location.line), related
+    template = template_uri(location.source, options.helm_chart_root) or location.file
+    return (template, location.source_line or 1), [(location.file, location.line), *related]
+
+
+def _paths(finding: Finding, options: SarifOptions) -> Iterator[str]:
+    primary, related = _places(finding, options)
+    yield primary[0]
+    yield from (path for path, _ in related)
+    yield from (path for (path, _), _ in _rule_places(finding, options))
+
+
+def _rule_places(finding: Finding, options: SarifOptions) -> list[tuple[tuple[str, int], str]]:
+    """Each offending rule of a culprit with more than one, at its own line
+    (on its chart template, for a Helm culprit), with what it lets out."""
+    culprit = finding.culprit
+    if culprit is None or len(culprit.rules) < 2:
+        return []
+    places = []
+    for rule in culprit.rules:
+        location = rule.location
+        if location is None:
+            continue
+        if location.source is None:
+            place = (location.file, location.line)
+        else:
+            template = template_uri(location.source, options.helm_chart_root) or location.file
+            place = (template, location.source_line or 1)
+        places.append((place, in_words(rule.lets_out, culprit.namespace)))
+    return places
+
+
+def _physical(place: tuple[str, int], bases: UriBases) -> dict[str, Any]:
+    path, line = place
     return {
         "physicalLocation": {
-            "artifactLocation": {"uri": artifact_uri(uri or location.file)},
-            "region": {"startLine": max(1, line if line is not None else location.line)},
+            "artifactLocation": bases.location(path),
+            "region": {"startLine": max(1, line)},
         }
     }
 
@@ -122,18 +168,10 @@ def template_uri(source: str, chart_root: str | None) -> str:
     return chart_file(source, chart_root)
 
 
-def _result(finding: Finding, options: SarifOptions) -> dict[str, Any]:
-    location = finding.location
-    related = [_physical(r) for r in finding.related]
-    if location.source is not None:
-        primary = _physical(
-            location,
-            template_uri(location.source, options.helm_chart_root),
-            location.source_line or 1,
-        )
-        related.insert(0, _physical(location))
-    else:
-        primary = _physical(location)
+def _result(finding: Finding, options: SarifOptions, bases: UriBases) -> dict[str, Any]:
+    primary_place, related_places = _places(finding, options)
+    primary = _physical(primary_place, bases)
+    related = [_physical(place, bases) for place in related_places]
     result: dict[str, Any] = {
         "ruleId": finding.rule_id,
         "ruleIndex": _RULE_INDEX[finding.rule_id],
@@ -147,7 +185,10 @@ def _result(finding: Finding, options: SarifOptions) -> dict[str, Any]:
     }
     if finding.environment is not None:
         result["properties"] = {"environment": finding.environment}
-    related += _rule_locations(finding)
+    related += [
+        {**_physical(place, bases), "message": {"text": text}}
+        for place, text in _rule_places(finding, options)
+    ]
     if related:
         result["relatedLocations"] = [{"id": i, **loc} for i, loc in enumerate(related)]
     if finding.suppressed:
@@ -169,20 +210,6 @@ def _alert_hash(finding: Finding) -> str:
     if finding.environment is None:
         return own
     return hashlib.sha256(f"{own}\x1f{finding.environment}".encode()).hexdigest()[:32]
-
-
-def _rule_locations(finding: Finding) -> list[dict[str, Any]]:
-    """Each offending rule of a culprit with more than one, at its own line,
-    saying what it lets out."""
-    culprit = finding.culprit
-    if culprit is None or len(culprit.rules) < 2:
-        return []
-    namespace = culprit.namespace
-    return [
-        {**_physical(rule.location), "message": {"text": in_words(rule.lets_out, namespace)}}
-        for rule in culprit.rules
-        if rule.location is not None
-    ]
 
 
 def _message(finding: Finding) -> str:

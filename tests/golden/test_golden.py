@@ -17,6 +17,7 @@ from tests.golden.changed_outputs import (
     ISSUE_25_RECORDED_NEW,
     ISSUE_25_SCENARIOS,
     ISSUE_27_NO_CITATIONS,
+    ISSUE_27_SARIF_BASES,
     RECORDED_NEW_SCENARIOS,
     in_issue_14_scenario,
     issue_14_changed,
@@ -305,6 +306,7 @@ _ISSUE_RULES: dict[str, Callable[[str], bool]] = {
         key not in ISSUE_25_RECORDED_NEW and (_issue_25_changed(key) or issue_25_changed(key))
     ),
     "issue 27": lambda key: key in ISSUE_27_NO_CITATIONS,
+    "issue 27 item 10": lambda key: key in ISSUE_27_SARIF_BASES,
 }
 """Each issue's rule: which outputs it changed on purpose."""
 
@@ -342,8 +344,10 @@ _LATER_SCENARIOS = {name: issues | {"issue 25"} for name, issues in _LATER_SCENA
 _LATER_SCENARIOS.update(
     {name: frozenset() for name in (*ISSUE_25_SCENARIOS, *ISSUE_25_EXPLAIN_SCENARIOS)}
 )
-# Issue 27 came after every scenario: its rule applies to them all.
-_LATER_SCENARIOS = {name: issues | {"issue 27"} for name, issues in _LATER_SCENARIOS.items()}
+# Issue 27 came after every scenario: its rules apply to them all.
+_LATER_SCENARIOS = {
+    name: issues | {"issue 27", "issue 27 item 10"} for name, issues in _LATER_SCENARIOS.items()
+}
 """Scenarios added by a later branch, each with the issues whose changes
 reached it only after it was recorded: only those issues' rules apply."""
 

@@ -39,10 +39,12 @@ from lint.report.sarif_report import (
     SCHEMA_URI,
     SarifOptions,
     _driver,
+    _paths,
     _result,
     render_sarif,
     sarif_chunks,
 )
+from lint.report.uris import uri_bases
 from tests.checks.scenario_runner import DEMO, SCENARIOS
 from tests.report.reference_fit import fit_json
 
@@ -127,10 +129,13 @@ def test_a_report_past_the_bound_is_cut_to_the_bytes_of_issue_15(
 def test_the_streamed_sarif_log_is_the_log_dumped_whole(tree: Path) -> None:
     report = _report(tree)
     options = SarifOptions(category="c")
+    bases = uri_bases(path for f in report.findings for path in _paths(f, options))
     run = {
         "tool": {"driver": _driver()},
         "automationDetails": {"id": "c/check"},
-        "results": [_result(f, options) for f in report.findings],
+        # The bases the locations use, when there are any.
+        **({"originalUriBaseIds": bases.definitions()} if report.findings else {}),
+        "results": [_result(f, options, bases) for f in report.findings],
     }
     log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     whole = json.dumps(log, indent=2, ensure_ascii=False) + "\n"

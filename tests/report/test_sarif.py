@@ -53,6 +53,9 @@ def assert_github_rules(log: dict[str, Any]) -> None:
         for location in result["locations"] + result.get("relatedLocations", []):
             physical = location["physicalLocation"]
             assert physical["artifactLocation"]["uri"]
+            # Relative to a base the run defines: never a path of this machine.
+            assert physical["artifactLocation"]["uriBaseId"] in run["originalUriBaseIds"]
+            assert ":" not in physical["artifactLocation"]["uri"]
             assert physical["region"]["startLine"] >= 1
         assert result["partialFingerprints"]["primaryLocationLineHash"]
     assert len(gzip.compress(json.dumps(log).encode())) < 10 * 1024 * 1024
