@@ -2,14 +2,16 @@
 project knows, in every output format.
 
 A case is a command line run from a working directory. ``regenerate.py``
-records each case's exit code and the SHA-256 of its standard output and
-standard error in ``digests.json``; ``test_golden.py`` runs the cases again
-and compares. The digests were first taken before the layout of issue 11
-changed, so a refactor that changes any byte of any output fails here.
+records each case; ``test_golden.py`` runs the cases again and compares:
 
-Trees outside the repository (``../shared/corpus``) and generated ones (the
-bench tree) are named by a root token, so the recorded cases do not depend
-on where the checkout lives.
+- on the fixture trees, the whole output as text, one file per tree under
+  ``outputs/`` (``stored_text``): a change shows as a unified diff, and a
+  reviewer reads what changed in the commit that changed it;
+- on the large trees (``../shared/corpus`` and the generated bench tree),
+  the exit code and the SHA-256 of each stream, in ``digests.json``.
+
+Trees outside the repository and generated ones are named by a root token,
+so the recorded cases do not depend on where the checkout lives.
 """
 
 from __future__ import annotations
@@ -25,12 +27,15 @@ from typing import Any
 from click.testing import CliRunner
 
 from lint.cli import main
+from lint.report.reporters import CHECK_REPORTERS
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
 CORPUS = REPO.parent / "shared" / "corpus"
 DIGESTS = Path(__file__).with_name("digests.json")
 FORMATS = ("text", "json", "sarif")
+"""The formats pinned on the large trees."""
+OUTPUTS = Path(__file__).with_name("outputs")
 BENCH_SHAPE: dict[str, int] = {"namespaces": 20}
 """The 16 MB bench tree of ``bench/run.py``."""
 
@@ -97,10 +102,12 @@ def fixture_dirs() -> list[str]:
     return found
 
 
-def tree_cases(root: str, cwd: str, target: str, roots: dict[str, Path]) -> Iterator[Case]:
+def tree_cases(
+    root: str, cwd: str, target: str, roots: dict[str, Path], formats: tuple[str, ...] = FORMATS
+) -> Iterator[Case]:
     """check in every format, generate, and explain for the first sandboxes
     the check reports (``_EXPLAINED``: each explain reads the whole tree)."""
-    for fmt in FORMATS:
+    for fmt in formats:
         yield Case(root, cwd, ("check", target, "--format", fmt))
     yield Case(root, cwd, ("check", target, "--format", "json", "--read-cilium", "always"))
     yield Case(root, cwd, ("generate", target, "--stdout"))
@@ -134,8 +141,9 @@ def _explain_cases(root: str, cwd: str, target: str, sandbox: dict[str, Any]) ->
 def all_cases(roots: dict[str, Path]) -> list[Case]:
     """Every case, for the roots that exist."""
     cases: list[Case] = []
+    every_format = tuple(CHECK_REPORTERS)
     for cwd in fixture_dirs():
-        cases += tree_cases("fixtures", cwd, ".", roots)
+        cases += tree_cases("fixtures", cwd, ".", roots, every_format)
     cases.append(Case("fixtures", "demo", ("rules",)))
     cases.append(Case("fixtures", "demo", ("rules", "--format", "json")))
     if "corpus" in roots:
@@ -150,3 +158,55 @@ def base_roots() -> dict[str, Path]:
     if CORPUS.is_dir():
         roots["corpus"] = CORPUS.parent
     return roots
+
+
+# --- the fixture trees' outputs as text -----------------------------------------------
+
+_HEAD = "=== egress-lint "
+
+
+def outputs_file(cwd: str) -> Path:
+    """Where the outputs of the cases run in fixture tree ``cwd`` are kept."""
+    return OUTPUTS / f"{cwd.replace('/', '__')}.txt"
+
+
+def stored_text(case: Case, outcome: Outcome) -> str:
+    """One case's section of its tree's file: the command, the exit code and
+    a digest of the exact bytes, then each stream. A one-line JSON document
+    is shown indented, so that a change reads as a diff of the members that
+    changed; the digest still pins every byte."""
+    head = f"{_HEAD}{' '.join(case.args)}\n"
+    state = f"exit {outcome.exit_code}, stdout sha256 {_sha(outcome.stdout)[:16]}\n"
+    return f"{head}{state}--- stdout\n{_shown(outcome.stdout)}--- stderr\n{_shown(outcome.stderr)}"
+
+
+def _shown(text: str) -> str:
+    if text.startswith(("{", "[")) and text.count("\n") <= 1:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            pass
+        else:
+            return json.dumps(value, indent=1, ensure_ascii=False) + "\n"
+    return text if not text or text.endswith("\n") else text + "\n[no final line break]\n"
+
+
+def read_sections(path: Path) -> dict[tuple[str, ...], str]:
+    """The stored sections of one tree's file, by the case's arguments."""
+    if not path.is_file():
+        return {}
+    sections: dict[tuple[str, ...], str] = {}
+    current: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith(_HEAD) and current:
+            _keep(sections, current)
+            current = []
+        current.append(line)
+    if current:
+        _keep(sections, current)
+    return sections
+
+
+def _keep(sections: dict[tuple[str, ...], str], lines: list[str]) -> None:
+    args = tuple(lines[0][len(_HEAD) :].rstrip("\n").split(" "))
+    sections[args] = "".join(lines)
