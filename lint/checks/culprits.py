@@ -20,7 +20,9 @@ from typing import Final
 
 from lint.checks.candidates import UNRENDERED_KINDS, Placeholder, Sourced, location_of
 from lint.checks.context import JudgedEntry, first_rule, precise_location, rule_finding
+from lint.decision.excess import core_rule_excess
 from lint.decision.model import (
+    Allowance,
     EgressVerdict,
     IngressVerdict,
     PolicyDocument,
@@ -33,6 +35,7 @@ from lint.decision.reach.model import ReachData
 from lint.decision.values import JSON, compact_json
 from lint.generate.yaml_emit import EmitError, dump_document
 from lint.inventory import KubeObject
+from lint.kinds import NETWORK_POLICY
 from lint.report.messages import culprit_message
 from lint.report.model import Culprit, CulpritRule, Finding, Location, SandboxRef
 from lint.report.ordering import sandbox_order
@@ -100,6 +103,8 @@ class RefusalContext:
     data: ReachData | None = None
     """The run's data-only objects, whose content a culprit's rules may
     name (CIDR groups): part of the culprit's content hash."""
+    allowance: Allowance | None = None
+    """The declared egress, against which a rule's excess is computed."""
 
 
 def refusal_findings(
@@ -211,8 +216,24 @@ def _offending_rules(
         path = rule_path(document, refusal.rules_key, each.index)
         located = sourced is not None and not synthesized
         location = precise_location(sourced.obj, path) if located and sourced else None
-        found.append(CulpritRule(format_path(path), lets_out_clause(path, each.detail), location))
+        clause = lets_out_clause(path, each.detail)
+        excess = _excess(entry.kind, sourced, path, refusal) if outcome is Tri.YES else None
+        if excess is not None:
+            clause += f" (outside the allowance: {excess})"
+        found.append(CulpritRule(format_path(path), clause, location))
     return tuple(found)
+
+
+def _excess(
+    kind: str, sourced: Sourced | None, path: Sequence[str | int], refusal: RefusalContext
+) -> str | None:
+    """What a core egress rule lets out beyond the allowance, in addresses,
+    when that says more than its own detail."""
+    if sourced is None or refusal.allowance is None or refusal.rules_key != "egress":
+        return None
+    if kind != NETWORK_POLICY.name:
+        return None
+    return core_rule_excess(value_at(sourced.candidate.raw, path), refusal.allowance)
 
 
 def _more_content(

@@ -312,6 +312,7 @@ def judge_union(
         template=given.template,
         translation=given.translation,
         data=reach_data_of(ctx),
+        allowance=allowance,
     )
     return report, judged, refusal_findings(judged.selecting, summary, refusal)
 

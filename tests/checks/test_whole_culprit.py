@@ -69,3 +69,14 @@ def test_a_single_rule_culprit_reads_as_before() -> None:
     text = run_cli(["check", "."], SCENARIOS / "cilium-widens").stdout
     assert "lets out: spec.egress[0]:" in text
     assert "lets out (line" not in text
+
+
+def test_a_wide_ip_block_names_what_it_lets_out_beyond_the_allowance() -> None:
+    """The allowance holds the public internet on TCP 443; the policy's
+    0.0.0.0/0 except 10.0.0.0/8 also holds two private ranges."""
+    finding = _culprit_finding(run_scenario("wide-ip-block").report)
+    (clause,) = finding["culprit"]["letsOut"]
+    assert clause.endswith("(outside the allowance: 172.16.0.0/12 and 192.168.0.0/16 on TCP 443)")
+    for fmt in ("text", "sarif", "github", "markdown"):
+        output = run_cli(["check", ".", "--format", fmt], SCENARIOS / "wide-ip-block").stdout
+        assert "172.16.0.0/12 and 192.168.0.0/16" in output.replace("\n    ", " "), fmt
