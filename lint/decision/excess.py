@@ -119,9 +119,7 @@ def _network(cidr: Cidr) -> Network:
 def _networks(networks: tuple[Network, ...]) -> str:
     """The ranges in words, per family: as listed, or as the smallest range
     holding them all except its holes when that is shorter."""
-    said = [
-        _family_words([n for n in networks if n.version == version]) for version in (4, 6)
-    ]
+    said = [_family_words([n for n in networks if n.version == version]) for version in (4, 6)]
     return ", plus ".join(words for words in said if words)
 
 
