@@ -16,7 +16,13 @@ from lint.decision.allowance import (
     read_dns_names,
 )
 from lint.decision.model import Allowance, DnsNames, PortSet, RuleVerdict, Tri
-from lint.decision.peers import ipblock_peer, read_core_peer, read_endpoint_peer, wide_open
+from lint.decision.peers import (
+    ipblock_peer,
+    read_core_peer,
+    read_endpoint_peer,
+    unreadable_reason,
+    wide_open,
+)
 from lint.decision.ports import CiliumPortsError, describe_ports, read_cilium_ports, read_port_list
 from lint.decision.reach.cidr_groups import judge_cidr_set_entry
 from lint.decision.reach.model import ReachCandidate
@@ -88,20 +94,23 @@ def core_rule_verdict(rule: JSON, index: int, allowance: Allowance) -> RuleVerdi
             f"{describe_ports(ports)}, {_not_allowed(allowance)}",
             index,
         )
-    for raw in peers:
-        verdict = _core_peer_verdict(raw, ports, index, allowance)
+    for number, raw in enumerate(peers):
+        verdict = _core_peer_verdict(raw, number, ports, index, allowance)
         if verdict is not None:
             return verdict
     return _inside(index)
 
 
 def _core_peer_verdict(
-    raw: JSON, ports: PortSet, index: int, allowance: Allowance
+    raw: JSON, number: int, ports: PortSet, index: int, allowance: Allowance
 ) -> RuleVerdict | None:
-    """§10.1 steps 6a-6c for one `to` peer; None when the peer is inside."""
+    """§10.1 steps 6a-6c for one `to` peer (``number`` in the list); None
+    when the peer is inside."""
     peer = read_core_peer(raw)
     if peer is None:
-        return _undecided(f"a `to` peer cannot be read: {compact_json(raw)}", index)
+        # Which entry, and why: one bad CIDR among twenty is found at once.
+        why = f"entry {number}: {unreadable_reason(raw)}"
+        return _undecided(f"a `to` peer cannot be read ({why}): {compact_json(raw)}", index)
     described = describe_ports(ports)
     if isinstance(allowance.dns_narrowed_to, tuple) and reaches_resolver(peer, ports):
         return _beyond(

@@ -48,6 +48,29 @@ def read_core_peer(raw: JSON) -> Peer | None:
     return SelectorPeer(namespace_selector, pod_selector, compact_json(raw))
 
 
+def unreadable_reason(raw: JSON) -> str:
+    """Why ``read_core_peer`` cannot read the peer, naming the field and the
+    value that stop it: a list of twenty CIDRs with one bad entry says which."""
+    if not is_object(raw):
+        return "the peer is not an object"
+    if "ipBlock" in raw:
+        block = raw["ipBlock"]
+        if not is_object(block):
+            return "`ipBlock` is not an object"
+        if parse_cidr(block.get("cidr")) is None:
+            return f"`ipBlock.cidr` {compact_json(block.get('cidr'))} is not a CIDR"
+        excepts = read_list(block, "except")
+        if excepts is UNREADABLE:
+            return "`ipBlock.except` is not a list"
+        for number, entry in enumerate(excepts or []):
+            if parse_cidr(entry) is None:
+                return f"`ipBlock.except` entry {number} {compact_json(entry)} is not a CIDR"
+        return "its `ipBlock` cannot be read"
+    if "podSelector" not in raw and "namespaceSelector" not in raw:
+        return "it names neither an `ipBlock` nor a selector"
+    return "a selector cannot be read"
+
+
 def ipblock_peer(ip_block: JSON) -> Peer | None:
     """§9.1 step 1 on a bare ipBlock value (also used for Cilium toCIDR /
     toCIDRSet, §10.2 step 7); None when unreadable.

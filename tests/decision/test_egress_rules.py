@@ -14,6 +14,7 @@ from lint.decision.egress_rules import (
 )
 from lint.decision.model import Allowance, RuleVerdict, Translation, Tri
 from lint.decision.ports import read_cilium_ports
+from lint.decision.translation import translate
 from lint.decision.values import compact_json
 from tests.decision import manifests as m
 
@@ -712,3 +713,37 @@ def test_cilium_step11_inside(rule: dict[str, Any], allowance: Allowance) -> Non
 def test_rule_verdicts_are_deterministic_values() -> None:
     rule = {"toFQDNs": [{"matchName": "evil.example"}]}
     assert cilium_rule_verdict(rule, 0, STATIC) == cilium_rule_verdict(rule, 0, STATIC)
+
+
+def test_an_unreadable_peer_among_many_is_named_with_its_entry_and_why() -> None:
+    """One bad CIDR in a list of twenty: the detail says which entry and why."""
+    peers: list[Any] = [{"ipBlock": {"cidr": f"10.0.{i}.0/24"}} for i in range(20)]
+    peers[7] = {"ipBlock": {"cidr": "1.2.3.4/32/32"}}
+    allowance = build_allowance(translate({"policy": {"kind": "allow-all"}}, "t", "ns"))
+    verdict = core_rule_verdict({"to": peers}, 0, allowance)
+    assert verdict.outcome is Tri.UNKNOWN
+    assert verdict.detail is not None
+    assert 'entry 7: `ipBlock.cidr` "1.2.3.4/32/32" is not a CIDR' in verdict.detail
+    assert verdict.detail.startswith("a `to` peer cannot be read")
+
+
+@pytest.mark.parametrize(
+    ("peer", "why"),
+    [
+        (
+            {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16", "x"]}},
+            '`ipBlock.except` entry 1 "x"',
+        ),
+        (
+            {"ipBlock": {"cidr": "10.0.0.0/8", "except": "10.1.0.0/16"}},
+            "`ipBlock.except` is not a list",
+        ),
+        ({"ipBlock": "10.0.0.0/8"}, "`ipBlock` is not an object"),
+        ({"ports": []}, "neither an `ipBlock` nor a selector"),
+        ("10.0.0.0/8", "the peer is not an object"),
+    ],
+)
+def test_the_reason_names_the_field(peer: Any, why: str) -> None:
+    allowance = build_allowance(translate({"policy": {"kind": "allow-all"}}, "t", "ns"))
+    verdict = core_rule_verdict({"to": [peer]}, 0, allowance)
+    assert verdict.detail is not None and why in verdict.detail
