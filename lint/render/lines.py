@@ -8,6 +8,12 @@ object document of that file, when the file has as many as were rendered.
 The finding's line is then looked for inside that document only, never in
 another object's:
 
+0. the two documents aligned line by line: a line the template writes as
+   it is maps to that line; a line between two aligned ones maps to the one
+   template line between them that renders to it, else to the one line
+   there that writes lines of its own (an ``include``, ``template`` or
+   ``range`` action: a rule a helper writes sits on the line that includes
+   it, never on a like-looking line of another rule);
 1. a template line that reads the same as the rendered line, nearest the
    rendered line's offset in the document;
 2. else a template line that renders to it, its ``{{ ... }}`` actions read
@@ -25,6 +31,7 @@ lone object and line 1 otherwise.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import re
 from collections.abc import Callable, Sequence
@@ -34,7 +41,7 @@ from typing import Final
 
 from lint.loading.rendered import RenderedInput, chart_file
 from lint.loading.split import Chunk, split_stream
-from lint.report.model import Location, Report
+from lint.report.model import Culprit, Location, Report
 
 _OBJECT_START: Final = re.compile(r"^(?:apiVersion|kind)\s*:", re.MULTILINE)
 _ACTION: Final = re.compile(r"\{\{.*?\}\}")
@@ -113,6 +120,9 @@ def template_line(rendered: str, line: int, template: str | None) -> int | None:
     rendered_lines = _lines(rendered)
     wanted = rendered_lines[line - 1].strip() if line <= len(rendered_lines) else ""
     first_wanted = rendered_lines[where.document.content - 1].strip()
+    aligned = _aligned(rendered_lines, where.document, lines, span, line)
+    if aligned is not None:
+        return aligned
     guess = span.content + offset
     for matches in (_same_text(wanted), _renders_to(wanted)):
         found = _nearest(lines, span, guess, matches)
@@ -120,6 +130,48 @@ def template_line(rendered: str, line: int, template: str | None) -> int | None:
             return found
     start = _nearest(lines, span, span.content, _same_text(first_wanted))
     return start if start is not None else span.content
+
+
+def _aligned(
+    rendered: Sequence[str],
+    document: _Document,
+    template: Sequence[str],
+    span: _Document,
+    line: int,
+) -> int | None:
+    """The template line of rendered ``line`` by aligning the two documents
+    line by line (blanks and indentation aside): a line the template writes
+    as it is maps to that line; a line between two aligned ones comes from
+    the template lines between them: the one that renders to it, else the
+    one line there that includes a helper or loops (an ``include``,
+    ``template`` or ``range`` action). None when neither tells."""
+    first = document.content
+    ours = [text.strip() for text in rendered[first - 1 : document.last]]
+    theirs = [text.strip() for text in template[span.content - 1 : span.last]]
+    if not 0 <= line - first < len(ours):
+        return None
+    matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
+    before, after = (-1, -1), (len(ours), len(theirs))
+    for block in matcher.get_matching_blocks():
+        if block.a <= line - first < block.a + block.size and ours[line - first]:
+            return span.content + block.b + (line - first - block.a)
+        if block.size and block.a + block.size <= line - first:
+            before = (block.a + block.size - 1, block.b + block.size - 1)
+        elif block.size and block.a > line - first and after[0] == len(ours):
+            after = (block.a, block.b)
+    between = range(before[1] + 1, after[1])
+    wanted = ours[line - first]
+    renders = [n for n in between if _renders_to(wanted)(theirs[n])]
+    if len(renders) == 1:
+        return span.content + renders[0]
+    actions = [n for n in between if _EXPANDS.search(theirs[n])]
+    if len(actions) == 1:
+        return span.content + actions[0]
+    return None
+
+
+_EXPANDS: Final = re.compile(r"\{\{-?\s*(?:include|template|range)\b")
+"""A template action that writes lines of its own: a helper, or a loop."""
 
 
 def _template_span(template: str, where: RenderedDocument) -> _Document | None:
@@ -199,10 +251,24 @@ def template_lines(
         line = template_line(rendered, location.line, template)
         return location if line is None else dataclasses.replace(location, source_line=line)
 
+    def rules_placed(culprit: Culprit | None) -> Culprit | None:
+        if culprit is None or not culprit.rules:
+            return culprit
+        rules = tuple(
+            rule
+            if rule.location is None
+            else dataclasses.replace(rule, location=placed(rule.location))
+            for rule in culprit.rules
+        )
+        return dataclasses.replace(culprit, rules=rules)
+
     try:
         findings = tuple(
             dataclasses.replace(
-                f, location=placed(f.location), related=tuple(placed(r) for r in f.related)
+                f,
+                location=placed(f.location),
+                related=tuple(placed(r) for r in f.related),
+                culprit=rules_placed(f.culprit),
             )
             for f in report.findings
         )

@@ -218,3 +218,68 @@ def test_real_helm_places_the_finding_on_its_own_documents_line(
         where = _widening(piped.out)
         assert where["artifactLocation"]["uri"] == "chart/templates/policies.yaml"
         assert where["region"]["startLine"] == expected, args
+
+
+# One policy whose second egress rule a helper writes, after an ingress
+# rule with the same `- ports:` shape, the object starting on line 3.
+HELPED = """\
+{{- if .Values.enabled }}
+# the agent pods' network
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: agents
+  namespace: {{ .Release.Namespace }}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress, Egress]
+  ingress:
+    - ports:
+        - port: 8080
+  egress:
+    - ports:
+        - protocol: UDP
+          port: 53
+    {{- include "agents.egressRules" . | nindent 4 }}
+{{- end }}
+"""
+HELPED_RENDERED = """\
+---
+# Source: c/templates/netpol.yaml
+# the agent pods' network
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: agents
+  namespace: sbx
+spec:
+  podSelector: {}
+  policyTypes: [Ingress, Egress]
+  ingress:
+    - ports:
+        - port: 8080
+  egress:
+    - ports:
+        - protocol: UDP
+          port: 53
+    - ports:
+      - port: 443
+      to:
+      - ipBlock:
+          cidr: 0.0.0.0/0
+"""
+
+
+def test_a_rule_a_helper_writes_sits_on_the_line_that_includes_it() -> None:
+    include = _line_of(HELPED, '{{- include "agents.egressRules" . | nindent 4 }}')
+    helped_rule = _line_of(HELPED_RENDERED, "- ports:", after=_line_of(HELPED_RENDERED, "port: 53"))
+    assert template_line(HELPED_RENDERED, helped_rule, HELPED) == include == 18
+    # Never the ingress rule's `- ports:`, nor line 1.
+    ingress = _line_of(HELPED, "- ports:")
+    assert template_line(HELPED_RENDERED, helped_rule, HELPED) != ingress
+    # The lines the template writes itself keep theirs, the object's first
+    # line included.
+    first_rule = _line_of(HELPED_RENDERED, "- ports:", after=_line_of(HELPED_RENDERED, "egress:"))
+    assert template_line(HELPED_RENDERED, first_rule, HELPED) == 15
+    kind = _line_of(HELPED_RENDERED, "kind: NetworkPolicy")
+    assert template_line(HELPED_RENDERED, kind, HELPED) == 4
