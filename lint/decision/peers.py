@@ -49,8 +49,9 @@ def read_core_peer(raw: JSON) -> Peer | None:
 
 
 def unreadable_reason(raw: JSON) -> str:
-    """Why ``read_core_peer`` cannot read the peer, naming the field and the
-    value that stop it: a list of twenty CIDRs with one bad entry says which."""
+    """Why ``read_core_peer`` cannot read the peer, naming the field that
+    stops it (the detail quotes the peer after it): a list of twenty CIDRs
+    with one bad entry says which."""
     if not is_object(raw):
         return "the peer is not an object"
     if "ipBlock" in raw:
@@ -58,13 +59,13 @@ def unreadable_reason(raw: JSON) -> str:
         if not is_object(block):
             return "`ipBlock` is not an object"
         if parse_cidr(block.get("cidr")) is None:
-            return f"`ipBlock.cidr` {compact_json(block.get('cidr'))} is not a CIDR"
+            return "`ipBlock.cidr` is not a CIDR"
         excepts = read_list(block, "except")
         if excepts is UNREADABLE:
             return "`ipBlock.except` is not a list"
         for number, entry in enumerate(excepts or []):
             if parse_cidr(entry) is None:
-                return f"`ipBlock.except` entry {number} {compact_json(entry)} is not a CIDR"
+                return f"`ipBlock.except` entry {number} is not a CIDR"
         return "its `ipBlock` cannot be read"
     if "podSelector" not in raw and "namespaceSelector" not in raw:
         return "it names neither an `ipBlock` nor a selector"
