@@ -31,8 +31,8 @@ from typing import Final
 
 from lint.decision.cidr import contains, parse_cidr
 from lint.decision.constants import dns_visibility_rule
-from lint.decision.hosts import host_problem
 from lint.decision.fqdn_patterns import is_pattern
+from lint.decision.hosts import host_problem
 from lint.decision.model import Cidr, ConfigRefusal, ErrorClass, PortRange
 from lint.decision.validation import label_key_problem
 from lint.decision.values import JSON, compact_json, format_number
