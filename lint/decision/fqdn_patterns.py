@@ -4,14 +4,15 @@ such an entry, so its intent is judged in the cluster's own terms (the
 namzu host's union, SEMANTICS.md §4.1 and §10.2 step 8, never reads a
 pattern and is unchanged).
 
-Cilium (cilium/cilium ``pkg/fqdn/matchpattern/matchpattern.go``, read at
-the version whose test file is commit
-076bbeb36a867baf65fbae1f8c70b82a333841d7, and at a later version that adds
-the ``**.`` prefix) lowercases a pattern and turns it into an anchored
-regular expression:
+Cilium (cilium/cilium ``pkg/fqdn/matchpattern/matchpattern.go`` at commit
+0f7e0e5e9d2e4809bfb02fa8d0f389409328cece, its tests in
+``matchpattern_test.go`` at commit 076bbeb36a867baf65fbae1f8c70b82a333841d7,
+and a later copy of the file that adds the ``**.`` prefix) lowercases a
+pattern and turns it into an anchored regular expression:
 
-- ``*`` stands for any run, possibly empty, of ``[-a-zA-Z0-9_]``: never a
-  dot, so it stays inside one DNS label. ``*.debian.org`` matches
+- ``*`` stands for any run, possibly empty, of ``[-a-zA-Z0-9_]`` (``_``
+  joined the class after the first commit): never a dot, so it stays
+  inside one DNS label. ``*.debian.org`` matches
   ``a.debian.org`` but neither ``debian.org`` nor ``a.b.debian.org``.
 - A pattern of stars alone (``*``, ``**``, with or without a final dot)
   matches every name.
