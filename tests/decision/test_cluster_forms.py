@@ -16,6 +16,8 @@ from lint.decision.model import Allowance, ConfigRefusal, PortRange, Tri
 from lint.decision.ports import wanted_ranges
 from lint.decision.reach.common import domain_allowed
 from lint.decision.translation import translate_allow, with_selector
+from lint.explain.allowance import allowance_admits
+from lint.explain.destination import parse_destination
 
 TEMPLATE, NAMESPACE = "builder", "build"
 LABELS = {"app": "builder"}
@@ -231,3 +233,17 @@ def test_the_reach_decision_reads_domain_names_against_declared_patterns() -> No
     assert domain_allowed(allowance, "deb.debian.org", tcp_443)
     assert not domain_allowed(allowance, "a.b.debian.org", tcp_443)
     assert not domain_allowed(allowance, "deb.debian.org", (PortRange("UDP", 443),))
+
+
+@pytest.mark.parametrize(
+    ("destination", "inside"),
+    [
+        ("deb.debian.org:443", True),
+        ("deb.debian.org:443/UDP", True),
+        ("deb.debian.org:80", False),
+        ("a.b.debian.org:443", False),
+    ],
+)
+def test_explain_reads_a_pattern_grant_as_cilium_does(destination: str, inside: bool) -> None:
+    allowance = _hosts({"host": "*.debian.org", "ports": [443, {"port": 443, "protocol": "UDP"}]})
+    assert allowance_admits(allowance, parse_destination(destination)) is inside
