@@ -20,6 +20,10 @@ the linter is stricter it says why: a named port cannot be judged offline
 unknown keys are refused as everywhere in the declaration file, and a
 ``.domain`` host is refused because the union reads ``toFQDNs`` by
 ``matchName`` only (§4.1, §10.2 step 8).
+
+Under ``host: none`` (issue 28) ``allowHosts`` also takes a Cilium
+``matchPattern`` host and ports with a protocol (``cluster_forms``); the
+allowance then reads them as Cilium does (``lint.decision.fqdn_patterns``).
 """
 
 from __future__ import annotations
@@ -332,17 +336,12 @@ def _allow_host(entry: JSON, field: str, cluster_forms: bool) -> AllowHost:
     judged = host.lower() if isinstance(host, str) else host
     problem = _host_entry_problem(judged, cluster_forms)
     if problem is not None:
-        forms = (
-            "(`api.example.com`), a Cilium matchPattern (`*.example.com`), or "
-            "`{host: api.example.com, ports: [443, {port: 443, protocol: UDP}]}`"
-            if cluster_forms
-            else "(`api.example.com`), or `{host: api.example.com, ports: [443]}`"
-        )
         raise ConfigRefusal(
             host_field,
             ErrorClass.HOST,
             f"allowHosts entry {compact_json(judged)} {problem}. An entry is one host "
-            f"{forms}. Nothing was emitted for this declaration.",
+            f"{_FORMS_NONE if cluster_forms else _FORMS_NAMZU}. "
+            "Nothing was emitted for this declaration.",
         )
     assert isinstance(judged, str)
     if judged.startswith("."):
@@ -350,17 +349,27 @@ def _allow_host(entry: JSON, field: str, cluster_forms: bool) -> AllowHost:
             host_field,
             ErrorClass.HOST,
             f"allowHosts entry {compact_json(judged)} is a domain entry. "
-            + (
-                "Write the Cilium matchPattern `*"
-                + judged
-                + "` for its subdomains, and the bare name for the domain itself."
-                if cluster_forms
-                else "It would become a toFQDNs matchPattern, and the host's union check "
-                "reads toFQDNs by matchName only, so no policy could be judged inside it; "
-                "list the exact hosts."
-            ),
+            + (_domain_instead(judged) if cluster_forms else _DOMAIN_NAMZU),
         )
     return AllowHost(judged, ports)
+
+
+_FORMS_NAMZU: Final = "(`api.example.com`), or `{host: api.example.com, ports: [443]}`"
+_FORMS_NONE: Final = (
+    "(`api.example.com`), a Cilium matchPattern (`*.example.com`), or "
+    "`{host: api.example.com, ports: [443, {port: 443, protocol: UDP}]}`"
+)
+_DOMAIN_NAMZU: Final = (
+    "It would become a toFQDNs matchPattern, and the host's union check reads toFQDNs "
+    "by matchName only, so no policy could be judged inside it; list the exact hosts."
+)
+
+
+def _domain_instead(judged: str) -> str:
+    return (
+        f"Write the Cilium matchPattern `*{judged}` for its subdomains, and "
+        f"`{judged[1:]}` for the domain itself."
+    )
 
 
 def _host_entry_problem(judged: JSON, cluster_forms: bool) -> str | None:
