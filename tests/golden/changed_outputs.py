@@ -295,3 +295,11 @@ ISSUE_27_NO_CITATIONS: frozenset[str] = frozenset(
 """Issue 27 (nothing printed cites a document users lack): every output that
 carried the controller line's section sign, a rule description naming a
 specification, or a declaration note citing one."""
+
+
+ISSUE_28_SCENARIOS: tuple[str, ...] = ("allow-hosts-pattern", "cilium-any-covered")
+"""Scenarios issue 28 added (item 7: a ``host: none`` intent in Cilium's own
+terms, patterns in ``allowHosts`` and ``ANY`` as TCP, UDP and SCTP):
+recorded new. Issue 28 changed no earlier output: the namzu host refuses
+the new forms as before, and no earlier ``host: none`` tree holds a
+pattern grant or TCP, UDP and SCTP on one port."""

@@ -17,6 +17,7 @@ from tests.golden.changed_outputs import (
     ISSUE_25_RECORDED_NEW,
     ISSUE_25_SCENARIOS,
     ISSUE_27_NO_CITATIONS,
+    ISSUE_28_SCENARIOS,
     RECORDED_NEW_SCENARIOS,
     in_issue_14_scenario,
     issue_14_changed,
@@ -344,6 +345,8 @@ _LATER_SCENARIOS.update(
 )
 # Issue 27 came after every scenario: its rule applies to them all.
 _LATER_SCENARIOS = {name: issues | {"issue 27"} for name, issues in _LATER_SCENARIOS.items()}
+# Issue 28's scenarios were recorded new: no earlier issue's rule applies.
+_LATER_SCENARIOS.update({name: frozenset() for name in ISSUE_28_SCENARIOS})
 """Scenarios added by a later branch, each with the issues whose changes
 reached it only after it was recorded: only those issues' rules apply."""
 
