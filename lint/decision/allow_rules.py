@@ -20,6 +20,10 @@ the linter is stricter it says why: a named port cannot be judged offline
 unknown keys are refused as everywhere in the declaration file, and a
 ``.domain`` host is refused because the union reads ``toFQDNs`` by
 ``matchName`` only (§4.1, §10.2 step 8).
+
+Under ``host: none`` (issue 28) ``allowHosts`` also takes a Cilium
+``matchPattern`` host and ports with a protocol (``cluster_forms``); the
+allowance then reads them as Cilium does (``lint.decision.fqdn_patterns``).
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from typing import Final
 
 from lint.decision.cidr import contains, parse_cidr
 from lint.decision.constants import dns_visibility_rule
+from lint.decision.fqdn_patterns import is_pattern
 from lint.decision.hosts import host_problem
-from lint.decision.model import Cidr, ConfigRefusal, ErrorClass
+from lint.decision.model import Cidr, ConfigRefusal, ErrorClass, PortRange
 from lint.decision.validation import label_key_problem
 from lint.decision.values import JSON, compact_json, format_number
 
@@ -62,6 +67,7 @@ _IP_BLOCK_KEYS: Final = ("cidr", "except")
 _SELECTOR_KEYS: Final = ("matchLabels", "matchExpressions")
 _EXPRESSION_KEYS: Final = ("key", "operator", "values")
 _HOST_KEYS: Final = ("host", "ports")
+_HOST_PORT_KEYS: Final = ("port", "protocol")
 
 _API_SERVER: Final = "an API server refuses such a NetworkPolicy egress rule"
 
@@ -289,41 +295,52 @@ def _validate_label_value(value: JSON, field: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class AllowHost:
-    """One ``allowHosts`` entry: a hostname, and its TCP ports (None: every port)."""
+    """One ``allowHosts`` entry: a hostname (under ``host: none`` also a
+    Cilium ``matchPattern``), and its ports (None: every port)."""
 
     host: str
-    ports: tuple[int, ...] | None
+    ports: tuple[PortRange, ...] | None
+
+    @property
+    def pattern(self) -> bool:
+        return is_pattern(self.host)
 
 
-def allow_hosts(entries: JSON) -> list[AllowHost]:
+def allow_hosts(entries: JSON, *, cluster_forms: bool = False) -> list[AllowHost]:
     """Check ``allowHosts``: each entry a hostname (``api.example.com``) or
     ``{host, ports}``, the host judged lowercased with the grammar of §2.7 and
-    emitted lowercased. A ``.domain`` entry is refused (see the module)."""
+    emitted lowercased. A ``.domain`` entry is refused (see the module).
+
+    ``cluster_forms`` (``host: none``, issue 28): no host vocabulary binds
+    the entry, so it takes what a CiliumNetworkPolicy can say: a
+    ``matchPattern`` host (``*.debian.org``) and ports with a protocol
+    (``{port: 443, protocol: UDP}``). The namzu host refuses both, as
+    before."""
     listed = _list(entries, ALLOW_HOSTS_FIELD, "allowHosts")
     hosts: list[AllowHost] = []
     for index, entry in enumerate(listed):
         field = f"{ALLOW_HOSTS_FIELD}[{index}]"
-        hosts.append(_allow_host(entry, field))
+        hosts.append(_allow_host(entry, field, cluster_forms))
     return hosts
 
 
-def _allow_host(entry: JSON, field: str) -> AllowHost:
-    ports: tuple[int, ...] | None = None
+def _allow_host(entry: JSON, field: str, cluster_forms: bool) -> AllowHost:
+    ports: tuple[PortRange, ...] | None = None
     host = entry
     host_field = field
     if isinstance(entry, dict):
         _known_keys(entry, _HOST_KEYS, field, "an allowHosts entry")
         host, host_field = entry.get("host"), f"{field}.host"
         if "ports" in entry:
-            ports = _host_ports(entry["ports"], f"{field}.ports")
+            ports = _host_ports(entry["ports"], f"{field}.ports", cluster_forms)
     judged = host.lower() if isinstance(host, str) else host
-    problem = host_problem(judged)
+    problem = _host_entry_problem(judged, cluster_forms)
     if problem is not None:
         raise ConfigRefusal(
             host_field,
             ErrorClass.HOST,
             f"allowHosts entry {compact_json(judged)} {problem}. An entry is one host "
-            "(`api.example.com`), or `{host: api.example.com, ports: [443]}`. "
+            f"{_FORMS_NONE if cluster_forms else _FORMS_NAMZU}. "
             "Nothing was emitted for this declaration.",
         )
     assert isinstance(judged, str)
@@ -331,25 +348,74 @@ def _allow_host(entry: JSON, field: str) -> AllowHost:
         raise ConfigRefusal(
             host_field,
             ErrorClass.HOST,
-            f"allowHosts entry {compact_json(judged)} is a domain entry. It would become "
-            "a toFQDNs matchPattern, and the host's union check reads toFQDNs by matchName "
-            "only, so no policy could be judged inside it; list "
-            "the exact hosts.",
+            f"allowHosts entry {compact_json(judged)} is a domain entry. "
+            + (_domain_instead(judged) if cluster_forms else _DOMAIN_NAMZU),
         )
     return AllowHost(judged, ports)
 
 
-def _host_ports(ports: JSON, field: str) -> tuple[int, ...]:
+_FORMS_NAMZU: Final = "(`api.example.com`), or `{host: api.example.com, ports: [443]}`"
+_FORMS_NONE: Final = (
+    "(`api.example.com`), a Cilium matchPattern (`*.example.com`), or "
+    "`{host: api.example.com, ports: [443, {port: 443, protocol: UDP}]}`"
+)
+_DOMAIN_NAMZU: Final = (
+    "It would become a toFQDNs matchPattern, and the host's union check reads toFQDNs "
+    "by matchName only, so no policy could be judged inside it; list the exact hosts."
+)
+
+
+def _domain_instead(judged: str) -> str:
+    return (
+        f"Write the Cilium matchPattern `*{judged}` for its subdomains, and "
+        f"`{judged[1:]}` for the domain itself."
+    )
+
+
+def _host_entry_problem(judged: JSON, cluster_forms: bool) -> str | None:
+    """The host grammar (§2.7); under ``cluster_forms`` a ``*`` may stand
+    for DNS characters inside a label, one star at a time."""
+    if not (cluster_forms and isinstance(judged, str) and is_pattern(judged)):
+        return host_problem(judged)
+    if "**" in judged:
+        return (
+            "holds `**`, which Cilium versions read differently (one label, or "
+            "one or more labels); write `*` for one label"
+        )
+    problem = host_problem(judged.replace("*", "a"))
+    return None if problem is None else f"is not a Cilium matchPattern over a DNS name: {problem}"
+
+
+def _host_ports(ports: JSON, field: str, cluster_forms: bool) -> tuple[PortRange, ...]:
     listed = _list(ports, field, "ports")
     if not listed:
         raise _refuse(field, "ports is empty; leave it out for every port, or list one.")
-    for index, port in enumerate(listed):
-        if not _is_port_number(port):
+    return tuple(
+        _host_port(port, f"{field}[{index}]", cluster_forms) for index, port in enumerate(listed)
+    )
+
+
+def _host_port(port: JSON, field: str, cluster_forms: bool) -> PortRange:
+    """A port number is TCP; under ``cluster_forms`` also ``{port, protocol}``."""
+    if cluster_forms and isinstance(port, dict):
+        _known_keys(port, _HOST_PORT_KEYS, field, "an allowHosts port")
+        protocol = port.get("protocol", "TCP")
+        if protocol not in _PROTOCOLS:
             raise _refuse(
-                f"{field}[{index}]",
-                f"port {compact_json(port)} is not an integer from 1 to 65535.",
+                f"{field}.protocol",
+                f"protocol {compact_json(protocol)} is not TCP, UDP or SCTP.",
             )
-    return tuple(port for port in listed if isinstance(port, int))
+        number = port.get("port")
+        if not _is_port_number(number):
+            raise _refuse(
+                f"{field}.port", f"port {compact_json(number)} is not an integer from 1 to 65535."
+            )
+        assert isinstance(number, int) and isinstance(protocol, str)
+        return PortRange(protocol, number)
+    if not _is_port_number(port):
+        raise _refuse(field, f"port {compact_json(port)} is not an integer from 1 to 65535.")
+    assert isinstance(port, int)
+    return PortRange("TCP", port)
 
 
 def allow_hosts_rules(hosts: Sequence[AllowHost]) -> list[JSON]:
@@ -357,10 +423,13 @@ def allow_hosts_rules(hosts: Sequence[AllowHost]) -> list[JSON]:
     visibility rule, which the toFQDNs rules need, then one rule per host."""
     rules: list[JSON] = [dns_visibility_rule()]
     for entry in hosts:
-        rule: dict[str, JSON] = {"toFQDNs": [{"matchName": entry.host}]}
+        selector = "matchPattern" if entry.pattern else "matchName"
+        rule: dict[str, JSON] = {"toFQDNs": [{selector: entry.host}]}
         if entry.ports is not None:
             ports: list[JSON] = [
-                {"port": format_number(port), "protocol": "TCP"} for port in entry.ports
+                {"port": format_number(port.start), "protocol": port.protocol}
+                for port in entry.ports
+                if port.start is not None
             ]
             rule["toPorts"] = [{"ports": ports}]
         rules.append(rule)

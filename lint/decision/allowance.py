@@ -8,9 +8,11 @@ union check measures against.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Final, Literal
 
 from lint.decision.constants import CILIUM_KIND, kube_dns_endpoints
+from lint.decision.fqdn_patterns import name_in_pattern, pattern_within
 from lint.decision.model import (
     ALL_PORTS,
     Allowance,
@@ -44,7 +46,21 @@ ALL_NAMES: Final[Literal["all"]] = "all"
 
 def build_allowance(translation: Translation) -> Allowance:
     """Build the allowance from the translated manifest (§4.1 Cilium, §4.2
-    core; an ``allow`` intent's companion adds §4.1 to §4.2)."""
+    core; an ``allow`` intent's companion adds §4.1 to §4.2). A translation
+    no host reads back (``host: none``) is read in the cluster's terms
+    (issue 28, ``Allowance.cluster_terms``)."""
+    allowance = _build_allowance(translation)
+    if translation.named:
+        return allowance
+    patterns = (
+        _fqdn_pattern_grants(_egress_rules(translation.companion))
+        if translation.companion is not None
+        else ()
+    )
+    return replace(allowance, fqdn_patterns=patterns, cluster_terms=True)
+
+
+def _build_allowance(translation: Translation) -> Allowance:
     rules = _egress_rules(translation.manifest)
     named = NamedRef(kind=translation.kind, name=translation.name)
     if translation.kind == CILIUM_KIND:
@@ -113,7 +129,7 @@ def _core_destinations(rules: list[JSON]) -> tuple[tuple[Destination, ...], bool
     return tuple(destinations), permits_everything
 
 
-def _fqdn_grants(rules: list[JSON]) -> tuple[FqdnGrant, ...]:
+def _fqdn_grants(rules: list[JSON], field: str = "matchName") -> tuple[FqdnGrant, ...]:
     """§4.1: one grant per string ``matchName``; ``matchPattern`` is never recorded."""
     grants: list[FqdnGrant] = []
     for rule in rules:
@@ -125,9 +141,15 @@ def _fqdn_grants(rules: list[JSON]) -> tuple[FqdnGrant, ...]:
         read = read_cilium_ports(rule)
         ports: PortSet = ALL_PORTS if isinstance(read, CiliumPortsError) else read
         for entry in entries:
-            if isinstance(entry, dict) and isinstance(entry.get("matchName"), str):
-                grants.append(FqdnGrant(host=entry["matchName"], ports=ports))
+            if isinstance(entry, dict) and isinstance(entry.get(field), str):
+                grants.append(FqdnGrant(host=entry[field], ports=ports))
     return tuple(grants)
+
+
+def _fqdn_pattern_grants(rules: list[JSON]) -> tuple[FqdnGrant, ...]:
+    """Issue 28: the ``matchPattern`` grants of a ``host: none`` entry's
+    ``allowHosts``, which the translation itself emitted."""
+    return _fqdn_grants(rules, "matchPattern")
 
 
 def _dns_narrowed_to(rules: list[JSON]) -> DnsNames:
@@ -190,16 +212,35 @@ def destination_allowed(allowance: Allowance, peer: Peer, ports: PortSet) -> boo
             covers(destination.ports, wanted) and peer_within(destination.peer, peer)
             for destination in allowance.destinations
         )
-        for wanted in wanted_ranges(ports)
+        for wanted in wanted_ranges(ports, split_any=allowance.cluster_terms)
     )
 
 
 def fqdn_allowed(allowance: Allowance, host: str, ports: PortSet) -> bool:
     """§9.4 "FQDN allowed": exact, case-sensitive host match with covering
-    ports. ``permitsEverything`` is deliberately ignored (quirk Q1)."""
+    ports. ``permitsEverything`` is deliberately ignored (quirk Q1). In the
+    cluster's terms (issue 28) a pattern grant that matches the name
+    counts too."""
     return all(
         any(grant.host == host and covers(grant.ports, wanted) for grant in allowance.fqdns)
-        for wanted in wanted_ranges(ports)
+        or any(
+            name_in_pattern(host, grant.host) and covers(grant.ports, wanted)
+            for grant in allowance.fqdn_patterns
+        )
+        for wanted in wanted_ranges(ports, split_any=allowance.cluster_terms)
+    )
+
+
+def fqdn_pattern_allowed(allowance: Allowance, pattern: str, ports: PortSet) -> bool:
+    """Issue 28, ``host: none`` only: a policy's ``matchPattern`` is allowed
+    when, for every wanted range, a declared pattern holds every name it
+    matches (``pattern_within``) on covering ports."""
+    return all(
+        any(
+            pattern_within(pattern, grant.host) and covers(grant.ports, wanted)
+            for grant in allowance.fqdn_patterns
+        )
+        for wanted in wanted_ranges(ports, split_any=allowance.cluster_terms)
     )
 
 

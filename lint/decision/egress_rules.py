@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from lint.decision.allowance import (
     destination_allowed,
     fqdn_allowed,
+    fqdn_pattern_allowed,
     reaches_resolver,
     read_dns_names,
 )
@@ -264,18 +265,40 @@ def _cidr_set_block(entry: JSON) -> dict[str, JSON] | None:
 def _fqdns_verdict(
     fields: Mapping[str, list[JSON]], ports: PortSet, index: int, allowance: Allowance
 ) -> RuleVerdict | None:
-    """§10.2 step 8: every entry needs an exactly granted `matchName` (Q1, Q2)."""
+    """§10.2 step 8: every entry needs an exactly granted `matchName` (Q1, Q2).
+    In the cluster's terms (``host: none``, issue 28) each of an entry's
+    `matchName` and `matchPattern` must be allowed, a pattern by a declared
+    pattern that holds every name it matches."""
     for entry in fields.get("toFQDNs", []):
         if not isinstance(entry, dict):
             return _undecided(f"a `toFQDNs` entry is not an object: {compact_json(entry)}", index)
-        host = entry.get("matchName")
-        if not isinstance(host, str) or not fqdn_allowed(allowance, host, ports):
+        allowed = (
+            _fqdn_entry_allowed(entry, ports, allowance)
+            if allowance.cluster_terms
+            else _name_allowed(entry.get("matchName"), ports, allowance)
+        )
+        if not allowed:
             return _beyond(
                 f"`toFQDNs` entry {compact_json(entry)} on {describe_ports(ports)}, "
                 f"{_not_allowed(allowance)}",
                 index,
             )
     return None
+
+
+def _name_allowed(host: JSON, ports: PortSet, allowance: Allowance) -> bool:
+    return isinstance(host, str) and fqdn_allowed(allowance, host, ports)
+
+
+def _fqdn_entry_allowed(entry: Mapping[str, JSON], ports: PortSet, allowance: Allowance) -> bool:
+    name, pattern = entry.get("matchName"), entry.get("matchPattern")
+    if name is None and pattern is None:
+        return False
+    if name is not None and not _name_allowed(name, ports, allowance):
+        return False
+    return pattern is None or (
+        isinstance(pattern, str) and fqdn_pattern_allowed(allowance, pattern, ports)
+    )
 
 
 def _endpoints_verdict(

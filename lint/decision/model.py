@@ -113,7 +113,14 @@ class NamedRef:
 
 @dataclass(frozen=True, slots=True)
 class Allowance:
-    """What the translated manifest lets out (§4)."""
+    """What the translated manifest lets out (§4).
+
+    ``cluster_terms``: the entry is ``host: none`` (issue 28), so no host
+    vocabulary binds it and the allowance is read as the cluster reads it:
+    ``fqdn_patterns`` holds the ``matchPattern`` grants of ``allowHosts``
+    (``host`` is the pattern), and a port on every protocol (Cilium
+    ``ANY``) is TCP, UDP and SCTP on that port. Under the namzu host both
+    stay off and §4.1, §7.4 apply as written."""
 
     destinations: tuple[Destination, ...]
     fqdns: tuple[FqdnGrant, ...]
@@ -122,6 +129,8 @@ class Allowance:
     permits_nothing: bool
     policy_kind: str
     named_object: NamedRef
+    fqdn_patterns: tuple[FqdnGrant, ...] = ()
+    cluster_terms: bool = False
 
 
 # --- Translation (§3) ---------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from lint.decision.model import ALL_PORTS, PortRange, PortSet
@@ -157,11 +157,31 @@ def covers(allowed: PortSet, wanted: PortRange) -> bool:
     return any(range_covers(candidate, wanted) for candidate in allowed)
 
 
-def wanted_ranges(ports: PortSet) -> tuple[PortRange, ...]:
-    """§9.4: ``all`` is wanted as one range with no protocol and no start."""
+SPLIT_PROTOCOLS: Final = ("TCP", "UDP", "SCTP")
+"""What a Cilium port entry on ``ANY`` stands for in the cluster's terms."""
+
+
+def wanted_ranges(ports: PortSet, *, split_any: bool = False) -> tuple[PortRange, ...]:
+    """§9.4: ``all`` is wanted as one range with no protocol and no start.
+
+    ``split_any`` (a ``host: none`` allowance, issue 28): a range on every
+    protocol that names a port (Cilium ``ANY`` on 53) is wanted as TCP, UDP
+    and SCTP on it, since a Cilium port entry matches those three only; so
+    an allowance that lists all three covers it. ``all`` is not split: a
+    rule without ports matches ICMP too."""
     if ports == ALL_PORTS:
         return (PortRange(None),)
-    return ports
+    if not split_any:
+        return ports
+    return tuple(
+        split
+        for port_range in ports
+        for split in (
+            [replace(port_range, protocol=protocol) for protocol in SPLIT_PROTOCOLS]
+            if port_range.protocol is None and port_range.start is not None
+            else [port_range]
+        )
+    )
 
 
 def covers_dns_port(ports: PortSet) -> bool:

@@ -127,13 +127,17 @@ def translate_allow(
     template: str,
     namespace: str,
     selector: Mapping[str, str] | None = None,
+    *,
+    cluster_forms: bool = False,
 ) -> Translation:
     """Validate and translate an ``allow`` intent (issue 17): a core
     NetworkPolicy whose ``spec.egress`` is the ``allow`` list as written,
     and, with ``allowHosts``, a CiliumNetworkPolicy of the same name beside
     it (the translation's ``companion``). ``selector`` None selects the
     namzu template label (and the profile label, §3.1); the name is
-    ``networkPolicyName`` or the default name (§1.6)."""
+    ``networkPolicyName`` or the default name (§1.6). ``cluster_forms``
+    (``host: none``) lets ``allowHosts`` take Cilium patterns and protocols
+    (issue 28)."""
     rules = validate_allow_rules(egress.get("allow"))
     hosts = None
     if ALLOW_HOSTS_FIELD in egress:
@@ -147,7 +151,7 @@ def translate_allow(
                 "`engine: cilium` if the cluster runs Cilium, or write the "
                 "destinations as allow rules.",
             )
-        hosts = allow_hosts(egress[ALLOW_HOSTS_FIELD])
+        hosts = allow_hosts(egress[ALLOW_HOSTS_FIELD], cluster_forms=cluster_forms)
     validate_allow_egress(egress, template)
     profile = egress.get("profile", None)
     name = _policy_name(egress, template, profile)

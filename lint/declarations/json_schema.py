@@ -84,6 +84,50 @@ _ACROSS_FIELDS: Final[dict[str, dict[str, Any]]] = {
 }
 """The loader's checks across fields that one object can express."""
 
+_PORT_NUMBER: Final = {"type": "integer", "minimum": 1, "maximum": 65535}
+
+ALLOW_HOSTS: Final[dict[str, Any]] = {
+    "description": "Hostnames the pod may reach beside `allow` (engine cilium). An entry "
+    "is a hostname, or {host, ports}. Under `host: none` the host may also be a Cilium "
+    "matchPattern (`*.debian.org`: `*` stands for characters within one label) and a "
+    "port may name its protocol ({port: 443, protocol: UDP}; TCP when absent); the "
+    "namzu host takes exact hostnames and TCP port numbers only.",
+    "type": "array",
+    "items": {
+        "anyOf": [
+            {"type": "string"},
+            {
+                "type": "object",
+                "properties": {
+                    "host": {"type": "string"},
+                    "ports": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {
+                            "anyOf": [
+                                _PORT_NUMBER,
+                                {
+                                    "type": "object",
+                                    "properties": {
+                                        "port": _PORT_NUMBER,
+                                        "protocol": {"enum": ["TCP", "UDP", "SCTP"]},
+                                    },
+                                    "required": ["port"],
+                                    "additionalProperties": False,
+                                },
+                            ]
+                        },
+                    },
+                },
+                "required": ["host"],
+                "additionalProperties": False,
+            },
+        ]
+    },
+}
+"""``allowHosts`` (issue 17, forms of issue 28), which the models leave open
+because ``lint.decision.allow_rules`` checks it with the host's kind."""
+
 
 def declaration_schema() -> dict[str, Any]:
     """The schema, generated from the models."""
@@ -114,6 +158,8 @@ def _definition(name: str, body: dict[str, Any]) -> dict[str, Any]:
     }
     if name == "PolicyModel":
         tidied["properties"]["kind"] = {"enum": list(EGRESS_POLICY_KINDS)}
+    if "allowHosts" in tidied["properties"]:
+        tidied["properties"]["allowHosts"] = ALLOW_HOSTS
     return {"title": name.removesuffix("Model"), "description": _DESCRIPTIONS[name], **tidied} | (
         _ACROSS_FIELDS.get(name, {})
     )

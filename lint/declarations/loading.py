@@ -115,7 +115,7 @@ class _EntryLoader:
         self._check_intent(index, resolved.merged)
         self._check_host(index, sandbox, host, resolved.merged)
         namespace = self._namespace(sandbox)
-        translation = self._translate(resolved, target, namespace, prefix)
+        translation = self._translate(resolved, target, namespace, prefix, host)
         if host == "none":
             # The selector is the pods' own labels, known once the manifests
             # are read (lint.declarations.declared); no host reads it back.
@@ -295,12 +295,13 @@ class _EntryLoader:
         return _Resolved(_replace_policy(merged, replaced, lines), hosts)
 
     def _translate(
-        self, resolved: _Resolved, template: str, namespace: str, prefix: str
+        self, resolved: _Resolved, template: str, namespace: str, prefix: str, host: HostName
     ) -> Translation:
         egress = resolved.merged.egress
         try:
             if "allow" in egress:
-                return translate_allow(egress, template, namespace)
+                # host: none takes the cluster's own forms in allowHosts (issue 28).
+                return translate_allow(egress, template, namespace, cluster_forms=host == "none")
             return translate(egress, template, namespace)
         except ConfigRefusal as refusal:
             raise self._refusal_error(refusal, resolved, prefix) from None

@@ -72,6 +72,7 @@ def allowance_admits(allowance: Allowance, destination: Destination) -> bool:
         return True
     grants = [Grant(_target(d.peer), d.ports) for d in allowance.destinations]
     grants += [Grant(Fqdn(f.host, None), f.ports) for f in allowance.fqdns]
+    grants += [Grant(Fqdn(None, f.host), f.ports) for f in allowance.fqdn_patterns]
     return any(match_grant(grant, destination).reach is Reach.YES for grant in grants)
 
 

@@ -14,21 +14,18 @@ characters within one label, and a lone ``*`` matching every name.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
 from lint.decision.cidr import overlaps
+from lint.decision.fqdn_patterns import name_in_pattern
 from lint.decision.model import ALL_PORTS
 from lint.decision.peers import peer_within
 from lint.decision.ports import covers
 from lint.explain.describe import describe_block
 from lint.explain.destination import Destination
 from lint.explain.grants import Block, Entity, EveryDestination, Fqdn, Grant, Opaque, Pods
-
-# Cilium's character class for what `*` may stand for in a matchPattern.
-_PATTERN_CHARACTERS: Final = "[-a-zA-Z0-9_]*"
 
 
 class Reach(Enum):
@@ -129,8 +126,4 @@ def fqdn_matches(fqdn: Fqdn, host: str) -> bool:
         return True
     if fqdn.match_pattern is None:
         return False
-    pattern = fqdn.match_pattern.rstrip(".").lower()
-    if pattern == "*":
-        return True
-    parts = [re.escape(part) for part in pattern.split("*")]
-    return re.fullmatch(_PATTERN_CHARACTERS.join(parts), name, re.ASCII) is not None
+    return name_in_pattern(name, fqdn.match_pattern.rstrip("."))

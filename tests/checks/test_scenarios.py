@@ -5,11 +5,13 @@ reviewed expected.json of the scenario."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.checks.scenario_runner import SCENARIOS, normalise, run_scenario
+from tests.checks.scenario_runner import SCENARIOS, normalise, run_cli, run_scenario
 
 EXTRA_ARGS: dict[str, tuple[str, ...]] = {
     "read-cilium-always": ("--read-cilium", "always"),
@@ -486,3 +488,34 @@ def test_a_host_none_template_used_only_through_claims_is_judged_pooled() -> Non
     }
     assert [(f["ruleId"], f["line"]) for f in report["findings"]] == [("egress-policy-widens", 4)]
     assert outcome.exit_code == 1
+
+
+def _examined(report: dict[str, Any]) -> list[tuple[str, str]]:
+    reach = _only(report)["egress"]["reach"]
+    return [(item["name"], item["verdict"]) for item in reach["examined"]]
+
+
+@pytest.mark.parametrize(
+    ("name", "policy", "edit"),
+    [
+        # Issue 28: `*.org` is not inside the declared `*.debian.org`.
+        ("allow-hosts-pattern", "builder-egress", ('"*.debian.org"', '"*.org"')),
+        # Issue 28: without SCTP on 53, ANY on 53 is no longer covered.
+        ("cilium-any-covered", "builder-dns", ("- {protocol: SCTP, port: 53}", "")),
+    ],
+)
+def test_host_none_cluster_forms_cover_and_stop_covering(
+    name: str, policy: str, edit: tuple[str, str], tmp_path: Path
+) -> None:
+    outcome = run_scenario(name)
+    assert outcome.exit_code == 0
+    assert _examined(outcome.report) == [(policy, "within")]
+    copy = tmp_path / name
+    shutil.copytree(SCENARIOS / name, copy)
+    for file in (copy / "manifests.yaml", copy / ".egress-lint.yaml"):
+        text = file.read_text(encoding="utf-8")
+        file.write_text(text.replace(*edit), encoding="utf-8")
+    widened = run_cli(["check", ".", "--format", "json"], copy)
+    assert widened.exit_code == 1
+    assert _rule_ids(widened.report) == ["egress-policy-widens"]
+    assert _examined(widened.report) == [(policy, "widens-egress")]

@@ -252,3 +252,27 @@ def test_a_workload_is_host_none_and_direct_only(refuse: RefuseText, load_text: 
         "    egress: {allow: []}\n"
     )
     assert error.path.startswith("sandboxes[0].workload.kind")
+
+
+def test_host_none_allow_hosts_take_patterns_and_protocols(
+    refuse: RefuseText, load_text: LoadText
+) -> None:
+    """Issue 28: the loader hands `host: none` the cluster's forms, and the
+    namzu host refuses them at the same field and line as before."""
+    hosts = "['*.debian.org', {host: q.example.com, ports: [{port: 443, protocol: UDP}]}]"
+    body = f"    egress:\n      engine: cilium\n      allow: []\n      allowHosts: {hosts}\n"
+    entry = load_text(
+        "version: 1\nsandboxes:\n  - workload: {kind: Deployment, name: api}\n" + body
+    ).entries[0]
+    companion = entry.translation.companion
+    assert companion is not None
+    assert companion["spec"]["egress"][1:] == [
+        {"toFQDNs": [{"matchPattern": "*.debian.org"}]},
+        {
+            "toFQDNs": [{"matchName": "q.example.com"}],
+            "toPorts": [{"ports": [{"port": "443", "protocol": "UDP"}]}],
+        },
+    ]
+    error = refuse("version: 1\nsandboxes:\n  - template: t\n" + body)
+    assert (error.path, error.line) == ("sandboxes[0].egress.allowHosts[0]", 7)
+    assert "glob" in error.message

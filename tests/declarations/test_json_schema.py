@@ -221,6 +221,21 @@ BAD: dict[str, str] = {
         sandboxes:
           - template: t
         """,
+    "an allowHosts port on ICMP": """
+        version: 1
+        sandboxes:
+          - workload: {kind: Deployment, name: api}
+            egress:
+              engine: cilium
+              allow: []
+              allowHosts: [{host: a.example.com, ports: [{port: 1, protocol: ICMP}]}]
+        """,
+    "allowHosts that is not a list": """
+        version: 1
+        sandboxes:
+          - workload: {kind: Deployment, name: api}
+            egress: {engine: cilium, allow: [], allowHosts: a.example.com}
+        """,
     "a namespace entry with an unknown key": """
         version: 1
         namespaces:

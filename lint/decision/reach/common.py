@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from lint.decision.allowance import destination_allowed, reaches_resolver
+from lint.decision.fqdn_patterns import name_in_pattern
 from lint.decision.model import (
     Allowance,
     CidrPeer,
@@ -326,13 +327,19 @@ def normalise_domain(name: str) -> str:
 
 
 def domain_allowed(allowance: Allowance, name: str, ports: PortSet) -> bool:
-    """S§9.4 "FQDN allowed" on normalised names (§2.6 step 5)."""
+    """S§9.4 "FQDN allowed" on normalised names (§2.6 step 5). A ``host:
+    none`` allowance (issue 28) adds its pattern grants, read as Cilium
+    reads them, and splits a port on every protocol into TCP, UDP, SCTP."""
     return all(
         any(
             normalise_domain(grant.host) == name and covers(grant.ports, wanted)
             for grant in allowance.fqdns
         )
-        for wanted in wanted_ranges(ports)
+        or any(
+            name_in_pattern(name, grant.host) and covers(grant.ports, wanted)
+            for grant in allowance.fqdn_patterns
+        )
+        for wanted in wanted_ranges(ports, split_any=allowance.cluster_terms)
     )
 
 
