@@ -295,3 +295,18 @@ ISSUE_27_NO_CITATIONS: frozenset[str] = frozenset(
 """Issue 27 (nothing printed cites a document users lack): every output that
 carried the controller line's section sign, a rule description naming a
 specification, or a declaration note citing one."""
+
+
+ISSUE_28_SCENARIOS: tuple[str, ...] = ("render-failed",)
+"""Scenarios issue 28 added: recorded new."""
+
+
+def issue_28_changed(key: str) -> bool:
+    """Whether issue 28 changed the output of the golden entry ``key``: the
+    rule catalog gains ``render-failed``, so every SARIF report and the
+    ``rules`` listing change, and nothing else (no earlier tree lists
+    ``renders:``, and a render beside PATHs was refused before)."""
+    if any(f"scenarios/{name} $" in key for name in ISSUE_28_SCENARIOS):
+        return False
+    command = key.split(" $ ", 1)[1]
+    return command.startswith("rules") or "--format sarif" in command

@@ -17,10 +17,12 @@ from tests.golden.changed_outputs import (
     ISSUE_25_RECORDED_NEW,
     ISSUE_25_SCENARIOS,
     ISSUE_27_NO_CITATIONS,
+    ISSUE_28_SCENARIOS,
     RECORDED_NEW_SCENARIOS,
     in_issue_14_scenario,
     issue_14_changed,
     issue_25_changed,
+    issue_28_changed,
 )
 
 RECORDED: dict[str, dict[str, Any]] = json.loads(DIGESTS.read_text(encoding="utf-8"))
@@ -305,6 +307,7 @@ _ISSUE_RULES: dict[str, Callable[[str], bool]] = {
         key not in ISSUE_25_RECORDED_NEW and (_issue_25_changed(key) or issue_25_changed(key))
     ),
     "issue 27": lambda key: key in ISSUE_27_NO_CITATIONS,
+    "issue 28": issue_28_changed,
 }
 """Each issue's rule: which outputs it changed on purpose."""
 
@@ -344,6 +347,9 @@ _LATER_SCENARIOS.update(
 )
 # Issue 27 came after every scenario: its rule applies to them all.
 _LATER_SCENARIOS = {name: issues | {"issue 27"} for name, issues in _LATER_SCENARIOS.items()}
+# Issue 28 came after every scenario but its own, which are recorded new.
+_LATER_SCENARIOS = {name: issues | {"issue 28"} for name, issues in _LATER_SCENARIOS.items()}
+_LATER_SCENARIOS.update({name: frozenset() for name in ISSUE_28_SCENARIOS})
 """Scenarios added by a later branch, each with the issues whose changes
 reached it only after it was recorded: only those issues' rules apply."""
 
@@ -368,7 +374,9 @@ def test_every_output_changed_on_purpose_says_why() -> None:
     of every SARIF report and the ``rules`` listing) and issue 25's
     (``changed_outputs.issue_25_changed``: every output of a tree without a
     declaration file, and the check formats of ``host: none`` trees it
-    names; its new scenarios and explain cases are recorded new)."""
+    names; its new scenarios and explain cases are recorded new) and issue
+    28's (``changed_outputs.issue_28_changed``: the rule catalog of every
+    SARIF report and the ``rules`` listing; its scenario is recorded new)."""
     changed = sorted(key for key, entry in RECORDED.items() if "why" in entry)
     expected = {key for key in RECORDED if _changed_by(key)}
     assert changed == sorted(expected)
