@@ -347,6 +347,20 @@ RULES: tuple[Rule, ...] = (
         "Change the setting at the reported line to say what is meant.",
         "declaration-note",
     ),
+    Rule(
+        "render-failed",
+        "error",
+        "A `renders:` environment could not be rendered.",
+        "Its chart or overlay failed to render, was refused before the tool ran (a path "
+        "outside the repository, a reference that would be fetched), or the tool ran past "
+        "the time or output limit. Nothing of the environment can be read, so it fails "
+        "closed: each of its sandboxes fails, with this one finding. The other "
+        "environments are checked as usual.",
+        "Fix the chart, values or overlay so that the render the message quotes succeeds; "
+        "for a trusted repository, raise `--render-timeout` or the size limits, or give "
+        "`--allow-remote-render`.",
+        "render-failed",
+    ),
 )
 
 """The rules, in the order SARIF indexes them: a new rule goes last, so the

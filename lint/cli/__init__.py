@@ -43,8 +43,8 @@ class LazyCommand:
 COMMANDS: Final = {
     "check": LazyCommand(
         "lint.cli.check:check_command",
-        "Check rendered manifests against the declared egress intent: PATHs, or what "
-        "--helm or --kustomize renders.",
+        "Check rendered manifests against the declared egress intent: PATHs, what "
+        "--helm or --kustomize renders, or both, read as one set.",
     ),
     "explain": LazyCommand(
         "lint.cli.explain:explain_command",

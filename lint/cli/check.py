@@ -56,12 +56,12 @@ from lint.parallel.shares import available_processes
 from lint.render import RenderPolicy, RenderSpec
 from lint.render.lines import stream_reader, template_lines
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, truncation_note
-from lint.report.environments import in_environment, joined
+from lint.report.environments import failed_environment, in_environment, joined
 from lint.report.json_report import bounded_json
-from lint.report.model import Report
+from lint.report.model import Location, Report
 from lint.report.reporters import CHECK_REPORTERS, RenderOptions
 from lint.rules import level_rank
-from lint.suppression import BaselineError, render_baseline
+from lint.suppression import BaselineError, render_baseline, suppress
 
 FAIL_ON = ("error", "warning", "note", "never")
 
@@ -143,8 +143,9 @@ def execute_environments(
 ) -> int:
     """Render each ``renders:`` environment, check each on its own, and
     write one report of them all (DESIGN §11). An environment whose render
-    is refused, fails or runs out of time is reported as unreadable, and
-    fails closed; the others are checked all the same."""
+    is refused, fails, runs out of time or overruns its output limit is one
+    ``render-failed`` finding, and its sandboxes fail closed; the others
+    are checked all the same, and the exit status covers them all."""
     with collector_paused():
         reports, runs = [], []
         progress = options.progress or _silent
@@ -155,12 +156,27 @@ def execute_environments(
                 f"{render_command(spec)} {spec.target}"
             )
             stdin, namespace = environment_input(environment, options.namespace, policy)
-            run = _checked(
-                dataclasses.replace(options, paths=("-",), namespace=namespace), stdin, out
-            )
-            reports.append(in_environment(run.report, environment.name))
+            given = dataclasses.replace(options, paths=("-",), namespace=namespace)
+            run = _checked(given, stdin, out)
+            report = run.report
+            if stdin.failure is not None:
+                report = _failed(report, environment, stdin.failure, options.baseline)
+            reports.append(in_environment(report, environment.name))
             runs.append(run)
         return _write(joined(reports), tuple(runs), out, None, options.progress)
+
+
+def _failed(
+    report: Report, environment: DeclaredRender, failure: str, baseline: Path | None
+) -> Report:
+    """The report of an environment that could not be rendered: one
+    ``render-failed`` finding at its ``renders:`` entry, subject to the
+    baseline as every finding is."""
+    where = Location(report.declaration_file or "-", environment.line)
+    try:
+        return suppress(failed_environment(report, failure, where), baseline)
+    except BaselineError as error:
+        fail(str(error), USAGE)
 
 
 def _silent(_step: str) -> None:
@@ -331,12 +347,17 @@ def check_command(
     render_flags: RenderFlags,
 ) -> None:
     """Check rendered manifests against the declared egress intent: PATHs,
-    or what --helm or --kustomize renders. With neither, the declaration
-    file's renders: environments, each rendered and checked on its own."""
+    what --helm or --kustomize renders, or both, read as one set. With
+    neither, the declaration file's renders: environments, each rendered and
+    checked on its own."""
     if passthrough and "-" not in paths and render is None:
         raise click.UsageError(
             "--passthrough reads the manifests from standard input: pass '-' "
             "(or render them with --helm or --kustomize)"
+        )
+    if passthrough and render is not None and paths:
+        raise click.UsageError(
+            f"--passthrough copies the one stream --{render.tool} renders: give no PATH with it"
         )
     config = declaration_start(config, render)
     workers = jobs or available_processes()

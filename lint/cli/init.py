@@ -65,6 +65,13 @@ def init_command(
     --helm or --kustomize renders. Each SandboxTemplate and each workload a
     NetworkPolicy selects is declared with what its policies let out today,
     with comments saying what to review."""
+    if render is not None and paths:
+        # The file would list the render under renders:, which a bare check
+        # reads alone: what the PATHs hold would be declared but never read.
+        raise click.UsageError(
+            f"init declares what --{render.tool} renders as the one renders: environment: "
+            "give no PATH with it"
+        )
     target = None if output == STDOUT else Path(output)
     if target is not None:
         _writable(target)

@@ -299,15 +299,19 @@ def manifest_input(
 ) -> tuple[tuple[str, ...], bytes | None]:
     """The paths to read (``.`` when none is given) and, when one of them is
     ``-``, standard input read within the limit. With a render (held to
-    ``policy``), its output stands in for standard input."""
-    if render is not None:
-        assert policy is not None, "a render needs its policy"
-        return ("-",), rendered_input(render, policy)
-    paths = paths or (".",)
+    ``policy``), its output stands in for standard input, read first, and
+    the paths given (none by default) beside it, into one inventory. Every
+    path is checked before the render runs: a path that cannot be read is
+    a usage error, not a wasted render."""
+    if render is None:
+        paths = paths or (".",)
     for path in paths:
         refusal = path_refusal(path)
         if refusal is not None:
             fail(f"cannot read {path}: {refusal}", USAGE)
+    if render is not None:
+        assert policy is not None, "a render needs its policy"
+        return ("-", *paths), rendered_input(render, policy)
     return paths, read_stdin(limits) if "-" in paths else None
 
 
@@ -322,7 +326,8 @@ _RENDER_OPTIONS: Final = (
     click.option(
         "--helm",
         metavar="CHART",
-        help="Render CHART with `helm template` (or $EGRESS_LINT_HELM) and check the output.",
+        help="Render CHART with `helm template` (or $EGRESS_LINT_HELM) and read the output "
+        "with the PATHs given, if any.",
     ),
     click.option(
         "--values",
@@ -347,7 +352,8 @@ _RENDER_OPTIONS: Final = (
     click.option(
         "--kustomize",
         metavar="DIR",
-        help="Render DIR with `kustomize build` (or `kubectl kustomize`) and check the output.",
+        help="Render DIR with `kustomize build` (or `kubectl kustomize`) and read the output "
+        "with the PATHs given, if any.",
     ),
     click.option(
         "--root",
@@ -403,7 +409,9 @@ def render_options(command: Callable[..., None]) -> Callable[..., None]:
     """The command with ``--helm`` and its flags, ``--kustomize``, and the
     flags that bound renders, called with one ``render: RenderSpec | None``
     and one ``render_flags: RenderFlags`` instead. Flags that do not go
-    together are a usage error. ``--namespace`` is also Helm's release
+    together are a usage error, and so is ``-`` beside a render, whose
+    output is read as standard input; other PATHs are read with it
+    (``manifest_input``). ``--namespace`` is also Helm's release
     namespace."""
 
     @functools.wraps(command)
@@ -411,9 +419,10 @@ def render_options(command: Callable[..., None]) -> Callable[..., None]:
         flags = {name: kwargs.pop(name) for name in (*_RENDER_FLAGS, "kustomize")}
         root, allow_remote, timeout = (kwargs.pop(name) for name in _BOUND_FLAGS)
         render = render_spec(flags, kwargs.get("namespace"))
-        if render is not None and kwargs.get("paths"):
+        if render is not None and "-" in kwargs.get("paths", ()):
+            # The render's output is read where standard input would be.
             raise click.UsageError(
-                f"--{render.tool} renders the manifests to check: give no PATH with it"
+                f"--{render.tool} takes the place of standard input: give no '-' with it"
             )
         bounds = RenderFlags(root, allow_remote, timeout)
         command(*args, render=render, render_flags=bounds, **kwargs)
@@ -500,16 +509,16 @@ def environment_input(
     name none take: ``--namespace``, else the environment's (also Helm's
     release namespace when the environment names none).
 
-    A refused or failed render is no usage error here: it comes back empty
-    with its ``failure``, which the check reports for that environment
-    alone, failing closed. A missing tool still is: no environment could
-    render."""
+    A refused or failed render, or one that overran its output limit, is no
+    usage error here: it comes back empty with its ``failure``, which the
+    check reports for that environment alone (``render-failed``), failing
+    closed. A missing tool still is: no environment could render."""
     spec = environment.spec
     if isinstance(spec, HelmRender) and spec.namespace is None:
         spec = dataclasses.replace(spec, namespace=namespace)
     name = f"<{render_command(spec)} {spec.target} ({environment.name})>"
     try:
-        stdin = run_render(spec, policy, name=name)
+        stdin = run_render(spec, policy, name=name, overrun_fails=True)
     except ToolMissing as error:
         fail(str(error), USAGE)
     except (RenderError, RenderRefused) as error:

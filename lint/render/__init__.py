@@ -15,8 +15,9 @@ repository root (``root``) and, without ``--allow-remote-render``, nothing
 it names may be fetched (``scan``): else :class:`RenderRefused`. The tool
 runs in its own process group, its output cut at the size limit and its
 time bounded (``bounded``). A tool that is missing, or a render that fails
-or runs out of time, raises :class:`RenderError`, which carries the tool's
-own standard error, quoted so that it cannot start a CI workflow command
+or runs out of time (or, for a ``renders:`` environment, overruns its
+output limit), raises :class:`RenderError`, which carries the tool's own
+standard error, quoted so that it cannot start a CI workflow command
 (``neutral``).
 """
 

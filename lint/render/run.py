@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from lint.loading.files import display_name
+from lint.loading.limits import describe_size
 from lint.loading.rendered import RenderedInput
 from lint.render.bounded import run_bounded
 from lint.render.neutral import quoted
@@ -61,14 +62,22 @@ class ToolMissing(RenderError):
     not of the repository, so a usage error even under ``renders:``."""
 
 
-def render(spec: RenderSpec, policy: RenderPolicy, *, name: str | None = None) -> RenderedInput:
+def render(
+    spec: RenderSpec,
+    policy: RenderPolicy,
+    *,
+    name: str | None = None,
+    overrun_fails: bool = False,
+) -> RenderedInput:
     """Check the render's inputs, run it within the policy's bounds and
     return its standard output, named for reports (``name``, else ``<helm
     template CHART>`` or ``<kustomize build DIR>``). A local chart's
     ``# Source:`` paths map into its directory. Output past
     ``policy.max_output`` is cut there, one byte over, so that the loader
-    refuses it as too large. Raises RenderRefused before the tool runs,
-    RenderError when it cannot run, fails or runs out of time."""
+    refuses it as too large; with ``overrun_fails`` (a ``renders:``
+    environment) it is a RenderError instead. Raises RenderRefused before
+    the tool runs, RenderError when it cannot run, fails or runs out of
+    time."""
     check_inputs(spec, policy)
     argv = render_command(spec)
     shown = " ".join(_shown_command(spec))
@@ -80,6 +89,11 @@ def render(spec: RenderSpec, policy: RenderPolicy, *, name: str | None = None) -
         raise RenderError(
             f"`{shown}` did not finish within {policy.timeout:g} s and was stopped "
             "(raise the limit with --render-timeout)"
+        )
+    if done.overran and overrun_fails:
+        raise RenderError(
+            f"`{shown}` wrote more than {describe_size(policy.max_output)} and was stopped "
+            "(the smaller of --max-file-size and --max-total-size)"
         )
     if done.returncode != 0 and not done.overran:
         stderr = done.stderr.decode("utf-8", "replace").strip()

@@ -117,6 +117,19 @@ def test_overlay_without_a_render_flag_names_the_flag(
     assert not (copy / DECLARATION).exists()
 
 
+def test_a_render_flag_with_paths_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: check reads PATHs beside a render, but init would declare
+    the render alone under renders:, where a bare check never reads the
+    PATHs: it refuses them, before anything is rendered or written."""
+    copy = tree(tmp_path, monkeypatch, "init/overlay")
+    result = invoke("init", "--kustomize", "overlays/dev", "overlays")
+    assert result.exit_code == 2
+    assert "give no PATH with it" in result.output
+    assert not (copy / DECLARATION).exists()
+
+
 def test_renders_lists_charts_and_overlays_but_no_base(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

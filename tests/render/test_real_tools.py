@@ -7,13 +7,15 @@ reason where the tools are absent."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 import pytest
 
 from lint.loading.rendered import chart_file
-from tests.render.tools import CHART, FIXTURE, NAMESPACE, Tools, egress_lint, run
+from tests.render.tools import CHART, FIXTURE, NAMESPACE, REPO, Tools, egress_lint, run
 
 WIDENS = "egress-policy-widens"
 HELM_ENVIRONMENTS = [("prod", 0), ("dev", 1)]
@@ -167,3 +169,179 @@ def test_explain_and_generate_render_too(helm: Tools) -> None:
     )
     assert generated.returncode == 0, generated.err
     assert "name: namzu-task-egress" in generated.out
+
+
+# --- a render beside PATHs (issue 28) -----------------------------------------------------
+
+MANIFESTS = ("manifests/web-egress.yaml", "manifests/metrics-egress.yaml")
+
+
+def _widening_files(report: str) -> list[tuple[str, str | None]]:
+    found = json.loads(report)["findings"]
+    return sorted((f["file"], f.get("source")) for f in found if f["ruleId"] == WIDENS)
+
+
+def test_helm_flag_with_paths_reads_the_render_and_the_paths_as_one(helm: Tools) -> None:
+    """`check --helm CHART manifests/`: prod's chart holds the named policy
+    and the template (nothing is missing, so the chart was read), and each
+    plain manifest's policy is judged beside it."""
+    ran = egress_lint(
+        "check",
+        "--helm",
+        CHART,
+        *_helm_flags("prod"),
+        "manifests/",
+        "--format",
+        "json",
+        path=[helm.directory],
+    )
+    assert ran.returncode == 1, ran.err
+    report = json.loads(ran.out)
+    assert [f["ruleId"] for f in report["findings"]] == [WIDENS, WIDENS]
+    assert _widening_files(ran.out) == [(name, None) for name in sorted(MANIFESTS)]
+    (sandbox,) = report["sandboxes"]
+    assert sandbox["egress"]["named"]["result"] == "match"
+    examined = {e["name"]: e["file"] for e in sandbox["egress"]["union"]["examined"]}
+    assert examined == {
+        "namzu-task-egress": "<helm template charts/sandboxes>",
+        "namzu-task-web-egress": "manifests/web-egress.yaml",
+        "namzu-task-metrics-egress": "manifests/metrics-egress.yaml",
+    }
+    # dev's chart widens too: its finding lands on the chart's template file.
+    dev = egress_lint(
+        "check",
+        "--helm",
+        CHART,
+        *_helm_flags("dev"),
+        "manifests/",
+        "--format",
+        "json",
+        path=[helm.directory],
+    )
+    assert _widening_files(dev.out) == sorted(
+        [
+            ("<helm template charts/sandboxes>", "charts/sandboxes/templates/debug-egress.yaml"),
+            *((name, None) for name in MANIFESTS),
+        ]
+    )
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_a_render_with_paths_gives_the_same_bytes_in_any_order(helm: Tools, fmt: str) -> None:
+    first = egress_lint(
+        "check",
+        "--helm",
+        CHART,
+        *_helm_flags("dev"),
+        *MANIFESTS,
+        "--format",
+        fmt,
+        path=[helm.directory],
+    )
+    second = egress_lint(
+        "check",
+        *reversed(MANIFESTS),
+        "--format",
+        fmt,
+        "--helm",
+        CHART,
+        *_helm_flags("dev"),
+        path=[helm.directory],
+    )
+    assert first.returncode == 1, first.err
+    assert (second.returncode, second.out) == (first.returncode, first.out)
+
+
+def test_kustomize_flag_with_paths(kustomize: Tools) -> None:
+    ran = egress_lint(
+        "check",
+        "--kustomize",
+        "kustomize/overlays/prod",
+        "manifests/",
+        "--format",
+        "json",
+        path=[kustomize.directory],
+    )
+    assert ran.returncode == 1, ran.err
+    assert _widening_files(ran.out) == [(name, None) for name in sorted(MANIFESTS)]
+    (sandbox,) = json.loads(ran.out)["sandboxes"]
+    assert sandbox["egress"]["named"]["result"] == "match"
+
+
+def test_explain_and_generate_read_paths_beside_a_render(helm: Tools) -> None:
+    explained = egress_lint(
+        "explain",
+        "--template",
+        "namzu-task",
+        "--helm",
+        CHART,
+        *_helm_flags("prod"),
+        "manifests/web-egress.yaml",
+        "--to",
+        "1.1.1.1:443",
+        path=[helm.directory],
+    )
+    # prod's chart lets nothing out; the plain manifest's policy does.
+    assert explained.returncode == 1, explained.err
+    assert "namzu-task-web-egress" in explained.out
+    alone = egress_lint(
+        "explain",
+        "--template",
+        "namzu-task",
+        "--helm",
+        CHART,
+        *_helm_flags("prod"),
+        "--to",
+        "1.1.1.1:443",
+        path=[helm.directory],
+    )
+    assert alone.returncode == 0, alone.err
+    generated = egress_lint(
+        "generate",
+        "--stdout",
+        "--helm",
+        CHART,
+        *_helm_flags("prod"),
+        "manifests/",
+        path=[helm.directory],
+    )
+    assert generated.returncode == 0, generated.err
+    assert "name: namzu-task-egress" in generated.out
+
+
+def test_a_render_failing_in_one_environment_reports_the_others(
+    helm: Tools, tmp_path: Path
+) -> None:
+    """Issue 28: `fixtures/scenarios/render-failed`, one chart whose template
+    requires a value dev's values leave out. prod is checked as usual; dev
+    is one render-failed error at its renders: entry, quoting helm's
+    message, and its sandbox fails closed; the exit status covers both."""
+    scenario = REPO / "fixtures" / "scenarios" / "render-failed"
+    ran = egress_lint("check", "--format", "json", cwd=scenario, path=[helm.directory])
+    assert ran.returncode == 1, ran.err
+    report = json.loads(ran.out)
+    (failed,) = report["findings"]
+    assert (failed["ruleId"], failed["level"], failed["environment"]) == (
+        "render-failed",
+        "error",
+        "dev",
+    )
+    assert (failed["file"], failed["line"]) == (".egress-lint.yaml", 12)
+    assert "`helm template chart --namespace sbx --values env/dev.yaml` failed" in failed["message"]
+    assert "image is required" in failed["message"]
+    by_environment = {s["environment"]: s for s in report["sandboxes"]}
+    assert set(by_environment) == {"prod", "dev"}
+    prod = by_environment["prod"]["egress"]
+    assert (prod["named"]["result"], prod["union"]["refusal"]) == ("match", None)
+    assert by_environment["dev"]["egress"]["union"]["refusal"] == "not-evaluable"
+    text = egress_lint("check", cwd=scenario, path=[helm.directory])
+    assert "ok   sbx/task [direct path] in prod" in text.out
+    assert "FAIL sbx/task [direct path] in dev: render-failed" in text.out
+    assert text.out.rstrip().endswith("2 sandbox path(s) checked, 1 error, 0 warnings, 0 notes")
+    # With dev's image given, the same tree is clean: dev's failure alone set the status.
+    copy = tmp_path / "render-failed"
+    shutil.copytree(scenario, copy)
+    (copy / "env" / "dev.yaml").write_text("image: registry.example.com/agents/task:dev\n")
+    fixed = egress_lint("check", "--format", "json", cwd=copy, path=[helm.directory])
+    assert fixed.returncode == 0, fixed.out + fixed.err
+    assert json.loads(fixed.out)["findings"] == []

@@ -333,8 +333,8 @@ def test_no_connection_is_made_without_the_flag(
     bare = egress_lint("check", "--format", "json", cwd=repo, path=[kustomize.directory])
     assert flagged.returncode == 2 and url in flagged.err
     assert bare.returncode == 1, bare.err
-    (error,) = json.loads(bare.out)["parseErrors"]
-    assert url in error["message"]
+    (failed,) = _render_failures(json.loads(bare.out))
+    assert url in failed["message"]
     time.sleep(0.5)
     assert requests == []
     # With the flag the same overlay does reach the listener: the test can see one.
@@ -503,6 +503,12 @@ def _environment_check(repo: Path, tools: Path, *flags: str) -> tuple[Ran, dict[
     return ran, json.loads(ran.out)
 
 
+def _render_failures(report: dict[str, object]) -> list[dict[str, object]]:
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    return [f for f in findings if f["ruleId"] == "render-failed"]
+
+
 def test_a_refused_environment_fails_closed_and_the_others_are_checked(
     helm: Tools, kustomize: Tools, repo: Path
 ) -> None:
@@ -512,16 +518,28 @@ def test_a_refused_environment_fails_closed_and_the_others_are_checked(
     sandboxes = report["sandboxes"]
     assert isinstance(sandboxes, list)
     assert [s["environment"] for s in sandboxes] == ["prod", "stolen", "fetched", "kustomize-dev"]
-    errors = report["parseErrors"]
-    assert isinstance(errors, list)
-    by_file = {e["file"]: e["message"] for e in errors}
-    assert "outside the repository root" in by_file["<helm template charts/sandboxes (stolen)>"]
-    fetched = by_file["<helm template oci://registry.example.com/charts/sandboxes (fetched)>"]
-    assert "--allow-remote-render" in fetched
+    # Each refused environment is one error at its renders: entry, and nothing else.
     findings = report["findings"]
     assert isinstance(findings, list)
-    closed = {f["environment"] for f in findings if f["ruleId"] == "egress-not-evaluable"}
-    assert closed == {"stolen", "fetched"}
+    by_environment = {f["environment"]: f for f in _render_failures(report)}
+    assert set(by_environment) == {"stolen", "fetched"}
+    assert [f["ruleId"] for f in findings if f["environment"] in ("stolen", "fetched")] == [
+        "render-failed",
+        "render-failed",
+    ]
+    stolen, fetched = by_environment["stolen"], by_environment["fetched"]
+    assert (stolen["file"], stolen["line"]) == (".egress-lint.yaml", 8)
+    assert "outside the repository root" in stolen["message"]
+    assert (fetched["file"], fetched["line"]) == (".egress-lint.yaml", 11)
+    assert "--allow-remote-render" in fetched["message"]
+    assert stolen["level"] == fetched["level"] == "error"
+    # Their sandboxes fail closed: the egress of a pod nothing was read for
+    # is never decided open.
+    for sandbox in sandboxes:
+        if sandbox["environment"] in ("stolen", "fetched"):
+            assert sandbox["egress"]["union"]["refusal"] == "not-evaluable"
+    assert [a["path"] for a in stolen["affected"]] == ["direct"]
+    assert report["parseErrors"] == []
     # The other environments were checked as before: dev's debug policy widens.
     widening = {f["environment"] for f in findings if f["ruleId"] == "egress-policy-widens"}
     assert widening == {"kustomize-dev"}
@@ -542,11 +560,13 @@ def test_a_failing_environment_among_several(repo: Path, tmp_path: Path) -> None
     _stand_in(bin_dir, "kustomize", f"cat '{tmp_path / 'template.yaml'}'")
     ran, report = _environment_check(repo, bin_dir, "--render-timeout", "1")
     assert ran.returncode == 1, ran.err
-    errors = report["parseErrors"]
-    assert isinstance(errors, list)
-    (error,) = errors
-    assert error["file"] == "<helm template charts/sandboxes (slow)>"
-    assert "did not finish within 1 s" in error["message"]
+    (failed,) = _render_failures(report)
+    assert (failed["environment"], failed["file"], failed["line"]) == (
+        "slow",
+        ".egress-lint.yaml",
+        4,
+    )
+    assert "did not finish within 1 s" in failed["message"]
     sandboxes = report["sandboxes"]
     assert isinstance(sandboxes, list)
     fine = [s for s in sandboxes if s["environment"] == "fine"]
@@ -588,3 +608,58 @@ def test_a_missing_tool_under_renders_is_still_a_usage_error(repo: Path, tmp_pat
     ran = egress_lint("check", cwd=repo, path=[empty])
     assert ran.returncode == 2
     assert "helm is not on the PATH" in ran.err
+
+
+def test_an_environment_past_the_output_limit_is_one_render_failed(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Issue 28: under renders:, output past the limit is the environment's
+    render-failed error (not a parse error of a cut stream), and the others
+    are still checked."""
+    renders = (
+        "renders:\n"
+        "  - name: endless\n    helm: charts/sandboxes\n"
+        "  - name: fine\n    kustomize: kustomize/overlays/prod\n"
+    )
+    _declare(repo, renders)
+    manifest = (FIXTURE / "kustomize" / "base" / "template.yaml").read_text()
+    (tmp_path / "template.yaml").write_text(manifest)
+    bin_dir = tmp_path / "bin"
+    _stand_in(bin_dir, "helm", "exec yes 'kind: ConfigMap'")
+    _stand_in(bin_dir, "kustomize", f"cat '{tmp_path / 'template.yaml'}'")
+    ran, report = _environment_check(repo, bin_dir, "--max-total-size", "1M")
+    assert ran.returncode == 1, ran.err
+    (failed,) = _render_failures(report)
+    assert failed["environment"] == "endless"
+    assert "wrote more than 1 MiB and was stopped" in failed["message"]
+    assert report["parseErrors"] == []
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    assert [f["ruleId"] for f in findings if f["environment"] == "endless"] == ["render-failed"]
+    assert any(f["environment"] == "fine" for f in findings)  # fine was judged on its own
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "markdown"])
+def test_a_failed_environments_message_cannot_start_a_workflow_command(
+    repo: Path, tmp_path: Path, fmt: str
+) -> None:
+    _declare(repo, "renders:\n  - name: dev\n    helm: charts/sandboxes\n")
+    helm = _stand_in(
+        tmp_path / "bin",
+        "helm",
+        "printf '::warning::pwned\\n  ::stop-commands::x\\nbad ##[error]y\\r::error::z\\n' >&2"
+        "\nexit 1",
+    )
+    ran = egress_lint("check", "--format", fmt, cwd=repo, path=[helm.parent])
+    assert ran.returncode == 1, ran.err
+    assert "render-failed" in ran.out
+    assert "pwned" in ran.out  # the tool's words are shown, quoted
+    if fmt != "github":  # its own annotation lines start with `::error` on purpose
+        _no_workflow_command(ran.out)
+    else:
+        assert all(
+            line.startswith("::error ") or not line.lstrip().startswith("::")
+            for line in ran.out.splitlines()
+        )
+        assert "##[" not in ran.out
+    _no_workflow_command(ran.err)

@@ -165,7 +165,10 @@ def test_render_reads_the_tools_stdout(tmp_path: Path, monkeypatch: pytest.Monke
     [
         (["--helm", CHART, "--kustomize", "x"], "give one of --helm and --kustomize"),
         (["--values", "v.yaml"], "--values only apply with --helm"),
-        (["--helm", CHART, "some/path"], "give no PATH with it"),
+        (["--helm", CHART, "-"], "give no '-' with it"),
+        (["--kustomize", "k", "-"], "give no '-' with it"),
+        (["--helm", CHART, "some/path"], "cannot read some/path: no such file"),
+        (["--helm", CHART, "--passthrough", "."], "--passthrough copies the one stream"),
     ],
 )
 def test_render_flags_that_do_not_go_together(args: list[str], message: str) -> None:
