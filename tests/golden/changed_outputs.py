@@ -295,3 +295,28 @@ ISSUE_27_NO_CITATIONS: frozenset[str] = frozenset(
 """Issue 27 (nothing printed cites a document users lack): every output that
 carried the controller line's section sign, a rule description naming a
 specification, or a declaration note citing one."""
+
+
+ISSUE_28_SCENARIOS: tuple[str, ...] = (
+    "agent-sandbox-invalid",
+    "controller-statefulset-v0.1.0",
+    "controller-versions-disagree",
+)
+"""Scenarios issue 28 (the controller wherever it runs, agent-sandbox objects
+against their CRDs) added: recorded new, so their entries carry no why."""
+
+
+def issue_28_changed(key: str) -> bool:
+    """Issue 28 adds three rules (``controller-versions-disagree``,
+    ``agent-sandbox-invalid``, ``agent-sandbox-unknown-field``), so the rule
+    catalog of every SARIF report and the ``rules`` listing change. No other
+    output does: no earlier tree runs the controller outside a Deployment,
+    declares a version the manifests contradict, or holds an agent-sandbox
+    object its CRD refuses (the two scenarios whose v1beta1 claims named a
+    template directly now say v1alpha1, which no output shows)."""
+    if any(f"scenarios/{name} $" in key for name in ISSUE_28_SCENARIOS):
+        return False
+    command = key.split(" $ ", 1)[1]
+    return command.startswith("rules") or (
+        command.startswith("check ") and "--format sarif" in command
+    )

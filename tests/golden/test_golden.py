@@ -17,10 +17,12 @@ from tests.golden.changed_outputs import (
     ISSUE_25_RECORDED_NEW,
     ISSUE_25_SCENARIOS,
     ISSUE_27_NO_CITATIONS,
+    ISSUE_28_SCENARIOS,
     RECORDED_NEW_SCENARIOS,
     in_issue_14_scenario,
     issue_14_changed,
     issue_25_changed,
+    issue_28_changed,
 )
 
 RECORDED: dict[str, dict[str, Any]] = json.loads(DIGESTS.read_text(encoding="utf-8"))
@@ -292,6 +294,9 @@ culprit content hashes cover every offending rule and what the rules name
 offending rules or name a CIDR group or namespaces)."""
 
 
+ISSUE_28_AS_DEPLOYED = "issue 28 (agent-sandbox as deployed)"
+"""Issue 28 was built on several branches; this is the controller and CRD part."""
+
 _ISSUE_RULES: dict[str, Callable[[str], bool]] = {
     "issue 26": lambda key: key in _CHANGED_IN_ISSUE_26,
     "issue 16": lambda key: key in _CHANGED_IN_ISSUE_16,
@@ -305,6 +310,7 @@ _ISSUE_RULES: dict[str, Callable[[str], bool]] = {
         key not in ISSUE_25_RECORDED_NEW and (_issue_25_changed(key) or issue_25_changed(key))
     ),
     "issue 27": lambda key: key in ISSUE_27_NO_CITATIONS,
+    ISSUE_28_AS_DEPLOYED: issue_28_changed,
 }
 """Each issue's rule: which outputs it changed on purpose."""
 
@@ -344,6 +350,11 @@ _LATER_SCENARIOS.update(
 )
 # Issue 27 came after every scenario: its rule applies to them all.
 _LATER_SCENARIOS = {name: issues | {"issue 27"} for name, issues in _LATER_SCENARIOS.items()}
+# Issue 28's controller and CRD part came after every scenario too.
+_LATER_SCENARIOS = {
+    name: issues | {ISSUE_28_AS_DEPLOYED} for name, issues in _LATER_SCENARIOS.items()
+}
+_LATER_SCENARIOS.update({name: frozenset() for name in ISSUE_28_SCENARIOS})
 """Scenarios added by a later branch, each with the issues whose changes
 reached it only after it was recorded: only those issues' rules apply."""
 
