@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from lint.checks import runner
+from lint.checks.controller import running_controllers
 from lint.decision.constants import TEMPLATE_LABEL, UNKNOWN_LABEL_VALUE
 from lint.decision.controller import (
     CLAIM_UID_LABEL,
@@ -31,6 +32,8 @@ from lint.decision.controller_versions import (
 )
 from lint.decision.model import Tri
 from lint.decision.selectors import match_selector
+from lint.inventory import build_inventory
+from lint.loading import load
 from tests.checks.scenario_runner import SCENARIOS, run_cli, run_scenario
 
 TEMPLATE: dict[str, Any] = {
@@ -632,3 +635,36 @@ def test_only_a_path_with_a_decision_not_refused_yet_is_judged_under_newer_colum
     assert hazards.count("pooled") == 1 and "controller-upgrade-widens" in {
         f["ruleId"] for f in outcome.report["findings"]
     }
+
+
+@pytest.mark.parametrize(
+    ("kind", "pod"),
+    [
+        ("Deployment", "spec:\n  template:\n    spec:\n"),
+        ("StatefulSet", "spec:\n  template:\n    spec:\n"),
+        ("DaemonSet", "spec:\n  template:\n    spec:\n"),
+        ("ReplicaSet", "spec:\n  template:\n    spec:\n"),
+        ("Job", "spec:\n  template:\n    spec:\n"),
+        ("CronJob", "spec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n"),
+        ("Pod", "spec:\n"),
+    ],
+)
+def test_every_workload_kind_running_the_controller_gives_its_tag(
+    tmp_path: Path, kind: str, pod: str
+) -> None:
+    """The tag is read where each kind keeps its pod, and located at the image line."""
+    indent = " " * (len(pod.splitlines()[-1]) - len(pod.splitlines()[-1].lstrip()) + 2)
+    text = (
+        f"apiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: c, namespace: ns}}\n{pod}"
+        f"{indent}containers:\n{indent}  - name: sidecar\n{indent}    image: nginx:1\n"
+        f"{indent}  - name: m\n{indent}    image: reg.io/x/agent-sandbox-controller:v0.4.6\n"
+    )
+    (tmp_path / "m.yaml").write_text(text, encoding="utf-8")
+    inventory = build_inventory(load([str(tmp_path / "m.yaml")]).documents, "default")
+    [running] = running_controllers(inventory)
+    assert (running.version, running.source, running.workload) == (
+        "v0.4.6",
+        "image-tag",
+        f"{kind} ns/c",
+    )
+    assert running.location.line == len(text.splitlines())
