@@ -389,13 +389,15 @@ WORKLOAD_POD_TEMPLATE: Final[Mapping[str, tuple[str, ...]]] = {
     POD.name: (),
 }
 """Where each workload kind keeps the pod it makes: a Pod is its own."""
-CONTROLLER_DEPLOYMENT: Final = DEPLOYMENT
-"""The one Deployment entry, read for two reasons. A Deployment running the
-agent-sandbox controller is always read, for its image tag, the
-controller's version (AGENT-SANDBOX §8, DESIGN §12): only one whose text
-names ``CONTROLLER_IMAGE_NAME``, and one that cannot be parsed is skipped
-unreported. Every other Deployment is read only when a ``workload:``
-declaration names the kind (issue 17)."""
+CONTROLLER_WORKLOADS: Final = frozenset(kind.name for kind in WORKLOAD_KINDS)
+"""The workload kinds read for a second reason: one whose pod runs the
+agent-sandbox controller is always read, for the controller's version
+(AGENT-SANDBOX §8, DESIGN §12). Upstream ships the controller as a
+Deployment, and an early release chart as a StatefulSet; any kind that makes
+pods may run it. Only an object whose text names ``CONTROLLER_IMAGE_NAME``
+is read, and one that cannot be parsed is skipped unreported. Every other
+object of these kinds is read only when a ``workload:`` declaration names
+the kind (issue 17)."""
 CONTROLLER_IMAGE_NAME: Final = "agent-sandbox-controller"
 """The last path segment of the controller's container image."""
 

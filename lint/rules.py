@@ -361,6 +361,38 @@ RULES: tuple[Rule, ...] = (
         "`--allow-remote-render`.",
         "render-failed",
     ),
+    Rule(
+        "controller-versions-disagree",
+        "warning",
+        "Two sources of the agent-sandbox controller version disagree.",
+        "The manifests run agent-sandbox controllers of different versions, or one of "
+        "another version than `agentSandbox.version` says. What the controller writes "
+        "depends on its version: with two controllers in the manifests the newest known "
+        "version is assumed, and over a declared version the one the manifests run wins.",
+        "Run one controller version, and make `agentSandbox.version` name it (or remove "
+        "`agentSandbox.version` when the manifests hold the controller).",
+        "controller-versions-disagree",
+    ),
+    Rule(
+        "agent-sandbox-invalid",
+        "error",
+        "An agent-sandbox object lacks a field its CustomResourceDefinition requires.",
+        "The API server refuses the object on apply (a SandboxTemplate without "
+        "`spec.podTemplate`, a SandboxWarmPool without `spec.sandboxTemplateRef`, ...), so "
+        "the sandboxes that depend on it never start as the manifests describe.",
+        "Add the field the message names, at the object's line.",
+        "agent-sandbox-invalid",
+    ),
+    Rule(
+        "agent-sandbox-unknown-field",
+        "warning",
+        "An agent-sandbox object has a field its CustomResourceDefinition does not know.",
+        "The API server refuses the object (kubectl validates strictly by default) or drops "
+        "the field, so what it says has no effect: `spec.template` on a SandboxTemplate gives "
+        "the pods no labels. The message names the nearest field the definition knows.",
+        "Rename the field to the one the message suggests, or remove it.",
+        "agent-sandbox-invalid",
+    ),
 )
 
 """The rules, in the order SARIF indexes them: a new rule goes last, so the

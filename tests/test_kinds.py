@@ -27,7 +27,7 @@ from lint.kinds import (
     CLUSTER_KINDS,
     CONFIG_MAP,
     CONFIG_MAP_NAME,
-    CONTROLLER_DEPLOYMENT,
+    DEPLOYMENT,
     JUDGED_POLICY_KINDS,
     KINDS,
     POLICY_GROUPS,
@@ -186,7 +186,8 @@ def test_the_versions_written_are_the_ones_the_decision_wrote_before() -> None:
     }
 
 
-# Only a Deployment running the agent-sandbox controller is read.
+# Only a workload running the agent-sandbox controller is read undeclared (here a
+# Deployment; every workload kind in tests/loading/test_load.py).
 _CONTROLLER_SPEC = (
     "spec: {template: {spec: {containers: [{image: agent-sandbox-controller:v1}]}}}\n"
 )
@@ -199,7 +200,7 @@ def _name_of(kind: Kind) -> str:
 def _one_of_each_kind(tmp_path: Path) -> Path:
     documents = [
         f"apiVersion: {kind.api_version}\nkind: {kind.name}\nmetadata:\n  name: {_name_of(kind)}\n"
-        + (_CONTROLLER_SPEC if kind is CONTROLLER_DEPLOYMENT else "")
+        + (_CONTROLLER_SPEC if kind is DEPLOYMENT else "")
         for kind in KINDS
     ]
     documents.append("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: n\n")
@@ -211,7 +212,7 @@ def _one_of_each_kind(tmp_path: Path) -> Path:
 def test_the_loader_keeps_exactly_the_kinds_the_table_reads(tmp_path: Path) -> None:
     result = load([str(_one_of_each_kind(tmp_path))])
     # The Deployment running the controller image is read undeclared.
-    always_read = [k for k in KINDS if k in READ_KINDS or k is CONTROLLER_DEPLOYMENT]
+    always_read = [k for k in KINDS if k in READ_KINDS or k is DEPLOYMENT]
     assert [document.kind for document in result.documents] == [k.name for k in always_read]
     not_kept = {kind.name: 1 for kind in KINDS if kind not in always_read}
     assert [identify(d.value["apiVersion"], d.kind or "") for d in result.documents] == always_read

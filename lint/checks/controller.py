@@ -2,15 +2,21 @@
 which version a run assumes and why, and the findings that come with it.
 
 The version comes from, in order: ``--controller-version``; the
-declaration's ``agentSandbox.version``; the image tag of the controller
-Deployment in the manifests; else the newest column of §8. A version that
-matches no column is a warning, and the newest column is used.
+controllers the manifests run (any workload kind whose pod has an
+``agent-sandbox-controller`` container: the image tag when it is a version,
+else the workload's ``app.kubernetes.io/version`` label); the declaration's
+``agentSandbox.version``; a controller image tag that is no version
+(``latest``); else the newest column of §8. The manifests come before the
+declaration because they are what the cluster will run; when the two
+disagree, or two controllers in the manifests do, a warning names both. A
+version that matches no column is a warning, and the newest column is used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from lint.checks.candidates import location_of
 from lint.checks.context import precise_location, rule_finding
@@ -22,25 +28,56 @@ from lint.decision.controller_versions import (
     ControllerColumn,
     ControllerFacts,
     facts_for,
+    parse_version,
 )
 from lint.declarations import Declarations, DeclaredSandbox
 from lint.declarations.errors import DeclarationError
 from lint.inventory import Inventory, KubeObject
-from lint.kinds import CONTROLLER_DEPLOYMENT, CONTROLLER_IMAGE_NAME, SANDBOX_TEMPLATE
+from lint.kinds import (
+    CONTROLLER_IMAGE_NAME,
+    SANDBOX_TEMPLATE,
+    WORKLOAD_KINDS,
+    WORKLOAD_POD_TEMPLATE,
+)
+from lint.loading.lists import pod_images
 from lint.report.model import ControllerReport, Finding, Location
 from lint.sandboxes import Path, implied_paths
 
 CONTROLLER_IMAGE = CONTROLLER_IMAGE_NAME
+VERSION_LABEL: Final = "app.kubernetes.io/version"
+"""The recommended Kubernetes label for an application's version, which
+Helm charts set from the chart's appVersion."""
 
 
 @dataclass(frozen=True)
 class ControllerSetting:
     """The controller one run assumes, its report entry, and a warning when
-    the version given matched no §8 column."""
+    the version given matched no §8 column or the sources disagree."""
 
     facts: ControllerFacts
     report: ControllerReport
     findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RunningController:
+    """One controller container in the manifests and the version read from
+    it: ``source`` is ``image-tag`` or ``version-label``; ``versioned`` is
+    whether that text is a version at all (``latest`` is not)."""
+
+    version: str
+    source: str
+    location: Location
+    workload: str
+    """``StatefulSet agent-sandbox-system/agent-sandbox-controller``."""
+
+    @property
+    def versioned(self) -> bool:
+        return parse_version(self.version) is not None
+
+    @property
+    def where(self) -> str:
+        return f"{self.workload} at {self.location.file}:{self.location.line}"
 
 
 def controller_setting(
@@ -49,20 +86,28 @@ def controller_setting(
     """The version from the first source that gives one (module docstring)."""
     if flag:
         return _setting(flag, "flag", None)
-    if declarations.controller_version and declarations.file is not None:
-        line = declarations.line_of("agentSandbox.version")
-        return _setting(
-            declarations.controller_version,
-            "declaration",
-            Location(declarations.file, line),
-        )
-    tags = image_tags(inventory)
-    if len({tag for tag, _ in tags}) > 1:
-        return _several_tags(tags)
-    if tags:
-        tag, location = tags[0]
-        return _setting(tag, "image-tag", location)
+    running = running_controllers(inventory)
+    versioned = [controller for controller in running if controller.versioned]
+    if len({parse_version(controller.version) for controller in versioned}) > 1:
+        return _disagreeing(versioned)
+    declared = _declared(declarations)
+    if versioned:
+        first = versioned[0]
+        setting = _setting(first.version, first.source, first.location)
+        return _against_declared(setting, first, declared)
+    if declared is not None:
+        return _setting(declared[0], "declaration", declared[1])
+    if running:
+        first = running[0]
+        return _setting(first.version, first.source, first.location)
     return ControllerSetting(DEFAULT_FACTS, _report(DEFAULT_FACTS, "default", None))
+
+
+def _declared(declarations: Declarations) -> tuple[str, Location] | None:
+    if not declarations.controller_version or declarations.file is None:
+        return None
+    line = declarations.line_of("agentSandbox.version")
+    return declarations.controller_version, Location(declarations.file, line)
 
 
 def _setting(version: str, source: str, location: Location | None) -> ControllerSetting:
@@ -79,48 +124,102 @@ def _setting(version: str, source: str, location: Location | None) -> Controller
     return ControllerSetting(DEFAULT_FACTS, report, (finding,))
 
 
-def _several_tags(tags: Sequence[tuple[str, Location]]) -> ControllerSetting:
-    """Controller images of different tags: which one runs cannot be told,
-    so no older column may excuse anything; the newest is assumed."""
-    listed = ", ".join(f"{tag} at {where.file}:{where.line}" for tag, where in tags)
+def _disagreeing(running: Sequence[RunningController]) -> ControllerSetting:
+    """Controllers of different versions: which one acts on a template cannot
+    be told, so no older column may excuse anything; the newest is assumed."""
+    listed = ", ".join(f"{controller.version} ({controller.where})" for controller in running)
     message = (
-        f"the manifests hold agent-sandbox controller images of different versions ({listed}); "
-        f"which one runs cannot be told, so the newest known version ({NEWEST.title}) is assumed"
+        f"the manifests run agent-sandbox controllers of different versions: {listed}; "
+        f"which one acts on a template cannot be told, so the newest known version "
+        f"({NEWEST.title}) is assumed"
     )
-    finding = rule_finding("controller-version-unknown", message, tags[0][1])
+    related = [controller.location for controller in running[1:]]
+    finding = rule_finding(
+        "controller-versions-disagree", message, running[0].location, related=related
+    )
     report = _report(DEFAULT_FACTS, "default", None)
     return ControllerSetting(DEFAULT_FACTS, report, (finding,))
+
+
+def _against_declared(
+    setting: ControllerSetting,
+    running: RunningController,
+    declared: tuple[str, Location] | None,
+) -> ControllerSetting:
+    """A warning when ``agentSandbox.version`` names another version than
+    the controller the manifests run; the manifests' version stands."""
+    if declared is None or _same_version(declared[0], running.version):
+        return setting
+    version, location = declared
+    message = (
+        f"agentSandbox.version is {version}, but the manifests run agent-sandbox controller "
+        f"{running.version} ({running.where}); the version the manifests run is assumed"
+    )
+    finding = rule_finding(
+        "controller-versions-disagree", message, location, related=[running.location]
+    )
+    return ControllerSetting(setting.facts, setting.report, (*setting.findings, finding))
+
+
+def _same_version(one: str, other: str) -> bool:
+    parsed = parse_version(one)
+    return parsed == parse_version(other) if parsed is not None else one == other
 
 
 def _report(facts: ControllerFacts, source: str, location: Location | None) -> ControllerReport:
     return ControllerReport(facts.version, facts.column.title, source, location)
 
 
-def image_tags(inventory: Inventory) -> list[tuple[str, Location]]:
-    """The tags of every ``agent-sandbox-controller`` container image in the
-    manifests' Deployments, by file and line (so the first never depends on
-    the order files were read)."""
+def running_controllers(inventory: Inventory) -> list[RunningController]:
+    """Every ``agent-sandbox-controller`` container of every workload in the
+    manifests, with its version, by file and line (so the first never
+    depends on the order files were read)."""
     found = []
-    for deployment in inventory.all_of_kind(CONTROLLER_DEPLOYMENT.name):
-        for index, image in _container_images(deployment):
-            tag = _controller_tag(image)
-            if tag is not None:
-                path = ("spec", "template", "spec", "containers", index, "image")
-                found.append((tag, precise_location(deployment, path)))
-    return sorted(found, key=lambda item: (item[1].file, item[1].line, item[0]))
+    for kind in WORKLOAD_KINDS:
+        for workload in inventory.all_of_kind(kind.key):
+            found.extend(_controllers_of(workload, kind.name))
+    return sorted(found, key=lambda c: (c.location.file, c.location.line, c.version))
 
 
-def _container_images(deployment: KubeObject) -> Iterable[tuple[int, str]]:
-    value = deployment.value
-    for key in ("spec", "template", "spec", "containers"):
-        value = value.get(key) if isinstance(value, dict) else None
-    if not isinstance(value, list):
-        return []
-    return [
-        (index, container["image"])
-        for index, container in enumerate(value)
-        if isinstance(container, dict) and isinstance(container.get("image"), str)
-    ]
+def _controllers_of(workload: KubeObject, kind: str) -> list[RunningController]:
+    name = workload.display_name
+    if workload.namespace is not None:
+        name = f"{workload.namespace}/{name}"
+    found = []
+    pod = WORKLOAD_POD_TEMPLATE.get(kind, ())
+    for index, image in pod_images(workload.value, kind):
+        tag = _controller_tag(image)
+        if tag is None and not _is_controller_image(image):
+            continue
+        path: tuple[str | int, ...] = (*pod, "spec", "containers", index, "image")
+        at_image = precise_location(workload, path)
+        if tag is not None and parse_version(tag) is not None:
+            found.append(RunningController(tag, "image-tag", at_image, f"{kind} {name}"))
+            continue
+        label = _version_label(workload, pod)
+        if label is not None:
+            found.append(RunningController(label[0], "version-label", label[1], f"{kind} {name}"))
+        elif tag is not None:
+            found.append(RunningController(tag, "image-tag", at_image, f"{kind} {name}"))
+    return found
+
+
+def _version_label(workload: KubeObject, pod: tuple[str, ...]) -> tuple[str, Location] | None:
+    """``app.kubernetes.io/version`` on the workload, else on its pod template."""
+    for prefix in ((), pod):
+        path = (*prefix, "metadata", "labels", VERSION_LABEL)
+        value: object = workload.value
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, str) and value.strip():
+            return value.strip(), precise_location(workload, path)
+    return None
+
+
+def _is_controller_image(image: str) -> bool:
+    """``…/agent-sandbox-controller`` with no tag, or pinned by digest only."""
+    reference = image.split("@", 1)[0]
+    return reference.rsplit("/", 1)[-1] == CONTROLLER_IMAGE
 
 
 def _controller_tag(image: str) -> str | None:

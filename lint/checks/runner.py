@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lint.checks.advisories import nat64_advisory
+from lint.checks.agent_sandbox_fields import invalid_agent_sandbox_objects
 from lint.checks.candidates import declared_location
 from lint.checks.context import CheckContext, ReadCilium, allowance_of, rule_finding
 from lint.checks.controller import (
@@ -131,6 +132,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     findings = _load_findings(loaded.problems)
     findings.extend(controller.findings)
     findings.extend(foreign_templates(inventory))
+    findings.extend(invalid_agent_sandbox_objects(inventory))
     checked = check_plans(
         declared,
         lambda sandbox: sandbox.namespace,

@@ -66,8 +66,9 @@ CONTROLLER_VERSION: Final = click.option(
     "--controller-version",
     metavar="VERSION",
     help="The agent-sandbox controller version to assume, such as v0.5.0 (default: the "
-    "declaration's agentSandbox.version, else the controller Deployment's image tag, "
-    "else the newest known).",
+    "version of the controller the manifests run, from its image tag or its "
+    "app.kubernetes.io/version label, else the declaration's agentSandbox.version, else "
+    "the newest known).",
 )
 
 VERBOSE: Final = click.option(

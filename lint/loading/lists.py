@@ -23,9 +23,10 @@ from lint.kinds import (
     CATCH_ALL_GROUPS,
     CONFIG_MAP,
     CONFIG_MAP_NAMES,
-    CONTROLLER_DEPLOYMENT,
     CONTROLLER_IMAGE_NAME,
+    CONTROLLER_WORKLOADS,
     TYPED_POLICY_LISTS,
+    WORKLOAD_POD_TEMPLATE,
 )
 from lint.loading.documents import LoadedDocument, LoadProblem
 from lint.loading.identity import kind_of, kindless_policy, unreadable_namespace
@@ -54,9 +55,9 @@ def keeps(value: dict[str, Any], kind: str, relevant: frozenset[str]) -> bool:
     ``cilium-config`` (CLUSTER-POLICIES §7) are. Every
     object of a group whose kinds may all be policies is read, to fail
     closed (CLUSTER-POLICIES §2.1, §7)."""
-    if kind == CONTROLLER_DEPLOYMENT.name and kind not in relevant:
+    if kind in CONTROLLER_WORKLOADS and kind not in relevant:
         # Not declared as a workload: read only when it runs the controller.
-        return runs_controller_image(value)
+        return runs_controller_image(value, kind)
     if kind not in relevant:
         return in_catch_all_group(value.get("apiVersion"))
     if kind != CONFIG_MAP.name:
@@ -65,21 +66,26 @@ def keeps(value: dict[str, Any], kind: str, relevant: frozenset[str]) -> bool:
     return isinstance(metadata, dict) and metadata.get("name") in CONFIG_MAP_NAMES
 
 
-def runs_controller_image(value: dict[str, Any]) -> bool:
-    """A Deployment with a container image naming the agent-sandbox
-    controller: the only Deployment kept unless a ``workload:`` declaration
-    names the kind (``lint.kinds.CONTROLLER_DEPLOYMENT``)."""
+def runs_controller_image(value: dict[str, Any], kind: str) -> bool:
+    """A workload whose pod has a container image naming the agent-sandbox
+    controller: the only one of its kind kept unless a ``workload:``
+    declaration names the kind (``lint.kinds.CONTROLLER_WORKLOADS``)."""
+    return any(CONTROLLER_IMAGE_NAME in image for _, image in pod_images(value, kind))
+
+
+def pod_images(value: object, kind: str) -> list[tuple[int, str]]:
+    """The image of each container of the pod a workload of ``kind`` makes
+    (``lint.kinds.WORKLOAD_POD_TEMPLATE``), by index in ``containers``."""
     containers: Any = value
-    for key in ("spec", "template", "spec", "containers"):
+    for key in (*WORKLOAD_POD_TEMPLATE.get(kind, ()), "spec", "containers"):
         containers = containers.get(key) if isinstance(containers, dict) else None
     if not isinstance(containers, list):
-        return False
-    return any(
-        isinstance(c, dict)
-        and isinstance(c.get("image"), str)
-        and CONTROLLER_IMAGE_NAME in c["image"]
-        for c in containers
-    )
+        return []
+    return [
+        (index, container["image"])
+        for index, container in enumerate(containers)
+        if isinstance(container, dict) and isinstance(container.get("image"), str)
+    ]
 
 
 def in_catch_all_group(api_version: object) -> bool:

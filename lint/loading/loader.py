@@ -22,8 +22,8 @@ from lint.kinds import (
     CATCH_ALL_GROUPS,
     CONFIG_MAP,
     CONFIG_MAP_NAMES,
-    CONTROLLER_DEPLOYMENT,
     CONTROLLER_IMAGE_NAME,
+    CONTROLLER_WORKLOADS,
     RELEVANT_KINDS,
 )
 from lint.loading.decode import DecodeFailure, decode, decode_leniently
@@ -39,8 +39,8 @@ from lint.loading.sniff import (
     UNUSUAL_BREAKS,
     certain_kind,
     has_unusual_breaks,
-    may_be_controller_deployment,
     may_name_config_map,
+    may_run_controller,
     suspect_policy,
 )
 from lint.loading.split import Chunk, kube_separators, split_stream
@@ -251,8 +251,8 @@ def _skip(
     kind = certain_kind(text, chunk)
     if kind is None or is_list_kind(kind):
         return False
-    if kind == CONTROLLER_DEPLOYMENT.name and kind not in relevant:
-        if mentions.controller_image and may_be_controller_deployment(text, chunk):
+    if kind in CONTROLLER_WORKLOADS and kind not in relevant:
+        if mentions.controller_image and may_run_controller(text, chunk):
             return False
     elif kind in relevant and (
         kind != CONFIG_MAP.name or (mentions.config_map_name and may_name_config_map(text, chunk))
@@ -291,7 +291,7 @@ def _parse_chunk(stream: _Stream, chunk: Chunk, piece: str, reading: _Reading) -
         parsed = parse_yaml(piece, limits=reading.limits)
     except ParseFailure as failure:
         kind = certain_kind(stream.layout, chunk)
-        if kind == CONTROLLER_DEPLOYMENT.name and kind not in reading.relevant:
+        if kind in CONTROLLER_WORKLOADS and kind not in reading.relevant:
             # Read only for a version; an unreadable one was never a policy.
             into.skipped[kind] += 1
             return

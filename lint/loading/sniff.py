@@ -91,9 +91,9 @@ def may_name_config_map(text: str, chunk: Chunk) -> bool:
     )
 
 
-def may_be_controller_deployment(text: str, chunk: Chunk) -> bool:
-    """Whether a Deployment's text can run the agent-sandbox controller, the
-    only Deployment the check reads (for its image tag, AGENT-SANDBOX §8)."""
+def may_run_controller(text: str, chunk: Chunk) -> bool:
+    """Whether a workload's text can run the agent-sandbox controller, the
+    only workload the check reads undeclared (for its version, AGENT-SANDBOX §8)."""
     return (
         text.find(CONTROLLER_IMAGE_NAME, chunk.body, chunk.stop) >= 0
         or text.find("\\", chunk.body, chunk.stop) >= 0

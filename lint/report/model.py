@@ -206,8 +206,9 @@ class ParseErrorReport:
 class ControllerReport:
     """The agent-sandbox controller version the run assumed (DESIGN §12):
     ``version`` as written, the AGENT-SANDBOX §8 ``column`` it falls in,
-    ``source`` (``flag``, ``declaration``, ``image-tag`` or ``default``) and,
-    for a declaration or an image tag, where it was read."""
+    ``source`` (``flag``, ``declaration``, ``image-tag``, ``version-label``
+    or ``default``) and, for all but a flag and the default, where it was
+    read."""
 
     version: str
     column: str

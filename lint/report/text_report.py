@@ -139,6 +139,7 @@ _SOURCES: Final = {
     "flag": "from --controller-version",
     "declaration": "from agentSandbox.version",
     "image-tag": "from the image tag",
+    "version-label": "from the app.kubernetes.io/version label",
     "default": "assumed: the newest version egress-lint knows",
 }
 

@@ -5,6 +5,7 @@ the upgrade hazard, collisions, duplicates and other vendors' templates."""
 from __future__ import annotations
 
 import itertools
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from lint.checks import runner
+from lint.checks.controller import running_controllers
 from lint.decision.constants import TEMPLATE_LABEL, UNKNOWN_LABEL_VALUE
 from lint.decision.controller import (
     CLAIM_UID_LABEL,
@@ -30,6 +32,8 @@ from lint.decision.controller_versions import (
 )
 from lint.decision.model import Tri
 from lint.decision.selectors import match_selector
+from lint.inventory import build_inventory
+from lint.loading import load
 from tests.checks.scenario_runner import SCENARIOS, run_cli, run_scenario
 
 TEMPLATE: dict[str, Any] = {
@@ -270,13 +274,16 @@ def test_done_when_v0_5_0_warns_of_the_v0_5_2_upgrade_and_v0_5_6_refuses() -> No
     assert [(f["ruleId"], f["line"]) for f in refused] == [("egress-policy-widens", 16)]
 
 
-def test_the_flag_beats_the_declaration_which_beats_the_image_tag(tmp_path: Path) -> None:
+def test_the_flag_beats_the_manifests_which_beat_the_declaration(tmp_path: Path) -> None:
+    """Issue 28: the controller the manifests run is what the cluster gets, so
+    its version comes before agentSandbox.version, which a warning names."""
     tree = tmp_path / "tree"
     shutil.copytree(SCENARIOS / "controller-v0.5.0", tree)
     flagged = run_cli(
         ["check", ".", "--format", "json", "--controller-version", "v0.5.6"], tree
     ).report
     assert (flagged["controller"]["version"], flagged["controller"]["source"]) == ("v0.5.6", "flag")
+    assert "controller-versions-disagree" not in [f["ruleId"] for f in flagged["findings"]]
     declaration = tree / ".egress-lint.yaml"
     declaration.write_text(
         declaration.read_text(encoding="utf-8") + "agentSandbox: {version: v0.5.2}\n",
@@ -284,12 +291,45 @@ def test_the_flag_beats_the_declaration_which_beats_the_image_tag(tmp_path: Path
     )
     declared = run_cli(["check", ".", "--format", "json"], tree).report
     assert declared["controller"] == {
+        "version": "v0.5.0",
+        "column": "v0.5.0 - v0.5.1",
+        "source": "image-tag",
+        "file": "manifests.yaml",
+        "line": 11,
+    }
+    disagree = [f for f in declared["findings"] if f["ruleId"] == "controller-versions-disagree"]
+    assert [(f["file"], f["line"], f["level"]) for f in disagree] == [
+        (".egress-lint.yaml", 7, "warning")
+    ]
+    assert "agentSandbox.version is v0.5.2" in disagree[0]["message"]
+    running = "controller v0.5.0 (Deployment agent-sandbox-system/agent-sandbox-controller at "
+    assert running + "manifests.yaml:11)" in disagree[0]["message"]
+    # Without the controller in the manifests, the declaration gives the version.
+    manifests = tree / "manifests.yaml"
+    manifests.write_text(manifests.read_text(encoding="utf-8").split("---\n", 1)[1])
+    alone = run_cli(["check", ".", "--format", "json"], tree).report
+    assert alone["controller"] == {
         "version": "v0.5.2",
         "column": NEWEST.title,
         "source": "declaration",
         "file": ".egress-lint.yaml",
         "line": 7,
     }
+
+
+def test_a_declaration_naming_the_version_the_manifests_run_is_no_finding(
+    tmp_path: Path,
+) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(SCENARIOS / "controller-v0.5.0", tree)
+    declaration = tree / ".egress-lint.yaml"
+    declaration.write_text(
+        declaration.read_text(encoding="utf-8") + "agentSandbox: {version: '0.5.0'}\n",
+        encoding="utf-8",
+    )
+    report = run_cli(["check", ".", "--format", "json"], tree).report
+    assert report["controller"]["source"] == "image-tag"
+    assert "controller-versions-disagree" not in [f["ruleId"] for f in report["findings"]]
 
 
 def test_without_any_source_the_newest_column_is_assumed_and_said() -> None:
@@ -397,9 +437,161 @@ def test_controller_images_of_different_tags_assume_the_newest(tmp_path: Path) -
     (tree / "other.yaml").write_text(deployment, encoding="utf-8")
     report = run_cli(["check", ".", "--format", "json"], tree).report
     assert report["controller"]["source"] == "default"
-    unknown = [f for f in report["findings"] if f["ruleId"] == "controller-version-unknown"]
-    assert len(unknown) == 1 and "v0.5.0 at manifests.yaml:11" in unknown[0]["message"]
-    assert "v0.4.6 at other.yaml:11" in unknown[0]["message"]
+    disagree = [f for f in report["findings"] if f["ruleId"] == "controller-versions-disagree"]
+    assert len(disagree) == 1 and disagree[0]["level"] == "warning"
+    assert (disagree[0]["file"], disagree[0]["line"]) == ("manifests.yaml", 11)
+    message = disagree[0]["message"]
+    assert (
+        "v0.5.0 (Deployment agent-sandbox-system/agent-sandbox-controller at manifests.yaml:11)"
+        in message
+    )
+    assert (
+        "v0.4.6 (Deployment agent-sandbox-system/agent-sandbox-controller at other.yaml:11)"
+        in message
+    )
+    assert "controller-version-unknown" not in [f["ruleId"] for f in report["findings"]]
+
+
+def test_controllers_of_one_version_written_two_ways_agree(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(SCENARIOS / "controller-v0.5.0", tree)
+    text = (tree / "manifests.yaml").read_text(encoding="utf-8")
+    deployment = text.split("---\n", 1)[0].replace(":v0.5.0", ":0.5.0")
+    (tree / "other.yaml").write_text(deployment.replace("Deployment", "DaemonSet"))
+    report = run_cli(["check", ".", "--format", "json"], tree).report
+    assert (report["controller"]["version"], report["controller"]["source"]) == (
+        "v0.5.0",
+        "image-tag",
+    )
+    assert "controller-versions-disagree" not in [f["ruleId"] for f in report["findings"]]
+
+
+def test_the_disagreeing_controllers_scenario_names_both() -> None:
+    outcome = run_scenario("controller-versions-disagree")
+    assert outcome.report["controller"]["source"] == "default"
+    [finding] = outcome.report["findings"]
+    assert (finding["ruleId"], finding["line"]) == ("controller-versions-disagree", 15)
+    assert (
+        "v0.5.0 (StatefulSet agent-sandbox-system/agent-sandbox-controller at"
+        in (finding["message"])
+    )
+    assert (
+        "v0.4.6 (Pod agent-sandbox-system/agent-sandbox-controller-old at manifests.yaml:22)"
+        in (finding["message"])
+    )
+
+
+# --- the controller wherever it runs (issue 28) ------------------------------------------------
+
+
+def test_done_when_a_v0_1_0_statefulset_writes_no_policy_and_the_pod_is_unbounded() -> None:
+    outcome = run_scenario("controller-statefulset-v0.1.0")
+    report = outcome.report
+    assert report["controller"] == {
+        "version": "v0.1.0",
+        "column": "up to v0.2.0",
+        "source": "image-tag",
+        "file": "manifests.yaml",
+        "line": 22,
+    }
+    for path in ("pooled", "warm"):
+        reach = _path(report, path)["egress"]["reach"]
+        assert reach["refusal"] == "no-enforcing-policy"
+        assert reach["examined"] == []  # no controller-written policy at v0.1.0
+    rules = [(f["ruleId"], f["sandbox"]["path"]) for f in report["findings"]]
+    assert rules == [
+        ("no-enforcing-egress-policy", "pooled"),
+        ("no-enforcing-egress-policy", "warm"),
+    ]
+    assert outcome.exit_code == 1
+    text = run_cli(["check", "."], SCENARIOS / "controller-statefulset-v0.1.0").stdout
+    assert text.startswith(
+        "agent-sandbox controller v0.1.0 (from the image tag at manifests.yaml:22)"
+    )
+
+
+def test_without_the_statefulset_the_newest_controller_writes_its_default(tmp_path: Path) -> None:
+    """The contrast issue 28 reported: read from Deployments only, the v0.1.0
+    StatefulSet was missed and a controller-written policy was reported."""
+    tree = tmp_path / "tree"
+    shutil.copytree(SCENARIOS / "controller-statefulset-v0.1.0", tree)
+    manifests = tree / "manifests.yaml"
+    manifests.write_text(manifests.read_text(encoding="utf-8").split("---\n", 1)[1])
+    report = run_cli(["check", ".", "--format", "json"], tree).report
+    assert report["controller"]["source"] == "default"
+    assert [f["ruleId"] for f in report["findings"]] == ["egress-policy-widens"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "pod"),
+    [
+        ("Deployment", ("spec", "template")),
+        ("StatefulSet", ("spec", "template")),
+        ("DaemonSet", ("spec", "template")),
+        ("Pod", ()),
+    ],
+)
+def test_a_digest_pinned_controller_takes_its_version_label(
+    tmp_path: Path, kind: str, pod: tuple[str, ...]
+) -> None:
+    """An image pinned by digest says no version; the workload's
+    app.kubernetes.io/version label (here on its pod template) does."""
+    tree = tmp_path / "tree"
+    shutil.copytree(SCENARIOS / "controller-statefulset-v0.1.0", tree)
+    manifests = tree / "manifests.yaml"
+    rest = manifests.read_text(encoding="utf-8").split("---\n", 1)[1]
+    image = "registry.k8s.io/agent-sandbox/agent-sandbox-controller@sha256:" + "0" * 64
+    pod_body: dict[str, Any] = {
+        "metadata": {"labels": {"app.kubernetes.io/version": "0.1.0"}},
+        "spec": {"containers": [{"name": "c", "image": image}]},
+    }
+    metadata = {"name": "ctl", "namespace": "agent-sandbox-system"}
+    if pod:  # the label on the pod template, the workload's own metadata without it
+        workload = {"apiVersion": "apps/v1", "kind": kind, "metadata": metadata}
+        workload["spec"] = {"template": pod_body}
+    else:  # a Pod is its own template
+        pod_body["metadata"].update(metadata)
+        workload = {"apiVersion": "v1", "kind": kind, **pod_body}
+    document = json.dumps(workload)
+    manifests.write_text(document + "\n---\n" + rest, encoding="utf-8")
+    report = run_cli(["check", ".", "--format", "json"], tree).report
+    assert report["controller"] == {
+        "version": "0.1.0",
+        "column": "up to v0.2.0",
+        "source": "version-label",
+        "file": "manifests.yaml",
+        "line": 1,
+    }
+    text = run_cli(["check", "."], tree).stdout
+    assert " ".join(text.split("\n\n", 1)[0].split()) == (
+        "agent-sandbox controller 0.1.0 (from the app.kubernetes.io/version label at "
+        "manifests.yaml:1)"
+    )
+
+
+def test_a_tag_that_is_no_version_yields_to_the_declaration(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(SCENARIOS / "controller-statefulset-v0.1.0", tree)
+    manifests = tree / "manifests.yaml"
+    manifests.write_text(manifests.read_text(encoding="utf-8").replace(":v0.1.0", ":latest"))
+    alone = run_cli(["check", ".", "--format", "json"], tree).report
+    assert (alone["controller"]["version"], alone["controller"]["source"]) == (
+        "latest",
+        "image-tag",
+    )
+    assert "controller-version-unknown" in [f["ruleId"] for f in alone["findings"]]
+    declaration = tree / ".egress-lint.yaml"
+    declaration.write_text(
+        declaration.read_text(encoding="utf-8") + "agentSandbox: {version: v0.1.0}\n",
+        encoding="utf-8",
+    )
+    declared = run_cli(["check", ".", "--format", "json"], tree).report
+    assert (declared["controller"]["version"], declared["controller"]["source"]) == (
+        "v0.1.0",
+        "declaration",
+    )
+    rules = {f["ruleId"] for f in declared["findings"]}
+    assert not rules & {"controller-version-unknown", "controller-versions-disagree"}
 
 
 def test_other_and_unreadable_deployments_are_skipped_unreported(tmp_path: Path) -> None:
@@ -443,3 +635,36 @@ def test_only_a_path_with_a_decision_not_refused_yet_is_judged_under_newer_colum
     assert hazards.count("pooled") == 1 and "controller-upgrade-widens" in {
         f["ruleId"] for f in outcome.report["findings"]
     }
+
+
+@pytest.mark.parametrize(
+    ("kind", "pod"),
+    [
+        ("Deployment", "spec:\n  template:\n    spec:\n"),
+        ("StatefulSet", "spec:\n  template:\n    spec:\n"),
+        ("DaemonSet", "spec:\n  template:\n    spec:\n"),
+        ("ReplicaSet", "spec:\n  template:\n    spec:\n"),
+        ("Job", "spec:\n  template:\n    spec:\n"),
+        ("CronJob", "spec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n"),
+        ("Pod", "spec:\n"),
+    ],
+)
+def test_every_workload_kind_running_the_controller_gives_its_tag(
+    tmp_path: Path, kind: str, pod: str
+) -> None:
+    """The tag is read where each kind keeps its pod, and located at the image line."""
+    indent = " " * (len(pod.splitlines()[-1]) - len(pod.splitlines()[-1].lstrip()) + 2)
+    text = (
+        f"apiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: c, namespace: ns}}\n{pod}"
+        f"{indent}containers:\n{indent}  - name: sidecar\n{indent}    image: nginx:1\n"
+        f"{indent}  - name: m\n{indent}    image: reg.io/x/agent-sandbox-controller:v0.4.6\n"
+    )
+    (tmp_path / "m.yaml").write_text(text, encoding="utf-8")
+    inventory = build_inventory(load([str(tmp_path / "m.yaml")]).documents, "default")
+    [running] = running_controllers(inventory)
+    assert (running.version, running.source, running.workload) == (
+        "v0.4.6",
+        "image-tag",
+        f"{kind} ns/c",
+    )
+    assert running.location.line == len(text.splitlines())

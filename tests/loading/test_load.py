@@ -69,6 +69,33 @@ def test_only_the_controller_deployment_is_kept(tree: Path) -> None:
     assert dict(result.skipped) == {"Deployment": 2}
 
 
+@pytest.mark.parametrize(
+    ("kind", "pod"),
+    [
+        ("StatefulSet", "spec:\n  template:\n    spec:\n"),
+        ("DaemonSet", "spec:\n  template:\n    spec:\n"),
+        ("CronJob", "spec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n"),
+        ("Pod", "spec:\n"),
+    ],
+)
+def test_every_workload_kind_running_the_controller_is_kept(
+    tree: Path, kind: str, pod: str
+) -> None:
+    """Issue 28: an upstream release chart runs the controller as a StatefulSet."""
+    indent = " " * (len(pod.splitlines()[-1]) - len(pod.splitlines()[-1].lstrip()) + 2)
+    text = (
+        f"kind: {kind}\nmetadata:\n  name: c\n{pod}"
+        f"{indent}containers: [{{name: m, image: reg.io/agent-sandbox-controller:v0.1.0}}]\n"
+        f"---\nkind: {kind}\nmetadata:\n  name: web\n{pod}"
+        f"{indent}containers: [{{name: w, image: nginx:1}}]\n"
+        # The image named elsewhere than in the pod's containers: not the controller.
+        f"---\nkind: {kind}\nmetadata:\n  name: agent-sandbox-controller\n"
+    )
+    result = load_text(tree, text)
+    assert names(result.documents) == ["c"]
+    assert dict(result.skipped) == {kind: 2}
+
+
 def test_only_the_controller_config_map_is_kept(tree: Path) -> None:
     text = (
         "kind: ConfigMap\nmetadata:\n  name: agent-sandbox-config\n"
