@@ -155,9 +155,10 @@ def execute_environments(
                 f"{render_command(spec)} {spec.target}"
             )
             stdin, namespace = environment_input(environment, options.namespace, policy)
-            run = _checked(
-                dataclasses.replace(options, paths=("-",), namespace=namespace), stdin, out
+            given = dataclasses.replace(
+                options, paths=("-",), namespace=namespace, environment=environment.name
             )
+            run = _checked(given, stdin, out)
             reports.append(in_environment(run.report, environment.name))
             runs.append(run)
         return _write(joined(reports), tuple(runs), out, None, options.progress)
