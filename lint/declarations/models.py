@@ -127,6 +127,7 @@ WorkloadKind = Literal[
 Environments = Annotated[list[NonEmpty], Field(min_length=1)]
 """``environments``: the ``renders:`` environments an entry belongs to."""
 
+
 def _namespace_tag(value: Any) -> str:
     return "mapping" if isinstance(value, dict) else "name"
 
