@@ -93,6 +93,10 @@ def run_explain_environments(
         if present is not None or len(environments) == 1:
             found.append((environment.name, given, intake, chosen))
     if not found and refused and len(refused) == len(environments):
+        if len(environments) == 1:
+            raise SelectionError(
+                f"{refused[0]} (in the renders: environment {environments[0].name})"
+            )
         raise refused[0]
     if len(found) != 1:
         names = ", ".join(e.name for e in environments)
