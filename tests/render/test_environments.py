@@ -142,3 +142,9 @@ def test_a_missing_renders_path_is_a_declaration_error(
         ran.err
     )
     assert "Traceback" not in ran.err
+
+
+def test_the_documented_complete_example_is_this_fixture() -> None:
+    page = (REPO / "docs" / "declarations.md").read_text(encoding="utf-8")
+    declaration = (FIXTURE / ".egress-lint.yaml").read_text(encoding="utf-8")
+    assert f"```yaml\n{declaration}```\n" in page
