@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,7 @@ def _copy(tmp_path: Path, declaration: str) -> Path:
     return copied / ".egress-lint.yaml"
 
 
-def _check(config: Path, tools: Tools, cwd: Path) -> tuple[int, dict[str, object]]:
+def _check(config: Path, tools: Tools, cwd: Path) -> tuple[int, dict[str, Any]]:
     ran = egress_lint(
         "check", "--config", str(config), "--format", "json", path=[tools.directory], cwd=cwd
     )
