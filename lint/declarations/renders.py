@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 
 _HELM_ONLY = ("values", "set_values", "release", "kube_version", "api_versions")
 _SCHEME: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-# `repo/chart`: Helm's name for a chart in a repository added with `helm repo add`.
-_REPOSITORY_CHART: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+# `repo/chart`: Helm's name for a chart in a repository added with `helm repo add`
+# (an archive name, `.tgz`, is a path).
+_REPOSITORY_CHART: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*(?<!\.tgz)$")
 
 
 @dataclass(frozen=True)

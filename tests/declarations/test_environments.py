@@ -236,6 +236,8 @@ def test_every_path_is_read_next_to_the_declaration_file(write: WriteFile) -> No
         ),
         # `charts/` is a directory here, so this is a path, not `repo/chart`.
         ("  - name: a\n    helm: charts/agents\n", "renders[0].helm", 4, "charts/agents"),
+        # An archive is a path too, wherever it is.
+        ("  - name: a\n    helm: dist/agents-0.1.0.tgz\n", "renders[0].helm", 4, "agents-0.1.0"),
     ],
 )
 def test_a_path_that_names_nothing_there_is_a_declaration_error(
