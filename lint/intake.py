@@ -56,16 +56,21 @@ class InputOptions(Protocol):
     def jobs(self) -> int: ...
 
 
-def take_in(options: InputOptions, *, stdin: bytes | None = None) -> Intake:
+def take_in(
+    options: InputOptions, *, stdin: bytes | None = None, environment: str | None = None
+) -> Intake:
     """Read the declarations (``--config``, else found upward from the first
     path, else from the current directory), load the paths within the
     limits on up to ``jobs`` processes, and place every object; objects
     that name no namespace go to ``--namespace``, else the file's
-    ``defaultNamespace``, else ``default``. Raises DeclarationError (a usage
-    error, exit 2)."""
+    ``defaultNamespace``, else ``default``. ``environment`` is the
+    ``renders:`` environment the input was rendered for: only the entries
+    that belong to it are declared sandboxes. Raises DeclarationError (a
+    usage error, exit 2)."""
     declarations = load_declarations(
         declaration_file_for(options.paths, options.config),
         namespace_override=options.namespace,
+        environment=environment,
     )
     paths = list(options.paths)
     stdin = standard_input_once(paths, stdin, options.limits)

@@ -92,6 +92,9 @@ class CheckOptions:
     """``--controller-version``: the agent-sandbox controller assumed (DESIGN §12)."""
     progress: Callable[[str], None] | None = dataclasses.field(default=None, compare=False)
     """Told, in words, each step a long run starts (``lint.cli.progress``)."""
+    environment: str | None = None
+    """The ``renders:`` environment the input was rendered for: only its
+    entries are judged (issue 28)."""
 
 
 def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
@@ -121,7 +124,7 @@ def check_run(options: CheckOptions, *, stdin: bytes | None = None) -> CheckRun:
 def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
     progress = options.progress or _silent
     progress(_reading(options.paths, stdin))
-    intake = take_in(options, stdin=stdin)
+    intake = take_in(options, stdin=stdin, environment=options.environment)
     loaded, inventory, declared = intake.loaded, intake.inventory, intake.sandboxes
     progress(f"judging {len(declared)} declared sandbox(es)")
     declarations = intake.declarations

@@ -156,7 +156,9 @@ def execute_environments(
                 f"{render_command(spec)} {spec.target}"
             )
             stdin, namespace = environment_input(environment, options.namespace, policy)
-            given = dataclasses.replace(options, paths=("-",), namespace=namespace)
+            given = dataclasses.replace(
+                options, paths=("-",), namespace=namespace, environment=environment.name
+            )
             run = _checked(given, stdin, out)
             report = run.report
             if stdin.failure is not None:

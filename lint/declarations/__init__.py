@@ -46,8 +46,12 @@ __all__ = [
 ]
 
 
-def load_declarations(path: Path | None, *, namespace_override: str | None) -> Declarations:
-    """Load the declaration file at ``path``. None means there is no file:
+def load_declarations(
+    path: Path | None, *, namespace_override: str | None, environment: str | None = None
+) -> Declarations:
+    """Load the declaration file at ``path``, with the entries of the
+    ``renders:`` environment ``environment`` (None: every entry). None
+    means there is no file:
     the result has ``defaults_applied`` set and no entries (SEMANTICS
     §17.5). The pydantic models and ruamel.yaml are
     imported only when a file is there to read: a run without one, and
@@ -56,4 +60,4 @@ def load_declarations(path: Path | None, *, namespace_override: str | None) -> D
         return Declarations(None, None, True, (), namespace_override)
     from lint.declarations.loading import load_declarations as load_file  # noqa: PLC0415
 
-    return load_file(path, namespace_override=namespace_override)
+    return load_file(path, namespace_override=namespace_override, environment=environment)

@@ -32,24 +32,47 @@ from lint.declarations.merging import MergedEgress, merge_egress
 from lint.declarations.notes import entry_notes
 from lint.declarations.reading import Citation, SourceTree, parse_yaml, read_text
 from lint.declarations.renders import declared_renders
+from lint.declarations.scoping import Scope, default_environments, entry_environments
 from lint.declarations.structure import CheckedFile, SandboxEntry, checked_structure
 
 _DEFAULT_NAMESPACE = "default"
 
 
-def load_declarations(path: FilePath, *, namespace_override: str | None) -> Declarations:
-    """Load the declaration file at ``path``."""
+def load_declarations(
+    path: FilePath, *, namespace_override: str | None, environment: str | None = None
+) -> Declarations:
+    """Load the declaration file at ``path``, with the entries judged in
+    the ``renders:`` environment ``environment`` (None: in no environment,
+    every entry; issue 28). Every entry is checked all the same."""
     shown = display_name(path)
     tree = parse_yaml(read_text(path, shown, Citation(shown)), shown)
     model = _validate(tree)
     renders = declared_renders(model.renders, tree, path.parent)
+    scope = Scope(tuple(render.name for render in renders), environment)
+    inherited = default_environments(tree, scope)
     loader = _EntryLoader(tree, path.parent, namespace_override, model.default_namespace)
+    scoped: list[tuple[DeclaredSandbox, SandboxEntry, tuple[str, ...] | None]] = []
     entries, notes = [], []
     for index, sandbox in enumerate(model.sandboxes):
-        entry, entry_notes_found = loader.load(index, sandbox)
-        entries.append(entry)
-        notes.extend(entry_notes_found)
-    _refuse_duplicates(entries)
+        environments = entry_environments(tree, index, sandbox, scope, inherited)
+        entry, entry_notes_found = loader.load(index, sandbox, scope.namespace(sandbox.namespace))
+        scoped.append((entry, sandbox, environments))
+        if scope.includes(environments):
+            entries.append(entry)
+            notes.extend(entry_notes_found)
+    if not scope.names:
+        _refuse_duplicates([(entry, entry.namespace) for entry in entries])
+    for name in scope.names:
+        # Each environment on its own, with the namespaces the entries take
+        # there: entries of different environments may expect one object.
+        there = Scope(scope.names, name)
+        _refuse_duplicates(
+            [
+                (entry, loader.namespace(there.namespace(sandbox.namespace)))
+                for entry, sandbox, within in scoped
+                if there.includes(within)
+            ]
+        )
     return Declarations(
         file=shown,
         default_namespace=model.default_namespace,
@@ -105,8 +128,9 @@ class _EntryLoader:
         self._default_namespace = default_namespace
 
     def load(
-        self, index: int, sandbox: SandboxEntry
+        self, index: int, sandbox: SandboxEntry, namespace: str | None
     ) -> tuple[DeclaredSandbox, list[DeclarationNote]]:
+        """Entry ``index``, in ``namespace`` (its own in this run, if any)."""
         prefix = f"sandboxes[{index}]"
         target = self._target(index, sandbox)
         host = self._host(index, sandbox)
@@ -114,7 +138,7 @@ class _EntryLoader:
         resolved = self._with_hosts_file(merged, prefix)
         self._check_intent(index, resolved.merged)
         self._check_host(index, sandbox, host, resolved.merged)
-        namespace = self._namespace(sandbox)
+        namespace = self.namespace(namespace)
         translation = self._translate(resolved, target, namespace, prefix, host)
         if host == "none":
             # The selector is the pods' own labels, known once the manifests
@@ -261,14 +285,9 @@ class _EntryLoader:
                 excerpt=self._tree.excerpt(line),
             )
 
-    def _namespace(self, sandbox: SandboxEntry) -> str:
+    def namespace(self, own: str | None) -> str:
         """Entry, then ``--namespace``, then ``defaultNamespace`` (DESIGN §2.1)."""
-        return (
-            sandbox.namespace
-            or self._namespace_override
-            or self._default_namespace
-            or _DEFAULT_NAMESPACE
-        )
+        return own or self._namespace_override or self._default_namespace or _DEFAULT_NAMESPACE
 
     def _with_hosts_file(self, merged: MergedEgress, prefix: str) -> _Resolved:
         policy = merged.egress.get("policy")
@@ -361,16 +380,17 @@ def _provenance(parts: tuple[str | int, ...], resolved: _Resolved) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def _refuse_duplicates(entries: list[DeclaredSandbox]) -> None:
+def _refuse_duplicates(entries: list[tuple[DeclaredSandbox, str]]) -> None:
     """Two entries that expect the same named policy object in the same
-    namespace contradict each other: one object cannot equal two
-    translations (SEMANTICS.md §12), and equal ones are redundant."""
+    namespace (each given with its namespace in the environment checked)
+    contradict each other: one object cannot equal two translations
+    (SEMANTICS.md §12), and equal ones are redundant."""
     seen: dict[tuple[str, str, str], DeclaredSandbox] = {}
-    for entry in entries:
+    for entry, namespace in entries:
         expected = entry.translation
         if not expected.named:
             continue  # `host: none`: no host reads an object back by name
-        key = (entry.namespace, expected.kind, expected.name)
+        key = (namespace, expected.kind, expected.name)
         first = seen.setdefault(key, entry)
         if first is not entry:
             raise DeclarationError(
@@ -378,7 +398,7 @@ def _refuse_duplicates(entries: list[DeclaredSandbox]) -> None:
                 file=entry.file,
                 line=entry.line,
                 message=f"expects the same {expected.kind} {expected.name!r} in namespace "
-                f"{entry.namespace!r} as {first.field_prefix} (line {first.line}); "
+                f"{namespace!r} as {first.field_prefix} (line {first.line}); "
                 "declare each named policy once (merge the entries, or give one a "
                 "profile or a networkPolicyName)",
             )

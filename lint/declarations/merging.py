@@ -40,8 +40,9 @@ def merge_egress(
     entry = document["sandboxes"][index]
     own = _as_mapping(entry.get("egress"))
     defaults = _as_mapping(document.get("defaults"))
-    # `host` is an entry's own setting, not part of its egress.
+    # `host` and `environments` are an entry's own settings, not its egress.
     defaults.pop("host", None)
+    defaults.pop("environments", None)
     if INTENT_KEYS & own.keys():
         # The intent is one slot: an entry's `allow` replaces a default
         # `policy`, and its `policy` a default `allow` (with its hosts).

@@ -124,10 +124,28 @@ WorkloadKind = Literal[
 ]
 
 
+Environments = Annotated[list[NonEmpty], Field(min_length=1)]
+"""``environments``: the ``renders:`` environments an entry belongs to."""
+
+
+def _namespace_tag(value: Any) -> str:
+    return "mapping" if isinstance(value, dict) else "name"
+
+
+NamespaceField = Annotated[
+    Annotated[dict[NonEmpty, NonEmpty], Field(min_length=1), Tag("mapping")]
+    | Annotated[NonEmpty, Tag("name")],
+    Discriminator(_namespace_tag),
+]
+"""An entry's ``namespace``: one name, or one per ``renders:`` environment."""
+
+
 class DefaultsModel(EgressModel):
-    """``defaults``: every ``egress`` field, and the entries' default ``host``."""
+    """``defaults``: every ``egress`` field, the entries' default ``host``
+    and the ``renders:`` environments they belong to."""
 
     host: Host | None = None
+    environments: Environments | None = None
 
 
 class WorkloadModel(_Strict):
@@ -151,7 +169,8 @@ class SandboxModel(_Strict):
     workload: WorkloadModel | None = None
     host: Host | None = None
     expect: ExpectModel | None = None
-    namespace: NonEmpty | None = None
+    namespace: NamespaceField | None = None
+    environments: Environments | None = None
     external: bool = False
     pod_labels: dict[str, str] = Field(default_factory=dict)
     paths: Annotated[list[AcquisitionPath], Field(min_length=1)] | None = None
@@ -248,6 +267,7 @@ def _sandbox_entry(sandbox: SandboxModel) -> SandboxEntry:
             else ExpectedObject(sandbox.expect.kind, sandbox.expect.name)
         ),
         namespace=sandbox.namespace,
+        environments=None if sandbox.environments is None else tuple(sandbox.environments),
         external=sandbox.external,
         pod_labels=dict(sandbox.pod_labels),
         paths=None if sandbox.paths is None else tuple(sandbox.paths),

@@ -3,20 +3,26 @@ checks one by one (DESIGN §11).
 
 Each entry names a Helm chart (with its values files, ``set`` values,
 release, namespace, Kubernetes version and API versions) or a Kustomize
-directory. Paths are relative to the declaration file's directory and are
-handed on relative to the current directory, the way reports name files.
+directory. Every path is relative to the declaration file's directory,
+wherever the run starts, and is handed on relative to the current
+directory, the way reports name files; a path that names nothing there is
+a declaration error (issue 28). What is not a path stays as written: a URL
+(``oci://...``, ``https://...``) and a chart repository reference
+(``repo/chart``), which a render fetches only with
+``--allow-remote-render``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path as FilePath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from lint.declarations.discovery import display_name
 from lint.declarations.errors import DeclarationError
-from lint.declarations.fieldpaths import line_of
+from lint.declarations.fieldpaths import Path, format_path, line_of
 from lint.render.spec import HelmRender, KustomizeRender, RenderSpec
 
 if TYPE_CHECKING:
@@ -25,6 +31,10 @@ if TYPE_CHECKING:
     from lint.declarations.structure import RenderEntry
 
 _HELM_ONLY = ("values", "set_values", "release", "kube_version", "api_versions")
+_SCHEME: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+# `repo/chart`: Helm's name for a chart in a repository added with `helm repo add`
+# (an archive name, `.tgz`, is a path).
+_REPOSITORY_CHART: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*(?<!\.tgz)$")
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,8 @@ def declared_renders(
                 path=f"renders[{index}]", file=tree.file, line=line, message=problem
             )
         seen[model.name] = index
-        renders.append(DeclaredRender(model.name, _spec(model, base), line, model.namespace))
+        spec = _spec(model, _Paths(tree, base, index))
+        renders.append(DeclaredRender(model.name, spec, line, model.namespace))
     return tuple(renders)
 
 
@@ -72,13 +83,16 @@ def _problem(model: RenderEntry, seen: dict[str, int]) -> str | None:
     return None
 
 
-def _spec(model: RenderEntry, base: FilePath) -> RenderSpec:
+def _spec(model: RenderEntry, paths: _Paths) -> RenderSpec:
     if model.kustomize is not None:
-        return KustomizeRender(_local(base, model.kustomize))
+        return KustomizeRender(paths.local(("kustomize",), model.kustomize))
     assert model.helm is not None
     return HelmRender(
-        chart=_chart(base, model.helm),
-        values=tuple(_local(base, v) for v in model.values or ()),
+        chart=paths.chart(model.helm),
+        values=tuple(
+            v if _SCHEME.match(v) else paths.local(("values", n), v)
+            for n, v in enumerate(model.values or ())
+        ),
         set_values=tuple(model.set_values or ()),
         release=model.release,
         namespace=model.namespace,
@@ -92,14 +106,54 @@ def _camel(name: str) -> str:
     return head + "".join(part.capitalize() for part in rest)
 
 
-def _local(base: FilePath, path: str) -> str:
-    return display_name(base / path)
+@dataclass(frozen=True)
+class _Paths:
+    """The paths of ``renders[index]``, read against ``base``, the
+    declaration file's directory."""
 
+    tree: SourceTree
+    base: FilePath
+    index: int
 
-def _chart(base: FilePath, chart: str) -> str:
-    """A chart directory relative to the declaration file; a reference
-    such as ``oci://...`` or ``repo/chart`` that names no local directory
-    goes to helm as written."""
-    if "://" in chart or not (base / chart).exists():
+    def local(self, field: Path, path: str) -> str:
+        """``path`` as the current directory names it; a DeclarationError
+        when nothing is there."""
+        if not (self.base / path).exists():
+            raise self._error(field, f"{path} does not exist in {self._shown_base()}, {_RULE}")
+        return display_name(self.base / path)
+
+    def chart(self, chart: str) -> str:
+        """A chart next to the declaration file; a URL, or a ``repo/chart``
+        reference that names no local path, goes to helm as written."""
+        if _SCHEME.match(chart) or (self.base / chart).exists():
+            return chart if _SCHEME.match(chart) else display_name(self.base / chart)
+        if not _REPOSITORY_CHART.match(chart) or (self.base / chart).parent.exists():
+            return self.local(("helm",), chart)
+        if FilePath(chart).exists():
+            # Helm would read the current directory's copy as a local chart.
+            raise self._error(
+                ("helm",),
+                f"{chart} does not exist in {self._shown_base()}, but does in the current "
+                f"directory; {_RULE}",
+            )
         return chart
-    return _local(base, chart)
+
+    def _shown_base(self) -> str:
+        return f"{display_name(self.base)}/ (the declaration file's directory)"
+
+    def _error(self, field: Path, message: str) -> DeclarationError:
+        parts: Path = ("renders", self.index, *field)
+        line = line_of(self.tree.lines, parts)
+        return DeclarationError(
+            path=format_path(parts),
+            file=self.tree.file,
+            line=line,
+            message=message,
+            excerpt=self.tree.excerpt(line),
+        )
+
+
+_RULE: Final = (
+    "and every path in renders: is relative to the declaration file's directory, "
+    "wherever egress-lint runs"
+)

@@ -62,7 +62,10 @@ class SandboxEntry:
     workload: Workload | None = None
     host: HostName | None = None
     expect: ExpectedObject | None = None
-    namespace: str | None = None
+    namespace: str | Mapping[str, str] | None = None
+    """One namespace, or one per ``renders:`` environment."""
+    environments: tuple[str, ...] | None = None
+    """The ``renders:`` environments the entry belongs to (None: every one)."""
     external: bool = False
     pod_labels: Mapping[str, str] = field(default_factory=dict)
     paths: tuple[AcquisitionPath, ...] | None = None
@@ -249,7 +252,12 @@ EGRESS_FIELDS: Final = {
     "profileLabelKey": _any,
     "perSandbox": _object_or_value(_model(PER_SANDBOX_FIELDS)),
 }
-DEFAULTS_FIELDS: Final = {**EGRESS_FIELDS, "host": _optional(_HOST)}
+_ENVIRONMENTS: Final = _optional(_items(_non_empty, min_length=1))
+DEFAULTS_FIELDS: Final = {
+    **EGRESS_FIELDS,
+    "host": _optional(_HOST),
+    "environments": _ENVIRONMENTS,
+}
 INGRESS_FIELDS: Final = {"agentPort": _port, "engine": _optional(_ENGINE)}
 WORKLOAD_FIELDS: Final = {"kind": _WORKLOAD_KIND, "name": _non_empty}
 EXPECT_FIELDS: Final = {
@@ -272,6 +280,15 @@ def _workload(value: object) -> Workload:
     return Workload(given["kind"], given["name"])
 
 
+def _namespace(value: object) -> str | dict[str, str]:
+    """``models.NamespaceField``: a name, or a name per environment."""
+    if type(value) is not dict:
+        return _non_empty(value)
+    if not value:
+        raise _UNSURE
+    return {_non_empty(name): _non_empty(namespace) for name, namespace in value.items()}
+
+
 def _expect(value: object) -> ExpectedObject:
     given = _mapping(value, EXPECT_FIELDS, ("kind", "name"))
     return ExpectedObject(given["kind"], given["name"])
@@ -282,7 +299,8 @@ SANDBOX_FIELDS: Final = {
     "workload": _optional(_workload),
     "host": _optional(_HOST),
     "expect": _optional(_expect),
-    "namespace": _optional(_non_empty),
+    "namespace": _optional(_namespace),
+    "environments": _ENVIRONMENTS,
     "external": _boolean,
     "podLabels": _labels,
     "paths": _optional(_items(_PATH, min_length=1)),
@@ -299,6 +317,7 @@ def _sandbox(value: object) -> SandboxEntry:
         host=given.get("host"),
         expect=given.get("expect"),
         namespace=given.get("namespace"),
+        environments=given.get("environments"),
         external=given.get("external", False),
         pod_labels=given.get("podLabels", {}),
         paths=given.get("paths"),

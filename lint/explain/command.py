@@ -79,14 +79,25 @@ def run_explain_environments(
     sandbox's template or workload. Raises as ``run_explain``, and
     SelectionError when it is in several and none is given."""
     destination = parse_destination(options.to) if options.to is not None else None
-    found = []
+    found, refused = [], []
     for environment in environments:
         given = dataclasses.replace(options, paths=("-",), namespace=environment.namespace)
-        intake = take_in(given, stdin=environment.stdin)
-        chosen = _chosen(given, intake)
+        intake = take_in(given, stdin=environment.stdin, environment=environment.name)
+        try:
+            chosen = _chosen(given, intake)
+        except SelectionError as error:
+            # Not declared in this environment (its entry names others).
+            refused.append(error)
+            continue
         present = target_object(chosen, intake.inventory.namespace(chosen.namespace))
         if present is not None or len(environments) == 1:
             found.append((environment.name, given, intake, chosen))
+    if not found and refused and len(refused) == len(environments):
+        if len(environments) == 1:
+            raise SelectionError(
+                f"{refused[0]} (in the renders: environment {environments[0].name})"
+            )
+        raise refused[0]
     if len(found) != 1:
         names = ", ".join(e.name for e in environments)
         where = ", ".join(name for name, *_ in found)

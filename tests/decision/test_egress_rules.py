@@ -733,7 +733,7 @@ def test_an_unreadable_peer_among_many_is_named_with_its_entry_and_why() -> None
     [
         (
             {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16", "x"]}},
-            '`ipBlock.except` entry 1 is not a CIDR',
+            "`ipBlock.except` entry 1 is not a CIDR",
         ),
         (
             {"ipBlock": {"cidr": "10.0.0.0/8", "except": "10.1.0.0/16"}},

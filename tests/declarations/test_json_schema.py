@@ -236,6 +236,24 @@ BAD: dict[str, str] = {
           - workload: {kind: Deployment, name: api}
             egress: {engine: cilium, allow: [], allowHosts: a.example.com}
         """,
+    "an empty environments list (issue 28)": """
+        version: 1
+        sandboxes:
+          - template: t
+            environments: []
+        """,
+    "an empty namespace per environment (issue 28)": """
+        version: 1
+        sandboxes:
+          - template: t
+            namespace: {}
+        """,
+    "a namespace per environment that is not a name (issue 28)": """
+        version: 1
+        sandboxes:
+          - template: t
+            namespace: {prod: [agents]}
+        """,
     "a namespace entry with an unknown key": """
         version: 1
         namespaces:

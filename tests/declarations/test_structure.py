@@ -160,6 +160,9 @@ EGRESS_FIELDS = {
 }
 KEYS = st.sampled_from(["a", "", "é", "x\ud800"])
 LABELS = field(st.dictionaries(KEYS, TEXT, max_size=2))
+# A namespace, or one per environment (issue 28): names empty or not.
+NAMESPACE = st.one_of(NON_EMPTY, field(st.dictionaries(KEYS, TEXT, max_size=2)))
+ENVIRONMENTS = field(st.lists(NON_EMPTY, max_size=2))
 KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod")
 SANDBOX = mapping(
     {
@@ -173,7 +176,8 @@ SANDBOX = mapping(
                 "name",
             )
         ),
-        "namespace": NON_EMPTY,
+        "namespace": NAMESPACE,
+        "environments": ENVIRONMENTS,
         "external": field(st.booleans()),
         "podLabels": LABELS,
         "paths": field(st.lists(one_of("direct", "pooled", "warm"), max_size=3)),
@@ -206,7 +210,7 @@ FILES = mapping(
         "version": field(st.just(1)),
         "defaultNamespace": NON_EMPTY,
         "namespaces": field(st.dictionaries(KEYS, field(mapping({"labels": LABELS})), max_size=2)),
-        "defaults": field(mapping({**EGRESS_FIELDS, "host": HOST})),
+        "defaults": field(mapping({**EGRESS_FIELDS, "host": HOST, "environments": ENVIRONMENTS})),
         "renders": field(st.lists(field(RENDER), max_size=3)),
         "agentSandbox": field(mapping({"version": NON_EMPTY})),
         "cluster": field(

@@ -84,7 +84,7 @@ class Checker:
             yield self
 
     def _load_declarations(
-        self, path: Path | None, *, namespace_override: str | None
+        self, path: Path | None, *, namespace_override: str | None, environment: str | None = None
     ) -> Declarations:
         return self._declarations
 
