@@ -39,7 +39,7 @@ def core_rule_excess(rule: JSON, allowance: Allowance) -> str | None:
     """``172.16.0.0/12 and 192.168.0.0/16 on TCP 443``: what the rule lets
     out beyond the allowance; None when it cannot be said in addresses, or
     when it is the rule's own addresses on its own ports (nothing to add)."""
-    if not isinstance(rule, dict):
+    if not isinstance(rule, dict) or not _holds_addresses(allowance):
         return None
     ports = read_port_list(read_list(rule, "ports"), "TCP")
     peers = read_list(rule, "to")
@@ -59,6 +59,13 @@ def core_rule_excess(rule: JSON, allowance: Allowance) -> str | None:
     if not said or (len(by_excess) == 1 and next(iter(by_excess)) == reached):
         return None
     return "; ".join(said)
+
+
+def _holds_addresses(allowance: Allowance) -> bool:
+    """Whether the allowance holds any address range: without one, what a
+    rule lets out is its own addresses on its own ports, which its detail
+    says already (and the ranges need not be worked out, path after path)."""
+    return any(isinstance(d.peer, (CidrPeer, Everything)) for d in allowance.destinations)
 
 
 def _addresses(peers: Sequence[JSON]) -> tuple[Network, ...] | None:
