@@ -190,7 +190,7 @@ RULES: tuple[Rule, ...] = (
         "docs/cluster-policies.md).",
         "Narrow the cluster policy's subject so that it does not select the sandbox "
         "namespace, or change the named rule.",
-        "reach-cluster-network-policy",
+        "reach-calico-global-policy",
     ),
     Rule(
         "egress-reach-not-evaluable",

@@ -56,6 +56,7 @@ def build_allowance(translation: Translation) -> Allowance:
             permits_nothing=False,
             policy_kind=translation.policy_kind,
             named_object=named,
+            fqdn_patterns=_fqdn_grants(rules, "matchPattern"),
         )
     destinations, permits_everything = _core_destinations(rules)
     if translation.companion is not None:
@@ -70,6 +71,7 @@ def build_allowance(translation: Translation) -> Allowance:
             permits_nothing=False,
             policy_kind=translation.policy_kind,
             named_object=named,
+            fqdn_patterns=_fqdn_grants(hosts, "matchPattern"),
         )
     return Allowance(
         destinations=destinations,
@@ -113,8 +115,9 @@ def _core_destinations(rules: list[JSON]) -> tuple[tuple[Destination, ...], bool
     return tuple(destinations), permits_everything
 
 
-def _fqdn_grants(rules: list[JSON]) -> tuple[FqdnGrant, ...]:
-    """§4.1: one grant per string ``matchName``; ``matchPattern`` is never recorded."""
+def _fqdn_grants(rules: list[JSON], field: str = "matchName") -> tuple[FqdnGrant, ...]:
+    """§4.1: one grant per string ``matchName``; ``matchPattern`` is never
+    recorded in ``fqdns`` (``field`` reads the patterns for reach alone)."""
     grants: list[FqdnGrant] = []
     for rule in rules:
         if not isinstance(rule, dict):
@@ -125,8 +128,8 @@ def _fqdn_grants(rules: list[JSON]) -> tuple[FqdnGrant, ...]:
         read = read_cilium_ports(rule)
         ports: PortSet = ALL_PORTS if isinstance(read, CiliumPortsError) else read
         for entry in entries:
-            if isinstance(entry, dict) and isinstance(entry.get("matchName"), str):
-                grants.append(FqdnGrant(host=entry["matchName"], ports=ports))
+            if isinstance(entry, dict) and isinstance(entry.get(field), str):
+                grants.append(FqdnGrant(host=entry[field], ports=ports))
     return tuple(grants)
 
 

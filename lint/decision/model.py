@@ -21,6 +21,10 @@ class Tri(Enum):
     NO = "no"
     UNKNOWN = "unknown"
 
+    # Each member is a singleton, so identity is equality; the inherited
+    # hash runs Python code, and tuples of answers are hashed per cell.
+    __hash__ = object.__hash__
+
 
 # --- Ports (§7) ---------------------------------------------------------------
 
@@ -122,6 +126,11 @@ class Allowance:
     permits_nothing: bool
     policy_kind: str
     named_object: NamedRef
+    fqdn_patterns: tuple[FqdnGrant, ...] = ()
+    """The ``matchPattern`` entries of the translated manifest, with their
+    ports. The host's allowance never records them (§4.1); the cluster's
+    reach counts the names they match as declared, since the manifest that
+    declares them is the one the operator applies."""
 
 
 # --- Translation (§3) ---------------------------------------------------------

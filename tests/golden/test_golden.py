@@ -16,6 +16,7 @@ from tests.golden.cases import BENCH_SHAPE, CORPUS, DIGESTS, Case, run_case
 from tests.golden.changed_outputs import (
     ISSUE_25_RECORDED_NEW,
     ISSUE_25_SCENARIOS,
+    ISSUE_25_TIERS_CHANGED,
     ISSUE_27_NO_CITATIONS,
     RECORDED_NEW_SCENARIOS,
     in_issue_14_scenario,
@@ -292,6 +293,10 @@ culprit content hashes cover every offending rule and what the rules name
 offending rules or name a CIDR group or namespaces)."""
 
 
+ISSUE_25_TIERS = "issue 25 (reach from the exact tier model)"
+ISSUE_25_TIERS_SCENARIOS = ("anp-deny-shadows-allow", "banp-pass-deny", "calico-only-isolated")
+"""Scenarios the tier model's branch added: recorded new."""
+
 _ISSUE_RULES: dict[str, Callable[[str], bool]] = {
     "issue 26": lambda key: key in _CHANGED_IN_ISSUE_26,
     "issue 16": lambda key: key in _CHANGED_IN_ISSUE_16,
@@ -304,6 +309,8 @@ _ISSUE_RULES: dict[str, Callable[[str], bool]] = {
     "issue 25": lambda key: (
         key not in ISSUE_25_RECORDED_NEW and (_issue_25_changed(key) or issue_25_changed(key))
     ),
+    # Issue 25's third branch: reach asks the exact tier model (listed by key).
+    ISSUE_25_TIERS: lambda key: key in ISSUE_25_TIERS_CHANGED,
     "issue 27": lambda key: key in ISSUE_27_NO_CITATIONS,
 }
 """Each issue's rule: which outputs it changed on purpose."""
@@ -342,6 +349,10 @@ _LATER_SCENARIOS = {name: issues | {"issue 25"} for name, issues in _LATER_SCENA
 _LATER_SCENARIOS.update(
     {name: frozenset() for name in (*ISSUE_25_SCENARIOS, *ISSUE_25_EXPLAIN_SCENARIOS)}
 )
+# The tier model came after every scenario above; its own are recorded new.
+_LATER_SCENARIOS = {name: issues | {ISSUE_25_TIERS} for name, issues in _LATER_SCENARIOS.items()}
+# Explain's headline from the tier model came after them: listed by key.
+_LATER_SCENARIOS.update({name: frozenset({ISSUE_25_TIERS}) for name in ISSUE_25_TIERS_SCENARIOS})
 # Issue 27 came after every scenario: its rule applies to them all.
 _LATER_SCENARIOS = {name: issues | {"issue 27"} for name, issues in _LATER_SCENARIOS.items()}
 """Scenarios added by a later branch, each with the issues whose changes
@@ -351,7 +362,9 @@ reached it only after it was recorded: only those issues' rules apply."""
 def _changed_by(key: str) -> list[str]:
     """The issues that changed the output of ``key`` since it was recorded."""
     if key in ISSUE_25_RECORDED_NEW:
-        return []
+        # Recorded new by issue 25's earlier branches; the tier model's
+        # branch came after them.
+        return [ISSUE_25_TIERS] if key in ISSUE_25_TIERS_CHANGED else []
     scenario = next((name for name in _LATER_SCENARIOS if f"scenarios/{name} $" in key), None)
     applying = _LATER_SCENARIOS[scenario] if scenario else frozenset(_ISSUE_RULES)
     return [issue for issue, rule in _ISSUE_RULES.items() if issue in applying and rule(key)]

@@ -91,11 +91,7 @@ def core_document(candidate: ReachCandidate, context: ReadContext) -> TierDocume
     isolates = enforces("egress", policy_types, egress)
     selector = spec.get("podSelector", ABSENT)
     subject = Tri.YES if selector is ABSENT else match_strict(selector, context.pod)
-    rules = (
-        tuple(core_rule(rule, i, context) for i, rule in enumerate(egress or []))
-        if isolates
-        else ()
-    )
+    rules = _rules(candidate.raw, egress, context) if isolates else ()
     return replace(
         base,
         subject=subject,
@@ -103,6 +99,17 @@ def core_document(candidate: ReachCandidate, context: ReadContext) -> TierDocume
         rules=rules,
         isolates=isolates,
         subject_why=subject_text(f"its podSelector {compact_json(selector)}", subject),
+    )
+
+
+def _rules(raw: JSON, egress: list[JSON] | None, context: ReadContext) -> tuple[TierRule, ...]:
+    """The object's egress rules: the same for every pod of the namespace,
+    so read once per object, namespace and CNI evidence (the core
+    ``ipBlock`` reading depends on it) when the context keeps a memo."""
+    return context.remembered(
+        (raw,),
+        ("core", context.namespace, context.calico, context.cilium_r),
+        lambda: tuple(core_rule(rule, i, context) for i, rule in enumerate(egress or [])),
     )
 
 
