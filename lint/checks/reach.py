@@ -11,6 +11,7 @@ its file and line; a culprit the union reports is not reported again.
 
 from __future__ import annotations
 
+import bisect
 import operator
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -241,7 +242,7 @@ def _in_document_order(ctx: CheckContext, asked: _Asked, listed: list[_Entry]) -
     namespace; a left-out NetworkPolicy or Cilium policy is in the
     NetworkPolicy slot), then the undecidable objects."""
     documents = asked.built.input.documents
-    keyed: list[tuple[_SortKey, _Entry]] = []
+    ordered = _unselected_in_order(ctx, asked.built.input.namespace, asked.unselected)
     rest: list[_Entry] = []
     for item, entry in zip(asked.answer.listed, listed, strict=True):
         if item.undecidable:
@@ -251,13 +252,40 @@ def _in_document_order(ctx: CheckContext, asked: _Asked, listed: list[_Entry]) -
         key = _order_key(document.slot, document.kind, document.name, document.namespace)
         # Copies of one name (a cluster-scoped policy in several files) keep
         # the order of their files and lines, not the order a worker read them in.
-        keyed.append(((key, _place(entry[0])), entry))
-    known = _unselected_entries(ctx)
-    for each in asked.unselected:
-        hit = known.get(id(each))
-        keyed.append(hit[1] if hit is not None and hit[0] is each else _unselected_entry(ctx, each))
-    keyed.sort(key=_FIRST)
-    return [entry for _, entry in keyed] + rest
+        bisect.insort(ordered, ((key, _place(entry[0])), entry), key=_FIRST)
+    return [entry for _, entry in ordered] + rest
+
+
+def _unselected_in_order(
+    ctx: CheckContext, namespace: str, unselected: tuple[Offered, ...]
+) -> list[tuple[_SortKey, _Entry]]:
+    """The left-out policies' entries, sorted. The namespace's candidates
+    are sorted once (``_candidates_in_order``); each path keeps those it
+    left out, and then only inserts its few listed entries."""
+    if not unselected:
+        return []
+    left = set(map(id, unselected))
+    return [pair for pair, ident in _candidates_in_order(ctx, namespace) if ident in left]
+
+
+def _candidates_in_order(
+    ctx: CheckContext, namespace: str
+) -> tuple[tuple[tuple[_SortKey, _Entry], int], ...]:
+    """Every candidate of the namespace as a left-out policy's entry, in
+    the order reach lists them, with the identity of its candidate."""
+    key = ("reach-candidates-in-order", namespace)
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and hit[0] is ctx.inventory:
+        known: tuple[tuple[tuple[_SortKey, _Entry], int], ...] = hit[1]
+        return known
+    paired = [(_unselected_entry(ctx, each), id(each)) for each in tier_candidates(ctx, namespace)]
+    ordered = tuple(sorted(paired, key=_sort_key_of))
+    ctx.memo.reach[key] = (ctx.inventory, ordered)
+    return ordered
+
+
+def _sort_key_of(item: tuple[tuple[_SortKey, _Entry], int]) -> _SortKey:
+    return item[0][0]
 
 
 _SortKey = tuple[_OrderKey, tuple[str, int]]
