@@ -15,10 +15,12 @@ import bisect
 import operator
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 
 from lint.checks.candidates import Sourced, location_of, unparsed_placeholders
 from lint.checks.context import (
     CheckContext,
+    JudgedEntry,
     precise_location,
     rule_finding,
 )
@@ -449,7 +451,7 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
         known: _Asked = hit[1]
         return known
     every, bases = _with_synthesized(tier_candidates(ctx, namespace), given.union)
-    offered, unselected, bases = _judged_unselected(every, bases, given)
+    offered, unselected, bases = _judged_unselected(ctx, every, bases, given)
     facts = PathFacts(
         namespace=namespace,
         pod=pod_label_view(given.subject.labels),
@@ -475,7 +477,10 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
 
 
 def _judged_unselected(
-    every: tuple[Offered, ...], bases: dict[int, tuple[str | int, ...]], given: ReachInput
+    ctx: CheckContext,
+    every: tuple[Offered, ...],
+    bases: dict[int, tuple[str | int, ...]],
+    given: ReachInput,
 ) -> tuple[tuple[Offered, ...], tuple[Offered, ...], dict[int, tuple[str | int, ...]]]:
     """The candidates to read, and the NetworkPolicies and Cilium policies
     left out because the union's judgement of this path (the same label
@@ -485,13 +490,15 @@ def _judged_unselected(
     # ``Judged.selecting`` holds every entry that is not does-not-select.
     judgements = (given.union, given.cilium_under_core)
     selecting = {id(getattr(e.origin, "obj", None)) for j in judgements for e in j.selecting}
-    present = set().union(*(_objects_of(j) for j in judgements))
+    union_block, cilium_block = (_block_objects(ctx, j) for j in judgements)
+    own = set().union(*(_own_objects(j) for j in judgements))
     kept: list[Offered] = []
     left: list[Offered] = []
     moved: dict[int, tuple[str | int, ...]] = {}
     for index, each in enumerate(every):
         obj_id = id(each.obj)
-        if index not in bases and obj_id in present and obj_id not in selecting:
+        present = obj_id in union_block or obj_id in cilium_block or obj_id in own
+        if index not in bases and present and obj_id not in selecting:
             left.append(each)
             continue
         if index in bases:
@@ -503,10 +510,29 @@ def _judged_unselected(
 _OBJECT = operator.attrgetter("origin.obj")
 
 
-def _objects_of(judged: Judged) -> set[int]:
-    """The identities of the objects behind a judgement's entries (a
-    placeholder's, which has none, as None's)."""
-    entries = judged.entries()
+def _block_objects(ctx: CheckContext, judged: Judged) -> frozenset[int]:
+    """The identities of the objects behind a judgement's shared block, once
+    per block: the paths of a scope share it."""
+    block = judged.block
+    key = ("reach-block-objects", id(block))
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and hit[0] is block:
+        known: frozenset[int] = hit[1]
+        return known
+    found = frozenset(_identities(block.judged))
+    ctx.memo.reach[key] = (block, found)
+    return found
+
+
+def _own_objects(judged: Judged) -> set[int]:
+    """The identities of the objects behind the entries a path placed in
+    the block, and its tail's."""
+    return _identities([*chain.from_iterable(e for _, e in judged.own), *judged.tail])
+
+
+def _identities(entries: Sequence[JudgedEntry]) -> set[int]:
+    """The identities of the objects behind entries (a placeholder's, which
+    has none, as None's)."""
     try:
         return set(map(id, map(_OBJECT, entries)))
     except AttributeError:  # an unparsed document's placeholder
