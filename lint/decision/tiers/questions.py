@@ -310,6 +310,9 @@ class _Found:
     """The listed verdicts, once worked out, when none carries an input's
     own text (a reason something cannot be judged): then every input this
     scan is shared by lists the same."""
+    parts: dict[object, str] = field(default_factory=dict)
+    """The regions' descriptions, once worked out: they name no document,
+    so every input this scan is shared by describes them alike."""
 
 
 Block: TypeAlias = tuple[Sequence[Group], Sequence[Group]]
@@ -416,7 +419,7 @@ def _answer(tier_input: TierInput, space: Space, found: _Found) -> ReachAnswer:
     if found.culprits:
         document, index = min(found.culprits)
         rule, region = found.culprits[(document, index)]
-        part = describe_region(region, every)
+        part = _part(found, region, every)
         summary = (
             f"{_name(tier_input, document)} {rule.text} lets out {part}, outside the allowance"
         )
@@ -425,7 +428,7 @@ def _answer(tier_input: TierInput, space: Space, found: _Found) -> ReachAnswer:
         )
     if found.doubts:
         doubt = min(found.doubts, key=_doubt_key)
-        part = describe_region(found.doubts[doubt], every)
+        part = _part(found, found.doubts[doubt], every)
         is_object = doubt.reason == OBJECT
         name = (
             f"{tier_input.undecidable[doubt.document].kind}/{tier_input.undecidable[doubt.document].name}"
@@ -444,12 +447,26 @@ def _answer(tier_input: TierInput, space: Space, found: _Found) -> ReachAnswer:
             undecidable=is_object,
         )
     if found.open_regions:
-        part = _open_part(found.open_regions, every)
+        part = found.parts.get(_OPEN) or found.parts.setdefault(
+            _OPEN, _open_part(found.open_regions, every)
+        )
         summary = f"{part} reaches the default allow: no tier bounds it"
         return ReachAnswer(
             EgressRefusal.NO_ENFORCING_POLICY, summary, None, None, part, listed, culprits
         )
     return ReachAnswer(None, None, None, None, None, listed, culprits)
+
+
+_OPEN: Final = "open"
+"""The key of the open regions' description in ``_Found.parts``."""
+
+
+def _part(found: _Found, region: Region, every: Sequence[PortCell]) -> str:
+    """``describe_region``, once per region of a shared scan."""
+    known = found.parts.get(id(region))
+    if known is None:
+        known = found.parts[id(region)] = describe_region(region, every)
+    return known
 
 
 def _open_part(regions: list[Region], every: Sequence[PortCell]) -> str:
@@ -522,11 +539,14 @@ def _named_only(peer: PeerMatch) -> PeerMatch:
 
 def _rules_named_only(rules: tuple[TierRule, ...]) -> tuple[TierRule, ...]:
     return tuple(
-        rule
-        if rule.peers is None or not any(p.by_name or p.on_name is Tri.UNKNOWN for p in rule.peers)
-        else replace(rule, peers=tuple(map(_named_only, rule.peers)))
+        replace(rule, peers=tuple(map(_named_only, rule.peers or ()))) if _names_in(rule) else rule
         for rule in rules
     )
+
+
+def _names_in(rule: TierRule) -> bool:
+    """Whether a peer of the rule changes under ``names_only``."""
+    return rule.peers is not None and any(p.by_name or p.on_name is Tri.UNKNOWN for p in rule.peers)
 
 
 def _has_names(tier_input: TierInput) -> bool:
@@ -554,6 +574,8 @@ def names_only(tier_input: TierInput) -> TierInput:
             rules=_rules_named_only(document.rules),
             deny_rules=_rules_named_only(document.deny_rules),
         )
+        if any(map(_names_in, (*document.rules, *document.deny_rules)))
+        else document
         for document in tier_input.documents
     )
     return replace(tier_input, documents=documents)
