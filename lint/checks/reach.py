@@ -16,6 +16,7 @@ import operator
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
+from typing import Final
 
 from lint.checks.candidates import Sourced, location_of, unparsed_placeholders
 from lint.checks.context import (
@@ -189,7 +190,8 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         for entry, item in zip(unparsed_entries, unparsed, strict=True)
         if item.location not in own
     }
-    entries = [*_in_document_order(ctx, asked, listed), *unparsed_entries]
+    judgements = (given.union, given.cilium_under_core)
+    entries = [*_in_document_order(ctx, asked, listed, judgements), *unparsed_entries]
     report = ReachReport(
         DecisionReport(
             None if refusal is None else str(refusal), summary, tuple(map(_FIRST, entries))
@@ -238,13 +240,15 @@ _Entry = tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]
 _OrderKey = tuple[str, str, bytes, str]
 
 
-def _in_document_order(ctx: CheckContext, asked: _Asked, listed: list[_Entry]) -> list[_Entry]:
+def _in_document_order(
+    ctx: CheckContext, asked: _Asked, listed: list[_Entry], judgements: tuple[Judged, ...]
+) -> list[_Entry]:
     """The model's listed entries with the policies left unread merged in
     where the model would have listed them (by slot, kind, name and
     namespace; a left-out NetworkPolicy or Cilium policy is in the
     NetworkPolicy slot), then the undecidable objects."""
     documents = asked.built.input.documents
-    ordered = _unselected_in_order(ctx, asked.built.input.namespace, asked.unselected)
+    ordered = _unselected_in_order(ctx, asked.built.input.namespace, asked.unselected, judgements)
     rest: list[_Entry] = []
     for item, entry in zip(asked.answer.listed, listed, strict=True):
         if item.undecidable:
@@ -259,7 +263,10 @@ def _in_document_order(ctx: CheckContext, asked: _Asked, listed: list[_Entry]) -
 
 
 def _unselected_in_order(
-    ctx: CheckContext, namespace: str, unselected: tuple[Offered, ...]
+    ctx: CheckContext,
+    namespace: str,
+    unselected: tuple[Offered, ...],
+    judgements: tuple[Judged, ...],
 ) -> list[tuple[_SortKey, _Entry]]:
     """The left-out policies' entries, sorted. The namespace's candidates
     are sorted once (``_candidates_in_order``); each path keeps those it
@@ -267,23 +274,49 @@ def _unselected_in_order(
     if not unselected:
         return []
     left = set(map(id, unselected))
-    return [pair for pair, ident in _candidates_in_order(ctx, namespace) if ident in left]
+    ordered = _candidates_in_order(ctx, namespace, judgements)
+    return [pair for pair, ident in ordered if ident in left]
 
 
 def _candidates_in_order(
-    ctx: CheckContext, namespace: str
+    ctx: CheckContext, namespace: str, judgements: tuple[Judged, ...]
 ) -> tuple[tuple[tuple[_SortKey, _Entry], int], ...]:
     """Every candidate of the namespace as a left-out policy's entry, in
-    the order reach lists them, with the identity of its candidate."""
+    the order reach lists them, with the identity of its candidate. Where
+    the union's judgement already wrote the same entry, it is that object:
+    made once, and encoded once in a JSON report."""
     key = ("reach-candidates-in-order", namespace)
     hit = ctx.memo.reach.get(key)
     if hit is not None and hit[0] is ctx.inventory:
         known: tuple[tuple[tuple[_SortKey, _Entry], int], ...] = hit[1]
         return known
-    paired = [(_unselected_entry(ctx, each), id(each)) for each in tier_candidates(ctx, namespace)]
+    written = {k: v for j in judgements for k, v in _unselected_entries_of(j).items()}
+    paired = [
+        (_unselected_entry(ctx, each, written.get(id(each.obj))), id(each))
+        for each in tier_candidates(ctx, namespace)
+    ]
     ordered = tuple(sorted(paired, key=_sort_key_of))
     ctx.memo.reach[key] = (ctx.inventory, ordered)
     return ordered
+
+
+def _unselected_entries_of(judged: Judged) -> dict[int, ExaminedEntry]:
+    """A judgement's report entry of each object it judged with one entry
+    that does not select the pod, by the object's identity."""
+    written: dict[int, ExaminedEntry] = {}
+    twice: set[int] = set()
+    block = judged.block
+    for each, entry in zip(block.judged, block.report, strict=True):
+        obj_id = id(getattr(each.origin, "obj", None))
+        if obj_id in written or entry.verdict != _DOES_NOT_SELECT:
+            twice.add(obj_id)
+        written[obj_id] = entry
+    for obj_id in twice:
+        written.pop(obj_id, None)
+    return written
+
+
+_DOES_NOT_SELECT: Final = str(EgressVerdict.DOES_NOT_SELECT)
 
 
 def _sort_key_of(item: tuple[tuple[_SortKey, _Entry], int]) -> _SortKey:
@@ -319,29 +352,56 @@ def _unselected_entries(ctx: CheckContext) -> _Unselected:
     return table
 
 
-def _unselected_entry(ctx: CheckContext, each: Offered) -> tuple[_SortKey, _Entry]:
+def _unselected_entry(
+    ctx: CheckContext, each: Offered, written: ExaminedEntry | None = None
+) -> tuple[_SortKey, _Entry]:
     """A left-out policy's entry and its place in the list, made once per
     candidate: a namespace's paths leave out the same policies, and one
-    shared entry is also encoded once in the JSON report. The candidate is
-    kept with the answer, so its id is not reused while the memo lives."""
+    shared entry is also encoded once in the JSON report. ``written``: the
+    union's entry for the object, taken when it says the same. The
+    candidate is kept with the answer, so its id is not reused while the
+    memo lives."""
     table = _unselected_entries(ctx)
     hit = table.get(id(each))
     if hit is not None and hit[0] is each:
         return hit[1]
     candidate = each.candidate
-    entry = ExaminedEntry(
-        kind=display_kind(candidate.api_version, candidate.kind),
-        name=object_name(candidate.raw, candidate.position),
-        namespace=each.obj.namespace,
-        verdict=str(EgressVerdict.DOES_NOT_SELECT),
-        detail=None,
-        origin="manifest",
-        location=location_of(each.obj),
+    kind = display_kind(candidate.api_version, candidate.kind)
+    name = object_name(candidate.raw, candidate.position)
+    entry = (
+        written
+        if written is not None and _same_entry(written, kind, name, each.obj)
+        else ExaminedEntry(
+            kind=kind,
+            name=name,
+            namespace=each.obj.namespace,
+            verdict=_DOES_NOT_SELECT,
+            detail=None,
+            origin="manifest",
+            location=location_of(each.obj),
+        )
     )
     order = _order_key(Slot.NETWORK_POLICY, entry.kind, entry.name, entry.namespace)
     found: tuple[_SortKey, _Entry] = ((order, _place(entry)), (entry, each.obj, ()))
     table[id(each)] = (each, found)
     return found
+
+
+def _same_entry(entry: ExaminedEntry, kind: str, name: str, obj: KubeObject) -> bool:
+    """Whether ``entry`` is the left-out entry reach would write for the
+    object (``location_of``'s place included)."""
+    location, document = entry.location, obj.document
+    return (
+        entry.kind == kind
+        and entry.name == name
+        and entry.namespace == obj.namespace
+        and entry.verdict == _DOES_NOT_SELECT
+        and entry.detail is None
+        and entry.origin == "manifest"
+        and location is not None
+        and (location.file, location.line, location.source, location.source_line)
+        == (document.file, document.line, document.source, 1 if document.source else None)
+    )
 
 
 def _unparsed_entry(item: _Judged) -> _Entry:
