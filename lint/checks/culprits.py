@@ -20,7 +20,7 @@ from typing import Final
 
 from lint.checks.candidates import UNRENDERED_KINDS, Placeholder, Sourced, location_of
 from lint.checks.context import JudgedEntry, first_rule, precise_location, rule_finding
-from lint.decision.excess import core_rule_excess
+from lint.decision.excess import cilium_rule_excess, core_rule_excess
 from lint.decision.model import (
     Allowance,
     EgressVerdict,
@@ -35,7 +35,7 @@ from lint.decision.reach.model import ReachData
 from lint.decision.values import JSON, compact_json
 from lint.generate.yaml_emit import EmitError, dump_document
 from lint.inventory import KubeObject
-from lint.kinds import NETWORK_POLICY
+from lint.kinds import CILIUM_CLUSTERWIDE_NETWORK_POLICY, CILIUM_NETWORK_POLICY, NETWORK_POLICY
 from lint.report.messages import culprit_message
 from lint.report.model import Culprit, CulpritRule, Finding, Location, SandboxRef
 from lint.report.ordering import sandbox_order
@@ -227,13 +227,17 @@ def _offending_rules(
 def _excess(
     kind: str, sourced: Sourced | None, path: Sequence[str | int], refusal: RefusalContext
 ) -> str | None:
-    """What a core egress rule lets out beyond the allowance, in addresses,
-    when that says more than its own detail."""
+    """What an egress rule of address blocks (a core NetworkPolicy's, or a
+    Cilium policy's) lets out beyond the allowance, in addresses, when that
+    says more than its own detail."""
     if sourced is None or refusal.allowance is None or refusal.rules_key != "egress":
         return None
-    if kind != NETWORK_POLICY.name:
-        return None
-    return core_rule_excess(value_at(sourced.candidate.raw, path), refusal.allowance)
+    rule = value_at(sourced.candidate.raw, path)
+    if kind == NETWORK_POLICY.name:
+        return core_rule_excess(rule, refusal.allowance)
+    if kind in (CILIUM_NETWORK_POLICY.name, CILIUM_CLUSTERWIDE_NETWORK_POLICY.name):
+        return cilium_rule_excess(rule, refusal.allowance)
+    return None
 
 
 def _more_content(

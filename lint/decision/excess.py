@@ -4,8 +4,9 @@ same ports holds (SEMANTICS.md §9.4 "destination allowed" says whether a
 peer is inside; this says, for a person, what is outside).
 
 For a core NetworkPolicy egress rule whose peers are all ``ipBlock`` peers
-(or that has no ``to``, which is every address): per port range of the
-rule, the rule's addresses minus those of every allowance destination whose
+(or that has no ``to``, which is every address), and for a Cilium egress
+rule whose destinations are all ``toCIDR`` and ``toCIDRSet`` entries: per
+port range of the rule, the rule's addresses minus those of every allowance destination whose
 ports cover the range (an allowance of every destination covers all), as
 CIDRs. Ranges with the same excess are said together. Any other rule (a
 selector peer, an unreadable entry) gets None: its detail already says
@@ -20,9 +21,24 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from typing import Final, TypeAlias
 
-from lint.decision.model import ALL_PORTS, Allowance, Cidr, CidrPeer, Everything, PortRange
+from lint.decision.model import (
+    ALL_PORTS,
+    Allowance,
+    Cidr,
+    CidrPeer,
+    Everything,
+    PortRange,
+    PortSet,
+)
 from lint.decision.peers import read_core_peer
-from lint.decision.ports import covers, describe_ports, read_port_list, wanted_ranges
+from lint.decision.ports import (
+    CiliumPortsError,
+    covers,
+    describe_ports,
+    read_cilium_ports,
+    read_port_list,
+    wanted_ranges,
+)
 from lint.decision.values import JSON, UNREADABLE, read_list
 
 Network: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -45,7 +61,46 @@ def core_rule_excess(rule: JSON, allowance: Allowance) -> str | None:
     peers = read_list(rule, "to")
     if ports is UNREADABLE or peers is UNREADABLE:
         return None
-    reached = _addresses(peers or [])
+    return _beyond(_addresses(peers or []), ports, allowance)
+
+
+def cilium_rule_excess(rule: JSON, allowance: Allowance) -> str | None:
+    """The same for a Cilium egress rule whose destinations are all
+    ``toCIDR`` and ``toCIDRSet`` entries (a CIDR group reference, or any
+    other destination field, cannot be said in addresses here)."""
+    if not isinstance(rule, dict) or not _holds_addresses(allowance):
+        return None
+    if any(rule.get(field) for field in _OTHER_CILIUM_DESTINATIONS):
+        return None
+    ports = read_cilium_ports(rule)
+    cidrs, sets = read_list(rule, "toCIDR"), read_list(rule, "toCIDRSet")
+    if isinstance(ports, CiliumPortsError) or cidrs is UNREADABLE or sets is UNREADABLE:
+        return None
+    blocks: list[JSON] = [{"ipBlock": {"cidr": entry}} for entry in cidrs or []]
+    for entry in sets or []:
+        if not isinstance(entry, dict) or set(entry) - {"cidr", "except"}:
+            return None
+        blocks.append({"ipBlock": entry})
+    if not blocks:
+        return None
+    return _beyond(_addresses(blocks), ports, allowance)
+
+
+_OTHER_CILIUM_DESTINATIONS: Final = (
+    "toEndpoints",
+    "toEntities",
+    "toFQDNs",
+    "toServices",
+    "toGroups",
+    "toNodes",
+)
+
+
+def _beyond(
+    reached: tuple[Network, ...] | None, ports: PortSet, allowance: Allowance
+) -> str | None:
+    """Per port range of ``ports``, ``reached`` less what the allowance holds
+    there; ranges with the same excess said together."""
     if reached is None:
         return None
     by_excess: dict[tuple[Network, ...], list[PortRange]] = {}

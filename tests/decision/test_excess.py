@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lint.decision.allowance import build_allowance
-from lint.decision.excess import core_rule_excess
+from lint.decision.excess import cilium_rule_excess, core_rule_excess
 from lint.decision.model import Allowance
 from lint.decision.translation import translate, translate_allow
 
@@ -121,3 +121,28 @@ def test_the_named_ranges_are_exactly_the_rule_minus_the_allowance(
         return
     parts = named.replace(" and ", ", ").split(", ")
     assert sum(ipaddress.ip_network(p).num_addresses for p in parts) == total
+
+
+def test_a_cilium_rule_of_cidrs_names_its_excess() -> None:
+    rule = {
+        "toCIDRSet": [{"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8"]}],
+        "toPorts": [{"ports": [{"port": "443", "protocol": "TCP"}]}],
+    }
+    assert cilium_rule_excess(rule, _allow(PUBLIC_443)) == "172.16.0.0/12 on TCP 443"
+    plain = {"toCIDR": ["172.16.5.0/24"], "toPorts": [{"ports": [{"port": "443"}]}]}
+    said = cilium_rule_excess(plain, _allow(PUBLIC_443))
+    # The rule's own addresses on its own ports: nothing to add.
+    assert said is None
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        {"toFQDNs": [{"matchName": "a.example"}], "toCIDR": ["0.0.0.0/0"]},
+        {"toCIDRSet": [{"cidrGroupRef": "g"}]},
+        {"toEndpoints": [{}]},
+        {"toPorts": [{"ports": [{"port": "443"}]}]},
+    ],
+)
+def test_a_cilium_rule_not_of_cidrs_is_not_said_in_addresses(rule: dict[str, Any]) -> None:
+    assert cilium_rule_excess(rule, _allow(PUBLIC_443)) is None
