@@ -126,3 +126,21 @@ def test_large_tree_output_is_byte_identical(key: str, request: pytest.FixtureRe
         roots["bench"] = request.getfixturevalue("bench_root")
     outcome = run_case(case, roots).digest()
     assert {k: entry[k] for k in outcome} == outcome, f"{key}: output changed; {REGENERATE}"
+
+
+FORBIDDEN = ("§", "SEMANTICS", '{"cidr"', "<kustomize build")
+"""What no output of any fixture, in any format, may show: a section sign or
+the name of a document users do not have, a peer as raw JSON, or a place
+that is no file."""
+
+
+def test_no_recorded_output_shows_what_a_user_cannot_follow() -> None:
+    found = [
+        (cwd, args, word)
+        for cwd, sections in STORED.items()
+        for args, text in sections.items()
+        for word in FORBIDDEN
+        if word in text
+    ]
+    assert found == []
+    assert sum(map(len, STORED.values())) > 900
