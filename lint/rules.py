@@ -39,6 +39,7 @@ Outcome: TypeAlias = EgressRefusal | IngressRefusal | NamedOutcome | EgressVerdi
 or mismatched, or the verdict of a document that is to blame."""
 
 _NO_CASES: Final[Mapping[str, str]] = MappingProxyType({})
+_NO_LEVELS: Final[Mapping[str, Level]] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,8 @@ class Rule:
     cases: Mapping[str, str] = field(default_factory=lambda: _NO_CASES)
     """Remedies by case besides the catalog's, with ``{placeholders}`` the
     caller fills in (``remedy_text``)."""
+    level_cases: Mapping[str, Level] = field(default_factory=lambda: _NO_LEVELS)
+    """Levels by case besides the catalog's ``level`` (``level_of``)."""
 
     @property
     def remedies(self) -> Mapping[str, str]:
@@ -496,6 +499,8 @@ RULES: tuple[Rule, ...] = (
         "Add a declaration for the template to .egress-lint.yaml, stating the egress it "
         "is meant to have.",
         "template-undeclared",
+        # Without a declaration file every template is checked: a note, not a warning.
+        level_cases=MappingProxyType({"defaults": "note"}),
     ),
     Rule(
         "declaration-note",
@@ -634,6 +639,17 @@ def remedy_text(rule_id: str, case: str = "default", **values: str) -> str:
     if case not in remedies:
         raise KeyError(f"rule {rule_id!r} has no remedy for case {case!r}")
     return remedies[case].format(**values)
+
+
+def level_of(rule_id: str, case: str = "default") -> Level:
+    """The rule's level for ``case``; ``default`` is the catalog's. An
+    unknown case is a programming error (KeyError)."""
+    each = rule(rule_id)
+    if case == "default":
+        return each.level
+    if case not in each.level_cases:
+        raise KeyError(f"rule {rule_id!r} has no level for case {case!r}")
+    return each.level_cases[case]
 
 
 def level_rank(level: str) -> int:
