@@ -2,20 +2,44 @@
 
 `egress-lint rules`, the SARIF rule catalog and docs/rules.md are all
 produced from this table, so a rule exists exactly when it is listed here.
-``OUTCOME_RULES`` is the one map from a decision's outcome (a refusal, or a
-named object missing or mismatched) to the rule it is reported under.
+Each rule also holds the outcomes it reports (a decision's refusal, or the
+verdict of a document that is to blame), the verb its culprit findings use,
+and its remedies by case: decision and check modules say which outcome and
+which case, and take every word from here (``remedy_text``, ``verb``,
+``culprit_rules``, ``rule_for``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Final, Literal, TypeAlias
 
-from lint.decision.model import EgressRefusal, IngressRefusal, NamedOutcome
+from lint.decision.model import (
+    EgressRefusal,
+    EgressVerdict,
+    IngressRefusal,
+    IngressVerdict,
+    NamedOutcome,
+)
 
 Level = Literal["error", "warning", "note"]
 LEVELS: tuple[Level, ...] = ("error", "warning", "note")
+
+
+Decision = Literal["named", "union", "ingress", "reach", "ingress-reach"]
+"""The decision an outcome comes from: the named-object comparison, the
+host's union and agent-port decisions, and the cluster's reach over egress
+and over the agent port. One verdict word means different rules in
+different decisions (a widening document of the union or of reach)."""
+
+Outcome: TypeAlias = EgressRefusal | IngressRefusal | NamedOutcome | EgressVerdict | IngressVerdict
+"""A decision's outcome that is a finding: a refusal, a named object missing
+or mismatched, or the verdict of a document that is to blame."""
+
+_NO_CASES: Final[Mapping[str, str]] = MappingProxyType({})
+_NO_LEVELS: Final[Mapping[str, Level]] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +49,48 @@ class Rule:
     summary: str
     help: str
     remedy: str
+    """The remedy the catalog shows, and a finding's unless it names a case."""
     example: str
     """The scenario under fixtures/scenarios/ that triggers the rule."""
+    outcomes: tuple[tuple[Decision, Outcome], ...] = ()
+    """The outcomes reported under this rule, each with its decision."""
+    verb: str | None = None
+    """How a culprit finding says what the culprit does to the sandbox."""
+    cases: Mapping[str, str] = field(default_factory=lambda: _NO_CASES)
+    """Remedies by case besides the catalog's, with ``{placeholders}`` the
+    caller fills in (``remedy_text``)."""
+    level_cases: Mapping[str, Level] = field(default_factory=lambda: _NO_LEVELS)
+    """Levels by case besides the catalog's ``level`` (``level_of``)."""
+
+    @property
+    def remedies(self) -> Mapping[str, str]:
+        """Every remedy of the rule by case; ``default`` is the catalog's."""
+        return {"default": self.remedy, **self.cases}
+
+
+# Remedy texts more than one rule gives, written once.
+_CONTROLLER_REMEDY: Final = (
+    "Change SandboxTemplate/{template}, which makes the controller write this policy: "
+    "set `networkPolicyManagement: Unmanaged` and apply your own policies, or give it "
+    "a `spec.networkPolicy` block that stays inside the declared egress, for example:"
+)
+"""A culprit the controller writes: the template is what a person changes."""
+_UNION_NOT_EVALUABLE: Final = "Fix or remove the policy that cannot be evaluated."
+_REACH_REMEDY: Final = (
+    "Narrow the cluster policy's subject so that it does not select the sandbox "
+    "namespace, or change the named rule; for a kind egress-lint cannot judge, remove "
+    "the object or suppress the finding with a reason."
+)
+_REACH_WIDENS_REMEDY: Final = (
+    "Narrow the cluster policy's subject so that it does not select the sandbox "
+    "namespace, or change the named rule so that it stays inside the declared egress."
+)
+"""The catalog's and the finding's remedy alike: a widening cluster policy
+was judged, so the remove-or-suppress advice of an unjudged kind is not its."""
+_CLOSE_IT: Final = (
+    "or declare `ingress: unverified` when the port is closed somewhere the linter cannot see."
+)
+_NOT_EVALUABLE_VERB: Final = "cannot be evaluated for"
 
 
 RULES: tuple[Rule, ...] = (
@@ -38,6 +102,7 @@ RULES: tuple[Rule, ...] = (
         "translated kind and name and refuses every sandbox create when it is absent.",
         "Apply the manifest `egress-lint generate` writes for this declaration.",
         "named-missing",
+        outcomes=(("named", NamedOutcome.MISSING),),
     ),
     Rule(
         "named-policy-mismatch",
@@ -48,6 +113,7 @@ RULES: tuple[Rule, ...] = (
         "difference refuses every sandbox create.",
         "Replace the object with the manifest `egress-lint generate` writes.",
         "named-mismatch",
+        outcomes=(("named", NamedOutcome.MISMATCH),),
     ),
     Rule(
         "egress-policy-widens",
@@ -58,6 +124,23 @@ RULES: tuple[Rule, ...] = (
         "Narrow or delete the policy the finding names (for the controller's policy, "
         "change its SandboxTemplate) so it stays inside the declared egress.",
         "cilium-widens",
+        outcomes=(
+            ("union", EgressRefusal.POLICY_WIDENS_EGRESS),
+            ("union", EgressVerdict.WIDENS_EGRESS),
+        ),
+        verb="widens egress of",
+        cases=MappingProxyType(
+            {
+                "culprit": "Narrow or delete {what} so it stays inside the declared egress: "
+                "Kubernetes unions every policy that selects the pod, so another policy "
+                "cannot take it back.",
+                "controller": _CONTROLLER_REMEDY,
+                "named": "Narrow or delete the widening policy so it stays inside the "
+                "configured translation: Kubernetes unions every policy that selects the pod.",
+                "unnamed": "Narrow or delete this policy so it stays inside the declared "
+                "intent: Kubernetes unions every policy that selects the pod.",
+            }
+        ),
     ),
     Rule(
         "no-enforcing-egress-policy",
@@ -68,6 +151,18 @@ RULES: tuple[Rule, ...] = (
         "Apply a policy whose selector matches the pod labels and which enforces Egress "
         "(the baseline policy is the example; `egress-lint generate` writes one).",
         "no-enforcing",
+        outcomes=(
+            ("union", EgressRefusal.NO_ENFORCING_POLICY),
+            ("reach", EgressRefusal.NO_ENFORCING_POLICY),
+        ),
+        cases=MappingProxyType(
+            {
+                "named": "Apply a policy whose selector matches these pod labels and which "
+                "enforces Egress (the reference deployment's baseline policy is an example).",
+                "unnamed": "Apply a policy whose selector matches these pod labels and which "
+                "enforces Egress (`egress-lint generate` writes one from the declaration).",
+            }
+        ),
     ),
     Rule(
         "egress-not-evaluable",
@@ -77,6 +172,20 @@ RULES: tuple[Rule, ...] = (
         "egress-lint fails closed: an unreadable policy is never a pass.",
         "Fix or remove the policy the finding names, so it can be judged.",
         "not-evaluable",
+        outcomes=(
+            ("union", EgressRefusal.NOT_EVALUABLE),
+            ("union", EgressVerdict.NOT_EVALUABLE),
+        ),
+        verb=_NOT_EVALUABLE_VERB,
+        cases=MappingProxyType(
+            {
+                "culprit": "Fix or remove {what} so it can be judged; until then the pod's "
+                "egress cannot be decided and the check fails closed.",
+                "controller": _CONTROLLER_REMEDY,
+                "named": _UNION_NOT_EVALUABLE,
+                "unnamed": _UNION_NOT_EVALUABLE,
+            }
+        ),
     ),
     Rule(
         "agent-port-open",
@@ -87,6 +196,23 @@ RULES: tuple[Rule, ...] = (
         "Narrow the ingress rule to the host's pods, or declare `ingress: unverified` when "
         "the port is closed somewhere egress-lint cannot see.",
         "ingress-port-open",
+        outcomes=(
+            ("ingress", IngressRefusal.PORT_OPEN),
+            ("ingress", IngressVerdict.OPENS_AGENT_PORT),
+        ),
+        verb="opens the agent port of",
+        cases=MappingProxyType(
+            {
+                "culprit": "Narrow or delete the rule of {what} that admits a wide-open "
+                "source on the agent port: Kubernetes unions every selecting policy, so "
+                "another policy cannot close it.",
+                "controller": _CONTROLLER_REMEDY,
+                "refusal": "Narrow or delete the rule that admits a wide-open source on the "
+                "agent port (Kubernetes unions every selecting policy, so another policy "
+                "cannot close it), then keep a policy selecting the template label that "
+                f"closes the port; {_CLOSE_IT}",
+            }
+        ),
     ),
     Rule(
         "no-ingress-covering-policy",
@@ -96,6 +222,14 @@ RULES: tuple[Rule, ...] = (
         "Apply a policy selecting the template label that closes the agent port (the "
         "baseline policy is the example), or declare `ingress: unverified`.",
         "ingress-no-covering",
+        outcomes=(("ingress", IngressRefusal.NO_COVERING_POLICY),),
+        cases=MappingProxyType(
+            {
+                "refusal": "Apply a policy selecting the template label that enforces "
+                "Ingress and closes the port (the reference baseline "
+                f"`namzu-sandbox-baseline` admits only the host's pods); {_CLOSE_IT}",
+            }
+        ),
     ),
     Rule(
         "ingress-not-evaluable",
@@ -105,6 +239,22 @@ RULES: tuple[Rule, ...] = (
         "egress-lint fails closed.",
         "Fix or remove the unreadable policy, or declare `ingress: unverified`.",
         "ingress-not-evaluable",
+        outcomes=(
+            ("ingress", IngressRefusal.NOT_EVALUABLE),
+            ("ingress", IngressVerdict.NOT_EVALUABLE),
+            ("ingress-reach", EgressVerdict.NOT_EVALUABLE),
+        ),
+        verb=_NOT_EVALUABLE_VERB,
+        cases=MappingProxyType(
+            {
+                "culprit": "Fix or remove {what} so it can be judged; until then whether the "
+                "agent port is closed cannot be decided and the check fails closed.",
+                "controller": _CONTROLLER_REMEDY,
+                "refusal": "Fix or remove the policy that cannot be read, and apply a policy "
+                f"selecting the template label that closes the port; {_CLOSE_IT}",
+                "reach": _REACH_REMEDY,
+            }
+        ),
     ),
     Rule(
         "template-not-found",
@@ -179,6 +329,13 @@ RULES: tuple[Rule, ...] = (
         "Check it rendered: pass the chart with `--helm DIR` or the overlay with "
         "`--kustomize DIR`, or list it under `renders:` in .egress-lint.yaml.",
         "render-needed",
+        cases=MappingProxyType(
+            {
+                "unrendered": "Check {directory} rendered: `egress-lint check {flag} "
+                "{directory}`, or list it in .egress-lint.yaml as `renders: [{{name: "
+                "<environment>, {key}: {directory}}}]`.",
+            }
+        ),
     ),
     Rule(
         "load-warning",
@@ -199,9 +356,11 @@ RULES: tuple[Rule, ...] = (
         "policies, and Cilium policies under `engine: core`. One of them selects the pod "
         "and allows a destination outside the declared egress (see "
         "docs/cluster-policies.md).",
-        "Narrow the cluster policy's subject so that it does not select the sandbox "
-        "namespace, or change the named rule.",
+        _REACH_WIDENS_REMEDY,
         "reach-cluster-network-policy",
+        outcomes=(("reach", EgressVerdict.WIDENS_EGRESS),),
+        cases=MappingProxyType({"reach": _REACH_WIDENS_REMEDY}),
+        verb="can let the pod out, in a real cluster, beyond the declared egress of",
     ),
     Rule(
         "egress-reach-not-evaluable",
@@ -214,6 +373,9 @@ RULES: tuple[Rule, ...] = (
         "declaration file), change the named rule, or remove the object or suppress the "
         "finding with a reason.",
         "reach-antrea-cluster-policy",
+        outcomes=(("reach", EgressVerdict.NOT_EVALUABLE),),
+        verb="cannot be evaluated, so the cluster's reach cannot be decided, for",
+        cases=MappingProxyType({"reach": _REACH_REMEDY}),
     ),
     Rule(
         "duplicate-object",
@@ -337,6 +499,8 @@ RULES: tuple[Rule, ...] = (
         "Add a declaration for the template to .egress-lint.yaml, stating the egress it "
         "is meant to have.",
         "template-undeclared",
+        # Without a declaration file every template is checked: a note, not a warning.
+        level_cases=MappingProxyType({"defaults": "note"}),
     ),
     Rule(
         "declaration-note",
@@ -406,36 +570,86 @@ def rule(rule_id: str) -> Rule:
     return RULES_BY_ID[rule_id]
 
 
-Outcome: TypeAlias = EgressRefusal | IngressRefusal | NamedOutcome
-"""A decision's outcome that is a finding."""
+RefusalOutcome: TypeAlias = EgressRefusal | IngressRefusal | NamedOutcome
+"""A refusal, or a named object missing or mismatched."""
 
-OUTCOME_RULES: Final[tuple[tuple[Outcome, str], ...]] = (
-    (NamedOutcome.MISSING, "named-policy-missing"),
-    (NamedOutcome.MISMATCH, "named-policy-mismatch"),
-    (EgressRefusal.POLICY_WIDENS_EGRESS, "egress-policy-widens"),
-    (EgressRefusal.NO_ENFORCING_POLICY, "no-enforcing-egress-policy"),
-    (EgressRefusal.NOT_EVALUABLE, "egress-not-evaluable"),
-    (IngressRefusal.PORT_OPEN, "agent-port-open"),
-    (IngressRefusal.NO_COVERING_POLICY, "no-ingress-covering-policy"),
-    (IngressRefusal.NOT_EVALUABLE, "ingress-not-evaluable"),
-)
-"""Each outcome and the id of the rule it is reported under."""
-
-# Keyed by vocabulary too: ``not-evaluable`` is a word of both refusals.
-_RULE_OF_OUTCOME: Final[Mapping[tuple[type, str], str]] = {
-    (type(outcome), outcome): rule_id for outcome, rule_id in OUTCOME_RULES
+_DECISION_OF_REFUSAL: Final[Mapping[type, Decision]] = {
+    NamedOutcome: "named",
+    EgressRefusal: "union",
+    IngressRefusal: "ingress",
 }
 
+# Keyed by decision and vocabulary too: ``not-evaluable`` is a word of every
+# vocabulary, and a widening document means one rule in the union, another in reach.
+_RULE_OF_OUTCOME: Final[Mapping[tuple[Decision, type, str], str]] = {
+    (decision, type(outcome), outcome): each.id
+    for each in RULES
+    for decision, outcome in each.outcomes
+}
 
-def rule_for(outcome: Outcome) -> Rule:
-    """The rule an outcome is reported under; ``NamedOutcome.MATCH`` and
-    strings outside the vocabularies are programming errors (KeyError)."""
-    return rule(_RULE_OF_OUTCOME[(type(outcome), outcome)])
+OUTCOME_RULES: Final[tuple[tuple[RefusalOutcome, str], ...]] = tuple(
+    (outcome, each.id)
+    for each in RULES
+    for decision, outcome in each.outcomes
+    if isinstance(outcome, EgressRefusal | IngressRefusal | NamedOutcome)
+    and decision == _DECISION_OF_REFUSAL[type(outcome)]
+)
+"""Each refusal of the host's decisions and the id of the rule it is reported under."""
 
 
-def rule_ids_for(vocabulary: type[Outcome]) -> frozenset[str]:
+def rule_for(outcome: RefusalOutcome) -> Rule:
+    """The rule a refusal of the host's decisions is reported under;
+    ``NamedOutcome.MATCH`` and strings outside the vocabularies are
+    programming errors (KeyError)."""
+    decision = _DECISION_OF_REFUSAL[type(outcome)]
+    return rule(_RULE_OF_OUTCOME[(decision, type(outcome), outcome)])
+
+
+def rule_ids_for(vocabulary: type[RefusalOutcome]) -> frozenset[str]:
     """The ids of the rules one vocabulary's outcomes are reported under."""
     return frozenset(rule_id for outcome, rule_id in OUTCOME_RULES if type(outcome) is vocabulary)
+
+
+def culprit_rules(decision: Decision) -> Mapping[str, str]:
+    """The verdicts of ``decision`` that put a document to blame, each with
+    the id of the rule its finding is reported under."""
+    return MappingProxyType(
+        {
+            outcome: rule_id
+            for (of, vocabulary, outcome), rule_id in _RULE_OF_OUTCOME.items()
+            if of == decision and vocabulary in (EgressVerdict, IngressVerdict)
+        }
+    )
+
+
+def verb(rule_id: str) -> str:
+    """How a culprit finding of the rule says what its culprit does; a rule
+    without culprits is a programming error (KeyError)."""
+    said = rule(rule_id).verb
+    if said is None:
+        raise KeyError(f"rule {rule_id!r} reports no culprit")
+    return said
+
+
+def remedy_text(rule_id: str, case: str = "default", **values: str) -> str:
+    """The rule's remedy for ``case``, its placeholders filled with
+    ``values``. An unknown case is a programming error (KeyError): every
+    remedy a finding gives is written in this table."""
+    remedies = rule(rule_id).remedies
+    if case not in remedies:
+        raise KeyError(f"rule {rule_id!r} has no remedy for case {case!r}")
+    return remedies[case].format(**values)
+
+
+def level_of(rule_id: str, case: str = "default") -> Level:
+    """The rule's level for ``case``; ``default`` is the catalog's. An
+    unknown case is a programming error (KeyError)."""
+    each = rule(rule_id)
+    if case == "default":
+        return each.level
+    if case not in each.level_cases:
+        raise KeyError(f"rule {rule_id!r} has no level for case {case!r}")
+    return each.level_cases[case]
 
 
 def level_rank(level: str) -> int:

@@ -29,6 +29,7 @@ from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
 from lint.loading import LoadProblem, locate
 from lint.report.model import Culprit, ExaminedEntry, Finding, Location, ObjectRef, SandboxRef
+from lint.rules import remedy_text
 from lint.rules import rule as rule_of
 
 T = TypeVar("T")
@@ -218,7 +219,7 @@ def rule_finding(
         message=message,
         location=location,
         sandbox=sandbox,
-        remedy=remedy or rule_of(rule_id).remedy,
+        remedy=remedy or remedy_text(rule_id),
         related=tuple(related),
         subject=object_ref(obj) if obj is not None else None,
         affected=(sandbox,) if culprit is not None and sandbox is not None else (),

@@ -39,57 +39,21 @@ from lint.kinds import CILIUM_CLUSTERWIDE_NETWORK_POLICY, CILIUM_NETWORK_POLICY,
 from lint.report.messages import culprit_message
 from lint.report.model import Culprit, CulpritRule, Finding, Location, SandboxRef
 from lint.report.ordering import sandbox_order
-from lint.rules import rule
+from lint.rules import remedy_text, rule, verb
 
-EGRESS_CULPRIT_RULES: Final[Mapping[str, str]] = {
-    EgressVerdict.WIDENS_EGRESS: "egress-policy-widens",
-    EgressVerdict.NOT_EVALUABLE: "egress-not-evaluable",
-}
-INGRESS_CULPRIT_RULES: Final[Mapping[str, str]] = {
-    IngressVerdict.OPENS_AGENT_PORT: "agent-port-open",
-    IngressVerdict.NOT_EVALUABLE: "ingress-not-evaluable",
-}
-VERBS: Final[Mapping[str, str]] = {
-    EgressVerdict.WIDENS_EGRESS: "widens egress of",
-    # The word of both vocabularies.
-    EgressVerdict.NOT_EVALUABLE: "cannot be evaluated for",
-    IngressVerdict.OPENS_AGENT_PORT: "opens the agent port of",
-}
 _OUTCOME: Final[Mapping[str, Tri]] = {
     EgressVerdict.WIDENS_EGRESS: Tri.YES,
     IngressVerdict.OPENS_AGENT_PORT: Tri.YES,
     EgressVerdict.NOT_EVALUABLE: Tri.UNKNOWN,
 }
-_REMEDIES: Final[Mapping[str, str]] = {
-    "egress-policy-widens": (
-        "Narrow or delete {what} so it stays inside the declared egress: Kubernetes "
-        "unions every policy that selects the pod, so another policy cannot take it back."
-    ),
-    "egress-not-evaluable": (
-        "Fix or remove {what} so it can be judged; until then the pod's egress cannot "
-        "be decided and the check fails closed."
-    ),
-    "agent-port-open": (
-        "Narrow or delete the rule of {what} that admits a wide-open source on the agent "
-        "port: Kubernetes unions every selecting policy, so another policy cannot close it."
-    ),
-    "ingress-not-evaluable": (
-        "Fix or remove {what} so it can be judged; until then whether the agent port "
-        "is closed cannot be decided and the check fails closed."
-    ),
-}
-_CONTROLLER_REMEDY: Final = (
-    "Change SandboxTemplate/{template}, which makes the controller write this policy: "
-    "set `networkPolicyManagement: Unmanaged` and apply your own policies, or give it "
-    "a `spec.networkPolicy` block that stays inside the declared egress, for example:"
-)
 
 
 @dataclass(frozen=True)
 class RefusalContext:
     """How one refused decision reports its culprits: ``culprit_rules`` maps
-    each offending verdict to the rule its documents are reported under;
-    ``remedy`` is the refusal's remedy when no document is to blame."""
+    each offending verdict to the rule its documents are reported under
+    (``lint.rules.culprit_rules``); ``remedy`` is the refusal's remedy when
+    no document is to blame, from the rule table."""
 
     sandbox: SandboxRef
     declaration: Location
@@ -129,23 +93,20 @@ def refusal_findings(
 
 
 RENDER_NEEDED: Final = "render-needed"
-_RENDER_REMEDY: Final = (
-    "Check {directory} rendered: `egress-lint check {flag} {directory}`, or list it in "
-    ".egress-lint.yaml as `renders: [{{name: <environment>, {key}: {directory}}}]`."
-)
 
 
 def _render_remedy(kind: str, directory: str) -> str:
     """How to check an unrendered chart or overlay (listed by its directory)."""
     key = next((tool for tool, shown in UNRENDERED_KINDS.items() if shown == kind), "helm")
-    return _RENDER_REMEDY.format(directory=directory, flag=f"--{key}", key=key)
+    return remedy_text(RENDER_NEEDED, "unrendered", directory=directory, flag=f"--{key}", key=key)
 
 
 def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
     entry, document, origin = judged.entry, judged.examined.document, judged.origin
     unrendered = isinstance(origin, Placeholder) and origin.render
     # An unrendered chart or overlay is not broken: it needs rendering.
-    rule_id = RENDER_NEEDED if unrendered else refusal.culprit_rules[entry.verdict]
+    blamed = refusal.culprit_rules[entry.verdict]
+    rule_id = RENDER_NEEDED if unrendered else blamed
     index = first_rule(document, _OUTCOME[entry.verdict]) if document.unreadable is None else None
     where = rule_path(document, refusal.rules_key, index)
     sourced = origin if isinstance(origin, Sourced) else None
@@ -159,7 +120,7 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
         name=entry.name,
         namespace=entry.namespace,
         origin=entry.origin,
-        verb=VERBS[entry.verdict],
+        verb=verb(blamed),
         lets_out=tuple(r.lets_out for r in rules) or (lets_out_clause(where, entry.detail),),
         content_hash=content_hash(
             entry.kind, entry.namespace, entry.name, raw, entry.detail, more=more
@@ -176,14 +137,14 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
     remedy = (
         _render_remedy(entry.kind, entry.name)
         if unrendered
-        else _REMEDIES[rule_id].format(what=f"{entry.kind}/{entry.name}")
+        else remedy_text(rule_id, "culprit", what=f"{entry.kind}/{entry.name}")
     )
     block = None
     if sourced is not None and template is not None:
         # The finding sits on the template's block, or its `spec` without one.
         location = precise_location(sourced.obj, ("spec", "networkPolicy"))
         obj = template
-        remedy = _CONTROLLER_REMEDY.format(template=template.display_name)
+        remedy = remedy_text(rule_id, "controller", template=template.display_name)
         block = controller_block(sourced.candidate.raw, refusal.translation)
     return rule_finding(
         rule_id,

@@ -15,7 +15,7 @@ from lint.checks.context import (
     precise_location,
     rule_finding,
 )
-from lint.checks.culprits import EGRESS_CULPRIT_RULES, RefusalContext, refusal_findings
+from lint.checks.culprits import RefusalContext, refusal_findings
 from lint.checks.expected import check_expected
 from lint.checks.judging import (
     NO_ENTRIES,
@@ -41,7 +41,7 @@ from lint.decision.model import (
     Translation,
 )
 from lint.decision.named import compare_named
-from lint.decision.union import examine, union_refusal, union_remedy
+from lint.decision.union import examine, union_refusal
 from lint.decision.values import compact_json
 from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import KubeObject
@@ -54,7 +54,7 @@ from lint.report.model import (
     ReachReport,
     SandboxRef,
 )
-from lint.rules import rule, rule_for
+from lint.rules import culprit_rules, remedy_text, rule, rule_for
 
 _NAMED_FIELD_PATHS: dict[str, tuple[str | int, ...]] = {
     "specs": ("specs",),
@@ -247,7 +247,7 @@ def _reach_verdict_findings(
         return culprits
     rule_id = rule_for(EgressRefusal.NO_ENFORCING_POLICY).id
     message = reach.decision.summary or rule(rule_id).summary
-    remedy = union_remedy(EgressRefusal.NO_ENFORCING_POLICY, named=False)
+    remedy = remedy_text(rule_id, "unnamed")
     return [rule_finding(rule_id, message, given.declaration, sandbox=given.sandbox, remedy=remedy)]
 
 
@@ -302,12 +302,13 @@ def judge_union(
     report = decision_report(refused, summary, judged)
     if refused is None:
         return report, judged, []
+    rule_id = rule_for(refused).id
     refusal = RefusalContext(
         sandbox=given.sandbox,
         declaration=given.declaration,
-        rule_id=rule_for(refused).id,
-        remedy=union_remedy(refused, named=given.translation.named),
-        culprit_rules=EGRESS_CULPRIT_RULES,
+        rule_id=rule_id,
+        remedy=remedy_text(rule_id, "named" if given.translation.named else "unnamed"),
+        culprit_rules=culprit_rules("union"),
         rules_key="egress",
         template=given.template,
         translation=given.translation,

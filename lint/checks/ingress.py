@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from lint.checks.advisories import ingress_advisories
 from lint.checks.context import CheckContext
-from lint.checks.culprits import INGRESS_CULPRIT_RULES, RefusalContext, refusal_findings
+from lint.checks.culprits import RefusalContext, refusal_findings
 from lint.checks.judging import (
     Judging,
     Scope,
@@ -21,7 +21,6 @@ from lint.decision.ingress import (
     examine_ingress,
     ingress_documents,
     ingress_refusal,
-    ingress_remedy,
 )
 from lint.decision.model import (
     Candidate,
@@ -30,7 +29,7 @@ from lint.decision.model import (
 )
 from lint.inventory import KubeObject
 from lint.report.model import Finding, IngressReport, Location, SandboxRef
-from lint.rules import rule_for
+from lint.rules import culprit_rules, remedy_text, rule_for
 
 
 @dataclass(frozen=True)
@@ -69,12 +68,13 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
     advisories = ingress_advisories(judged.selecting, given.agent_port)
     if refused is None:
         return IngressReport(given.agent_port, report), advisories
+    rule_id = rule_for(refused).id
     refusal = RefusalContext(
         sandbox=given.sandbox,
         declaration=given.declaration,
-        rule_id=rule_for(refused).id,
-        remedy=ingress_remedy(refused),
-        culprit_rules=INGRESS_CULPRIT_RULES,
+        rule_id=rule_id,
+        remedy=remedy_text(rule_id, "refusal"),
+        culprit_rules=culprit_rules("ingress"),
         rules_key="ingress",
         template=given.template,
     )

@@ -27,6 +27,7 @@ from lint.kinds import (
     VALIDATING_ADMISSION_POLICY_BINDING,
 )
 from lint.report.model import Finding, Location
+from lint.rules import level_of
 from lint.sandboxes import profile_key, target_object
 
 DEFAULT_LABEL_DOMAINS = ("sandbox.users.io",)
@@ -249,7 +250,9 @@ def undeclared_templates(
                 "`host: none`: what the cluster lets its claimed and pooled pods reach"
             )
             finding = rule_finding("template-undeclared", message, location_of(obj), obj=obj)
-            findings.append(dataclasses.replace(finding, level="note"))
+            findings.append(
+                dataclasses.replace(finding, level=level_of("template-undeclared", "defaults"))
+            )
         elif (obj.namespace, obj.name) not in named:
             message = f"{where} is named by no declaration, so its pods' egress is not checked"
             findings.append(rule_finding("template-undeclared", message, location_of(obj), obj=obj))

@@ -74,23 +74,18 @@ from lint.report.model import (
     SandboxRef,
     SkippedEntry,
 )
+from lint.rules import culprit_rules, remedy_text, verb
 
-WIDENS_RULE = "egress-reach-widens"
-NOT_EVALUABLE_RULE = "egress-reach-not-evaluable"
-REACH_REMEDY = (
-    "Narrow the cluster policy's subject so that it does not select the sandbox "
-    "namespace, or change the named rule; for a kind egress-lint cannot judge, remove "
-    "the object or suppress the finding with a reason."
-)
 UNJUDGED_DETAIL = (
     "egress-lint recognises the {kind} kind as one that can let the pod out, "
     "but no reader judged this object, so it fails closed"
 )
-_RULE_OF_VERDICT = {
-    EgressVerdict.WIDENS_EGRESS: WIDENS_RULE,
-    EgressVerdict.NOT_EVALUABLE: NOT_EVALUABLE_RULE,
-}
+_RULE_OF_VERDICT = culprit_rules("reach")
 _OFFENDING = frozenset(_RULE_OF_VERDICT)
+# Reach over the agent port blames only what it cannot judge, under the
+# host's own ingress rule.
+_INGRESS_CULPRITS = culprit_rules("ingress-reach")
+(_INGRESS_RULE,) = frozenset(_INGRESS_CULPRITS.values())
 _ENTRY = operator.attrgetter("entry")
 _ORIGIN = operator.attrgetter("origin")
 _VERDICT = operator.attrgetter("verdict")
@@ -567,20 +562,12 @@ def _findings(
                 entry.location,
                 sandbox=given.sandbox,
                 obj=obj,
-                remedy=REACH_REMEDY,
+                remedy=remedy_text(rule_id, "reach"),
                 related=[given.declaration],
                 culprit=culprit,
             )
         )
     return findings
-
-
-_REACH_VERBS = {
-    EgressVerdict.WIDENS_EGRESS: "can let the pod out, in a real cluster, beyond the declared "
-    "egress of",
-    EgressVerdict.NOT_EVALUABLE: "cannot be evaluated, so the cluster's reach cannot be "
-    "decided, for",
-}
 
 
 def _culprit(
@@ -602,7 +589,7 @@ def _culprit(
         name=entry.name,
         namespace=entry.namespace,
         origin=entry.origin,
-        verb=_REACH_VERBS[EgressVerdict(entry.verdict)],
+        verb=verb(_RULE_OF_VERDICT[entry.verdict]),
         lets_out=(lets_out_clause(path, entry.detail),),
         content_hash=content_hash(
             entry.kind, entry.namespace, entry.name, value, entry.detail, more=more
@@ -662,19 +649,19 @@ def check_ingress_reach(
     culprits = [
         (entry, obj, entry.location)
         for entry, obj in entries
-        if entry.verdict == EgressVerdict.NOT_EVALUABLE and entry.location is not None
+        if entry.verdict in _INGRESS_CULPRITS and entry.location is not None
     ]
     if decision.refusal is None or not culprits:
         return report, []
     # One finding per culprit (issue 13), each at its own line.
     findings = [
         rule_finding(
-            "ingress-not-evaluable",
+            _INGRESS_RULE,
             undecided_for_ingress(entry.kind, entry.name, entry.detail),
             location,
             sandbox=given.sandbox,
             obj=obj,
-            remedy=REACH_REMEDY,
+            remedy=remedy_text(_INGRESS_RULE, "reach"),
             related=[given.declaration],
         )
         for entry, obj, location in culprits

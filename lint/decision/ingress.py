@@ -444,36 +444,3 @@ def ingress_refusal(
         )
         return IngressRefusal.NO_COVERING_POLICY, summary
     return None, None
-
-
-_CLOSE_IT = (
-    "or declare `ingress: unverified` when the port is closed somewhere the linter cannot see."
-)
-
-
-def ingress_remedy(refusal: str) -> str:
-    """The remedy for an ingress refusal (§13.4): one of ``port-open``,
-    ``no-covering-policy`` or ``not-evaluable``."""
-    try:
-        return _REMEDIES[refusal]
-    except KeyError:
-        raise ValueError(f"not an ingress refusal: {refusal!r}") from None
-
-
-_REMEDIES: Final[Mapping[str, str]] = {
-    IngressRefusal.PORT_OPEN: (
-        "Narrow or delete the rule that admits a wide-open source on the agent "
-        "port (Kubernetes unions every selecting policy, so another policy cannot "
-        "close it), then keep a policy selecting the template label that closes "
-        f"the port; {_CLOSE_IT}"
-    ),
-    IngressRefusal.NOT_EVALUABLE: (
-        "Fix or remove the policy that cannot be read, and apply a policy "
-        f"selecting the template label that closes the port; {_CLOSE_IT}"
-    ),
-    IngressRefusal.NO_COVERING_POLICY: (
-        "Apply a policy selecting the template label that enforces Ingress and "
-        "closes the port (the reference baseline `namzu-sandbox-baseline` admits "
-        f"only the host's pods); {_CLOSE_IT}"
-    ),
-}

@@ -14,7 +14,6 @@ from lint.decision.ingress import (
     core_ingress_verdict,
     decide_ingress,
     ingress_documents,
-    ingress_remedy,
     ingress_verdict,
 )
 from lint.decision.ingress_ports import cilium_port_reach, core_port_reach
@@ -779,19 +778,6 @@ def test_summaries() -> None:
     assert uncovered.summary is not None
     assert "no policy enforces ingress" in uncovered.summary
     assert "every pod in the cluster" in uncovered.summary
-
-
-@pytest.mark.parametrize("refusal", ["port-open", "no-covering-policy", "not-evaluable"])
-def test_remedy(refusal: Any) -> None:
-    text = ingress_remedy(refusal)
-    assert "ingress: unverified" in text
-    assert "template label" in text
-    assert text.endswith(".")
-
-
-def test_remedy_refuses_an_unknown_refusal() -> None:
-    with pytest.raises(ValueError, match="policy-widens-egress"):
-        ingress_remedy("policy-widens-egress")
 
 
 # --- end to end over manifests --------------------------------------------------------------------

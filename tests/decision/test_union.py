@@ -21,7 +21,7 @@ from lint.decision.model import (
     Translation,
     Tri,
 )
-from lint.decision.union import decide_union, document_verdict, union_remedy
+from lint.decision.union import decide_union, document_verdict
 from tests.decision import manifests as m
 
 DENY_ALL = build_allowance(m.deny_all())
@@ -377,34 +377,6 @@ def test_node_scoped_spec_gives_no_examined_entry() -> None:
     decision = _decide(translation, m.cilium_candidate(raw), m.translation_candidate(translation))
     assert [e.name for e in decision.examined] == [m.NAME]
     assert decision.refusal is None
-
-
-# --- §11.4 remedies ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("refusal", "facts"),
-    [
-        ("policy-widens-egress", ["Narrow or delete", "unions"]),
-        (
-            "no-enforcing-policy",
-            ["selector matches", "enforces Egress", "baseline"],
-        ),
-        ("not-evaluable", ["Fix or remove"]),
-    ],
-)
-def test_union_remedy(refusal: str, facts: list[str]) -> None:
-    remedy = union_remedy(refusal)
-    for fact in facts:
-        assert fact in remedy
-    # A remedy never proposes switching the check off (DESIGN §10).
-    assert "named-object-only" not in remedy and "named policy" not in remedy
-
-
-@pytest.mark.parametrize("refusal", ["port-open", "", "widens-egress"])
-def test_union_remedy_rejects_other_strings(refusal: str) -> None:
-    with pytest.raises(ValueError, match="not an egress union refusal"):
-        union_remedy(refusal)
 
 
 # --- robustness over real manifests ----------------------------------------------------------

@@ -27,7 +27,7 @@ from lint.decision.reach.model import (
     ReachSubject,
     Skipped,
 )
-from lint.decision.reach.procedure import decide_reach, order_documents, reach_remedy
+from lint.decision.reach.procedure import decide_reach, order_documents
 
 CALICO_API_VERSIONS: Final = ("projectcalico.org/v3", "crd.projectcalico.org/v1")
 CALICO_POLICY_KINDS: Final = (
@@ -77,6 +77,5 @@ __all__ = [
     "order_documents",
     "reach_documents",
     "reach_outcome",
-    "reach_remedy",
     "subject_documents",
 ]

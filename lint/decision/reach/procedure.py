@@ -162,39 +162,3 @@ def no_enforcing_summary(allowance: Allowance, new_kinds: bool) -> str:
             "only a NetworkPolicy (or Cilium policy) that selects the pod does"
         )
     return summary
-
-
-# --- remedies (§2.8): none of them proposes weakening the check --------------------------------
-
-CATCH_ALL_REMEDY: Final = (
-    "Remove the object, or suppress the finding with a reason: the linter recognises "
-    "this kind only to fail closed."
-)
-REACH_REMEDIES: Final[dict[str, str]] = {
-    EgressRefusal.POLICY_WIDENS_EGRESS: (
-        "Narrow the cluster policy's subject so that it does not select the sandbox "
-        "namespace, or change the named rule so that it stays inside the configured "
-        "translation."
-    ),
-    EgressRefusal.NOT_EVALUABLE: (
-        "Fix the object so that it can be judged, state the sandbox namespace's labels "
-        "(a Namespace manifest or the declaration's `namespaces:`) when the subject "
-        "selects by them, narrow the cluster policy's subject so that it does not select "
-        "the sandbox namespace, or change the named rule."
-    ),
-    EgressRefusal.NO_ENFORCING_POLICY: (
-        "Apply a NetworkPolicy whose selector matches these pod labels and which "
-        "enforces Egress; cluster-tier and Calico policies never count as enforcing."
-    ),
-}
-
-
-def reach_remedy(refusal: str, culprit: ReachEntry | None = None) -> str:
-    """The remedy for one reach refusal (§2.8). A culprit of the §7
-    catch-all (group ``other``) gets the remove-or-suppress remedy. Raises
-    ValueError for a string outside the refusal vocabulary."""
-    if refusal not in REACH_REMEDIES:
-        raise ValueError(f"not an egress reach refusal: {refusal!r}")
-    if isinstance(culprit, ReachDocument) and culprit.group == "other":
-        return CATCH_ALL_REMEDY
-    return REACH_REMEDIES[refusal]

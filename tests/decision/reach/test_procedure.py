@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lint.decision.model import EgressRefusal, EgressVerdict, PolicyDocument, RuleVerdict, Tri
-from lint.decision.reach import decide_reach, order_documents, reach_remedy
+from lint.decision.reach import decide_reach, order_documents
 from lint.decision.reach.model import Group, ReachDocument, Skipped
 from lint.decision.union import examine, summarize_union
 from tests.decision.reach.scenario import allowance, union_documents
@@ -169,22 +168,6 @@ def test_skipped_are_kept_in_a_stable_order() -> None:
     first = decide_reach([], (), [], D, skipped=skipped)
     second = decide_reach([], (), [], D, skipped=list(reversed(skipped)))
     assert first.skipped == second.skipped and len(first.skipped) == 2
-
-
-@pytest.mark.parametrize("refusal", list(EgressRefusal))
-def test_remedies_never_propose_weakening_the_check(refusal: EgressRefusal) -> None:
-    for culprit in (None, doc("a"), doc("f", kind="EgressFirewall.k8s.ovn.org", group="other")):
-        remedy = reach_remedy(refusal, culprit)
-        assert "named-object-only" not in remedy and "verify" not in remedy
-    assert "cluster policy's subject" in reach_remedy(EgressRefusal.POLICY_WIDENS_EGRESS, doc("a"))
-    assert "Remove the object" in reach_remedy(
-        refusal, doc("f", kind="EgressFirewall.k8s.ovn.org", group="other")
-    )
-
-
-def test_remedy_rejects_other_strings() -> None:
-    with pytest.raises(ValueError, match="not an egress reach refusal"):
-        reach_remedy("port-open")
 
 
 _old_verdicts = st.lists(
