@@ -322,7 +322,8 @@ def _place(
         return Location(document.path, 1), None
     rendered = _root(stream, (document.first, document.last))
     path = _path_at(rendered, location.line - 1)
-    if not path:
+    if not path or path == _first_key(rendered):
+        # The object itself (its document's first line).
         return Location(document.path, span[0]), None
     wanted = _value(_walk(rendered, path))
     found = _walk(_root(text, span), path)
@@ -390,6 +391,11 @@ def _path_at(node: Node | None, line: int) -> tuple[Step, ...]:
         path.append(inner[0])
         node = inner[1]
     return ()
+
+
+def _first_key(node: Node | None) -> tuple[Step, ...]:
+    first = next(_children(node), None) if node is not None else None
+    return () if first is None else (first[0],)
 
 
 def _walk(node: Node | None, path: tuple[Step, ...]) -> Node | None:

@@ -31,11 +31,17 @@ def _line(path: str, text: str, before: int = 0) -> int:
 
 def _widens(report: str) -> dict[str, tuple[str, int, str]]:
     """Each egress-policy-widens finding by policy name: file, line, message."""
+    return {name: found[:3] for name, found in _widening(report).items()}
+
+
+def _widening(report: str) -> dict[str, tuple[str, int, str, list[tuple[str, int]]]]:
+    """As ``_widens``, with the file and line of each offending rule."""
     found = {}
     for finding in json.loads(report)["findings"]:
         if finding["ruleId"] == "egress-policy-widens":
             name = finding["message"].split()[0].split("/")[1]
-            found[name] = (finding["file"], finding["line"], finding["message"])
+            rules = [(r["file"], r["line"]) for r in finding["culprit"]["rules"]]
+            found[name] = (finding["file"], finding["line"], finding["message"], rules)
     return found
 
 
@@ -54,6 +60,21 @@ def test_each_object_and_rule_sits_at_the_file_that_wrote_it(kustomize: Tools) -
     assert (file, line) == (KUSTOMIZATION, _line(KUSTOMIZATION, "patches:"))
     assert f"a patch listed in {KUSTOMIZATION} changed" in message
     assert "(a patch" not in found["namzu-task-web"][2]
+
+
+def test_each_rule_of_a_policy_sits_at_its_own_file(kustomize: Tools) -> None:
+    """The web policy widens egress in the base, and an inline patch of the
+    overlay adds a second widening rule: each rule at its own place."""
+    done = egress_lint(
+        "check", "--kustomize", OVERLAY, "--format", "json", path=[kustomize.directory]
+    )
+    rules = _widening(done.out)["namzu-task-web"][3]
+    assert rules == [
+        (BASE_FILE, _line(BASE_FILE, "cidr: 0.0.0.0/0", 2)),
+        (KUSTOMIZATION, _line(KUSTOMIZATION, "patches:")),
+    ]
+    text = egress_lint("check", "--kustomize", OVERLAY, path=[kustomize.directory]).out
+    assert f"lets out ({KUSTOMIZATION}:{_line(KUSTOMIZATION, 'patches:')}): spec.egress[2]" in text
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -100,7 +121,7 @@ def test_the_temporary_kustomization_is_removed(kustomize: Tools, tmp_path: Path
 def test_a_kustomize_without_origins_points_at_the_kustomization(
     kustomize: Tools, tmp_path: Path
 ) -> None:
-    """A kustomize that refuses `buildMetadata` (older than 4.x): the plain
+    """A kustomize that refuses `buildMetadata` (an old one): the plain
     build is checked, and each finding names the kustomization and says why."""
     real = kustomize.directory / "kubectl"
     old = tmp_path / "old-kustomize"
