@@ -25,7 +25,9 @@ tool cannot write origins) is placed at its kustomization, with a note.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import functools
 import os
 import re
 import shutil
@@ -251,6 +253,7 @@ def kustomize_places(report: _T, stream: str, text: str, origins: KustomizeOrigi
     wrote it (see the module docstring); findings placed by a guess carry a
     note in their message."""
     texts: dict[str, str | None] = {}
+    firsts = [document.first for document in origins.documents]
 
     def read(path: str) -> str | None:
         if path not in texts:
@@ -260,7 +263,10 @@ def kustomize_places(report: _T, stream: str, text: str, origins: KustomizeOrigi
     def placed(location: Location) -> tuple[Location, str | None]:
         if location.file != stream:
             return location, None
-        document = next((d for d in origins.documents if d.first <= location.line <= d.last), None)
+        at = bisect.bisect_right(firsts, location.line) - 1
+        document = origins.documents[at] if at >= 0 else None
+        if document is not None and location.line > document.last:
+            document = None
         return _place(location, text, document, origins, read)
 
     def walk(value: object) -> object:
@@ -273,11 +279,17 @@ def kustomize_places(report: _T, stream: str, text: str, origins: KustomizeOrigi
         if isinstance(value, list):
             return [walk(item) for item in value]
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            changes = {f.name: walk(getattr(value, f.name)) for f in dataclasses.fields(value)}
+            fields = [f for f in dataclasses.fields(value) if f.init]
+            changes = {f.name: walk(getattr(value, f.name)) for f in fields}
             return dataclasses.replace(value, **changes)
         return value
 
-    return walk(report)  # type: ignore[return-value]
+    try:
+        return walk(report)  # type: ignore[return-value]
+    finally:
+        # Each document was parsed once for this report; none is kept past it.
+        _root.cache_clear()
+        _object_span.cache_clear()
 
 
 def _finding(
@@ -353,6 +365,7 @@ def _place(
 Step = str | int
 
 
+@functools.lru_cache(maxsize=64)
 def _root(text: str, span: tuple[int, int]) -> Node | None:
     """The node tree of lines ``span`` of ``text``, its marks on the
     text's own lines."""
@@ -426,6 +439,7 @@ def _value(node: Node | None, depth: int = 0) -> object:
     return sorted((str(step), repr(_value(child, depth + 1))) for step, child, _ in _children(node))
 
 
+@functools.lru_cache(maxsize=64)
 def _object_span(text: str, document: DocumentOrigin) -> tuple[int, int] | None:
     """The first and last line of the document of ``text`` holding the
     object (by kind and name; the one document of its kind, or of the file,
