@@ -55,6 +55,7 @@ from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
 from lint.render import RenderPolicy, RenderSpec
 from lint.render.lines import stream_reader, template_lines
+from lint.render.origins import kustomize_places
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, truncation_note
 from lint.report.environments import failed_environment, in_environment, joined
 from lint.report.json_report import bounded_json
@@ -125,6 +126,12 @@ def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> 
         fail(error.report(), USAGE)
     except BaselineError as error:
         fail(str(error), USAGE)
+    if isinstance(stdin, RenderedInput) and stdin.kustomize_origins is not None:
+        # Every format shows a Kustomize object at its file: the stream has no name
+        # a reader can open.
+        text = bytes(stdin).decode("utf-8", "replace")
+        report = kustomize_places(run.report, stdin.name, text, stdin.kustomize_origins)
+        return dataclasses.replace(run, report=report)
     shown = any(CHECK_REPORTERS[fmt].shows_template_lines for fmt in out.formats)
     if not shown or not any(f.location.source is not None for f in run.report.findings):
         return run

@@ -11,6 +11,10 @@ through every layer that already carries standard input, unchanged.
 from __future__ import annotations
 
 import posixpath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lint.render.origins import KustomizeOrigins
 
 
 class RenderedInput(bytes):
@@ -20,19 +24,28 @@ class RenderedInput(bytes):
     chart is a local directory. ``failure`` says why a render gave nothing
     to read (it was refused, failed or ran out of time): the loader then
     reads it as an input that could not be read, and the check fails
-    closed."""
+    closed. ``kustomize_origins``, for a Kustomize build, says which file
+    wrote each of its documents, when the tool said (``lint.render.origins``)."""
 
     name: str
     chart_root: str | None
     failure: str | None
+    kustomize_origins: KustomizeOrigins | None
 
     def __new__(
-        cls, data: bytes, name: str, chart_root: str | None = None, failure: str | None = None
+        cls,
+        data: bytes,
+        name: str,
+        chart_root: str | None = None,
+        failure: str | None = None,
+        *,
+        kustomize_origins: KustomizeOrigins | None = None,
     ) -> RenderedInput:
         rendered = super().__new__(cls, data)
         rendered.name = name
         rendered.chart_root = chart_root
         rendered.failure = failure
+        rendered.kustomize_origins = kustomize_origins
         return rendered
 
 

@@ -16,8 +16,9 @@ from typing import Final
 from lint.loading.files import display_name
 from lint.loading.limits import describe_size
 from lint.loading.rendered import RenderedInput
-from lint.render.bounded import run_bounded
+from lint.render.bounded import Finished, run_bounded
 from lint.render.neutral import quoted
+from lint.render.origins import KustomizeOrigins, kustomization_file, origin_root, stripped
 from lint.render.scan import check_inputs
 from lint.render.spec import HelmRender, KustomizeRender, RenderPolicy, RenderSpec
 
@@ -79,7 +80,38 @@ def render(
     the tool runs, RenderError when it cannot run, fails or runs out of
     time."""
     check_inputs(spec, policy)
-    argv = render_command(spec)
+    default = f"<{'helm template' if isinstance(spec, HelmRender) else 'kustomize build'} "
+    shown_name = name or f"{default}{spec.target}>"
+    if isinstance(spec, KustomizeRender):
+        return _kustomize_render(spec, policy, shown_name, overrun_fails)
+    stdout = _run(render_command(spec), spec, policy, overrun_fails)
+    return RenderedInput(stdout, shown_name, _chart_root(spec))
+
+
+def _kustomize_render(
+    spec: KustomizeRender, policy: RenderPolicy, name: str, overrun_fails: bool
+) -> RenderedInput:
+    """A build that writes where each object came from (``lint.render.
+    origins``), the annotations taken out again; when that build fails or
+    overruns (a kustomize too old for ``buildMetadata``, a directory that
+    is a Component), the plain build, whose objects then have no known
+    origin."""
+    kustomization = kustomization_file(spec.directory)
+    with origin_root(spec.directory) as build_root:
+        argv = [*_kustomize(os.environ), build_root]
+        done = _bounded(argv, spec, policy)
+        if done.returncode == 0 and not done.overran:
+            text = done.stdout.decode("utf-8", "surrogateescape")
+            kept, documents = stripped(text, build_root, policy.root)
+            origins = KustomizeOrigins(documents, kustomization, policy.root)
+            data = kept.encode("utf-8", "surrogateescape")
+            return RenderedInput(data, name, None, kustomize_origins=origins)
+    stdout = _run(render_command(spec), spec, policy, overrun_fails)
+    origins = KustomizeOrigins((), kustomization, policy.root)
+    return RenderedInput(stdout, name, None, kustomize_origins=origins)
+
+
+def _bounded(argv: list[str], spec: RenderSpec, policy: RenderPolicy) -> Finished:
     shown = " ".join(_shown_command(spec))
     try:
         done = run_bounded(argv, _environment(policy), policy.timeout, policy.max_output)
@@ -90,6 +122,14 @@ def render(
             f"`{shown}` did not finish within {policy.timeout:g} s and was stopped "
             "(raise the limit with --render-timeout)"
         )
+    return done
+
+
+def _run(argv: list[str], spec: RenderSpec, policy: RenderPolicy, overrun_fails: bool) -> bytes:
+    """The tool's standard output; RenderError when it fails, runs out of
+    time or (with ``overrun_fails``) writes too much."""
+    shown = " ".join(_shown_command(spec))
+    done = _bounded(argv, spec, policy)
     if done.overran and overrun_fails:
         raise RenderError(
             f"`{shown}` wrote more than {describe_size(policy.max_output)} and was stopped "
@@ -103,8 +143,7 @@ def render(
             f"`{shown}` failed (exit {done.returncode}):\n"
             f"{quoted(stderr) if stderr else '(no error output)'}"
         )
-    default = f"<{'helm template' if isinstance(spec, HelmRender) else 'kustomize build'} "
-    return RenderedInput(done.stdout, name or f"{default}{spec.target}>", _chart_root(spec))
+    return done.stdout
 
 
 def _environment(policy: RenderPolicy) -> dict[str, str]:

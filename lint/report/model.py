@@ -103,6 +103,10 @@ class Finding:
     culprit: Culprit | None = None
     remedy_yaml: str | None = None
     """A block the user can paste, when the remedy shows one."""
+    location_note: str | None = None
+    """Why ``location`` is not the line that wrote the object (a Kustomize
+    object whose file, or whose patch, could not be told); the message
+    carries it too."""
 
     @property
     def paths(self) -> tuple[SandboxRef, ...]:

@@ -25,6 +25,7 @@ from lint.report.model import (
     Culprit,
     DecisionReport,
     Finding,
+    Location,
     Report,
     SandboxRef,
     SandboxReport,
@@ -263,6 +264,8 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
     if culprit is None:
         lines = _led(finding.level, level, f"{_where(finding)}  {finding.rule_id}{tag}")
         lines.extend(_wrap(finding_words(finding), "  "))
+        if finding.location_note:
+            lines.extend(_wrap(f"where: {finding.location_note}", "  "))
         lines.extend(_paths_block(finding.paths, options))
     else:
         count = len(finding.paths)
@@ -274,6 +277,8 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
         head += f"{culprit.verb} {count} {noun}{tag}"
         lines = _led(finding.level, level, head)
         lines.extend(_wrap(f"rule {finding.rule_id}", "  "))
+        if finding.location_note:
+            lines.extend(_wrap(f"where: {finding.location_note}", "  "))
         if culprit.origin == "synthesized":
             lines.extend(
                 _wrap(
@@ -284,8 +289,10 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
             )
         lines.extend(_paths_block(finding.paths, options))
         label = "lets out" if culprit.verb.startswith("widens") else "why"
-        for clause, line in _clauses(culprit):
-            at = f" (line {line})" if line is not None else ""
+        for clause, line in _clauses(culprit, finding.location.file):
+            at = (
+                "" if line is None else f" (line {line})" if isinstance(line, int) else f" ({line})"
+            )
             lines.extend(_wrap(f"{label}{at}: {in_words(clause, culprit.namespace)}", "  "))
     remedy = remedy_words(finding)
     if remedy:
@@ -295,13 +302,22 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
     return lines
 
 
-def _clauses(culprit: Culprit) -> list[tuple[str, int | None]]:
+def _clauses(culprit: Culprit, file: str) -> list[tuple[str, int | str | None]]:
     """What each offending rule lets out, with its line when the culprit
-    has more than one rule in a file (one rule sits on the finding's line)."""
+    has more than one rule in a file (one rule sits on the finding's line),
+    and its file too when that is not the finding's (a Kustomize patch)."""
     rules = culprit.rules
     if len(rules) < 2:
         return [(clause, None) for clause in culprit.lets_out]
-    return [(r.lets_out, r.location.line if r.location else None) for r in rules]
+    return [(r.lets_out, _rule_line(r.location, file)) for r in rules]
+
+
+def _rule_line(location: Location | None, file: str) -> int | str | None:
+    if location is None:
+        return None
+    if location.file != file and location.source is None:
+        return f"{location.file}:{location.line}"
+    return location.line
 
 
 def _led(word: str, painted: str, text: str, hang: str = "  ") -> list[str]:
