@@ -9,7 +9,7 @@ exact raw detail, for programs."""
 from __future__ import annotations
 
 from lint.report.bounded import bounded
-from lint.report.model import Culprit, Finding, SandboxRef
+from lint.report.model import Culprit, Finding, Location, SandboxRef
 from lint.report.words import in_words
 
 AFFECTED_NAMED = 5
@@ -19,9 +19,29 @@ AFFECTED_NAMED = 5
 def finding_words(finding: Finding) -> str:
     """The finding's message with its peers and selectors in words (a
     selector peer without a namespace selector means the culprit's own
-    namespace)."""
-    namespace = finding.culprit.namespace if finding.culprit is not None else None
-    return in_words(finding.message, namespace)
+    namespace), and, for a culprit of several offending rules, each rule's
+    own line after its path: a one-line format shows them all at once."""
+    culprit = finding.culprit
+    namespace = culprit.namespace if culprit is not None else None
+    text = finding.message
+    if culprit is not None and len(culprit.rules) > 1:
+        for rule in culprit.rules:
+            place = _rule_place(rule.location, finding.location.file)
+            if place is not None:
+                text = text.replace(f"{rule.path}: ", f"{rule.path} ({place}): ", 1)
+    return in_words(text, namespace)
+
+
+def _rule_place(location: Location | None, file: str) -> str | None:
+    """Where a rule is, said shortly: its template line for a Helm render,
+    its file and line when that is not the finding's file, else its line."""
+    if location is None:
+        return None
+    if location.source is not None and location.source_line is not None:
+        return f"{location.source}:{location.source_line}"
+    if location.file != file:
+        return f"{location.file}:{location.line}"
+    return f"line {location.line}"
 
 
 def remedy_words(finding: Finding) -> str | None:

@@ -80,3 +80,10 @@ def test_a_wide_ip_block_names_what_it_lets_out_beyond_the_allowance() -> None:
     for fmt in ("text", "sarif", "github", "markdown"):
         output = run_cli(["check", ".", "--format", fmt], SCENARIOS / "wide-ip-block").stdout
         assert "172.16.0.0/12 and 192.168.0.0/16" in output.replace("\n    ", " "), fmt
+
+
+@pytest.mark.parametrize("fmt", ["github", "markdown", "sarif"])
+def test_one_line_formats_give_each_rule_its_line(fmt: str) -> None:
+    output = run_cli(["check", ".", "--format", fmt], SCENARIOS / NAME).stdout
+    for path, line in OFFENDING.items():
+        assert f"{path} (line {line}):" in output, (fmt, path)
