@@ -631,11 +631,15 @@ def verb(rule_id: str) -> str:
     return said
 
 
+_REMEDIES_BY_ID: Final[Mapping[str, Mapping[str, str]]] = {each.id: each.remedies for each in RULES}
+"""Each rule's remedies by case, gathered once: a finding asks for one."""
+
+
 def remedy_text(rule_id: str, case: str = "default", **values: str) -> str:
     """The rule's remedy for ``case``, its placeholders filled with
     ``values``. An unknown case is a programming error (KeyError): every
     remedy a finding gives is written in this table."""
-    remedies = rule(rule_id).remedies
+    remedies = _REMEDIES_BY_ID[rule_id]
     if case not in remedies:
         raise KeyError(f"rule {rule_id!r} has no remedy for case {case!r}")
     return remedies[case].format(**values)

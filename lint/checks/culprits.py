@@ -14,9 +14,9 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from lint.checks.candidates import UNRENDERED_KINDS, Placeholder, Sourced, location_of
 from lint.checks.context import JudgedEntry, first_rule, precise_location, rule_finding
@@ -69,6 +69,9 @@ class RefusalContext:
     name (CIDR groups): part of the culprit's content hash."""
     allowance: Allowance | None = None
     """The declared egress, against which a rule's excess is computed."""
+    memo: dict[Hashable, tuple[object, Any]] | None = None
+    """Where a culprit's offending rules are kept for the other paths of the
+    namespace that blame the same document under the same allowance."""
 
 
 def refusal_findings(
@@ -166,9 +169,32 @@ def _offending_rules(
     rule order, each with what it lets out and, for an object read from a
     file, its own line: a finding names the whole culprit, not only its
     first rule."""
-    document, entry = judged.examined.document, judged.entry
+    document = judged.examined.document
     if document.unreadable is not None:
         return ()
+    obj = sourced.obj if sourced is not None else None
+    held = (document, obj, refusal.allowance)
+    key = ("culprit-rules", *map(id, held), refusal.rules_key, synthesized, judged.entry.verdict)
+    memo = refusal.memo if refusal.memo is not None else {}
+    hit = memo.get(key)
+    if hit is not None and _same(hit[0], held):
+        known: tuple[CulpritRule, ...] = hit[1]
+        return known
+    found = _rules_of(judged, sourced, refusal, synthesized)
+    memo[key] = (held, found)
+    return found
+
+
+def _same(kept: object, held: tuple[object, ...]) -> bool:
+    """Whether a kept key's objects are these (the memo holds them, so an
+    identity is never reused while it lives)."""
+    return isinstance(kept, tuple) and all(a is b for a, b in zip(kept, held, strict=True))
+
+
+def _rules_of(
+    judged: JudgedEntry, sourced: Sourced | None, refusal: RefusalContext, synthesized: bool
+) -> tuple[CulpritRule, ...]:
+    document, entry = judged.examined.document, judged.entry
     outcome = _OUTCOME[entry.verdict]
     found = []
     for each in document.rules:

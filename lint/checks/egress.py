@@ -314,6 +314,7 @@ def judge_union(
         translation=given.translation,
         data=reach_data_of(ctx),
         allowance=allowance,
+        memo=ctx.memo.scopes,
     )
     return report, judged, refusal_findings(judged.selecting, summary, refusal)
 
