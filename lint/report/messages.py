@@ -26,13 +26,13 @@ def finding_words(finding: Finding) -> str:
     text = finding.message
     if culprit is not None and len(culprit.rules) > 1:
         for rule in culprit.rules:
-            place = _rule_place(rule.location, finding.location.file)
+            place = rule_place(rule.location, finding.location.file)
             if place is not None:
                 text = text.replace(f"{rule.path}: ", f"{rule.path} ({place}): ", 1)
     return in_words(text, namespace)
 
 
-def _rule_place(location: Location | None, file: str) -> str | None:
+def rule_place(location: Location | None, file: str) -> str | None:
     """Where a rule is, said shortly: its template line for a Helm render,
     its file and line when that is not the finding's file, else its line."""
     if location is None:

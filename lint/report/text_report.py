@@ -19,13 +19,12 @@ from typing import Final
 from lint.decision.model import EgressVerdict
 from lint.report.bounded import bounded
 from lint.report.escaping import escape
-from lint.report.messages import finding_words, remedy_words
+from lint.report.messages import finding_words, remedy_words, rule_place
 from lint.report.model import (
     ControllerReport,
     Culprit,
     DecisionReport,
     Finding,
-    Location,
     Report,
     SandboxRef,
     SandboxReport,
@@ -289,10 +288,8 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
             )
         lines.extend(_paths_block(finding.paths, options))
         label = "lets out" if culprit.verb.startswith("widens") else "why"
-        for clause, line in _clauses(culprit, finding.location.file):
-            at = (
-                "" if line is None else f" (line {line})" if isinstance(line, int) else f" ({line})"
-            )
+        for clause, place in _clauses(culprit, finding.location.file):
+            at = "" if place is None else f" ({place})"
             lines.extend(_wrap(f"{label}{at}: {in_words(clause, culprit.namespace)}", "  "))
     remedy = remedy_words(finding)
     if remedy:
@@ -302,22 +299,14 @@ def _finding_block(finding: Finding, paint: _Painter, options: TextOptions) -> l
     return lines
 
 
-def _clauses(culprit: Culprit, file: str) -> list[tuple[str, int | str | None]]:
-    """What each offending rule lets out, with its line when the culprit
-    has more than one rule in a file (one rule sits on the finding's line),
-    and its file too when that is not the finding's (a Kustomize patch)."""
+def _clauses(culprit: Culprit, file: str) -> list[tuple[str, str | None]]:
+    """What each offending rule lets out, with its place when the culprit
+    has more than one rule (``rule_place``: one rule sits on the
+    finding's line)."""
     rules = culprit.rules
     if len(rules) < 2:
         return [(clause, None) for clause in culprit.lets_out]
-    return [(r.lets_out, _rule_line(r.location, file)) for r in rules]
-
-
-def _rule_line(location: Location | None, file: str) -> int | str | None:
-    if location is None:
-        return None
-    if location.file != file and location.source is None:
-        return f"{location.file}:{location.line}"
-    return location.line
+    return [(r.lets_out, rule_place(r.location, file)) for r in rules]
 
 
 def _led(word: str, painted: str, text: str, hang: str = "  ") -> list[str]:
