@@ -357,7 +357,7 @@ RULES: tuple[Rule, ...] = (
         "and allows a destination outside the declared egress (see "
         "docs/cluster-policies.md).",
         _REACH_WIDENS_REMEDY,
-        "reach-cluster-network-policy",
+        "reach-calico-global-policy",
         outcomes=(("reach", EgressVerdict.WIDENS_EGRESS),),
         cases=MappingProxyType({"reach": _REACH_WIDENS_REMEDY}),
         verb="can let the pod out, in a real cluster, beyond the declared egress of",

@@ -25,6 +25,7 @@ from lint.decision.policy_shape import Direction
 from lint.decision.selection import required_labels, selects_nothing
 from lint.decision.selection_index import Requirements, candidate_requirements
 from lint.decision.selection_keys import candidate_label_keys
+from lint.decision.tiers.questions import Shared
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
 from lint.loading import LoadProblem, locate
@@ -66,6 +67,8 @@ class JudgmentMemo:
     )
     reach: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
     """Reach's judgements of new-kind candidates, per candidate and subject."""
+    spaces: Shared = field(default_factory=dict)
+    """The tier model's spaces and scans, shared by paths it reads alike."""
     selection: dict[Hashable, tuple[object, list[Requirements] | None]] = field(
         default_factory=dict
     )
@@ -165,6 +168,8 @@ class CheckContext:
     memo: JudgmentMemo = field(default_factory=JudgmentMemo)
     namespace_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """Namespace labels the declaration file states (CLUSTER-POLICIES §11 Q3)."""
+    enforces: frozenset[str] | None = None
+    """The declaration's ``cluster.enforces`` (None: absent)."""
 
 
 def per_translation(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from lint.checks.candidates import CCNP, CNP, location_of
 from lint.checks.context import (
@@ -27,7 +28,7 @@ from lint.checks.judging import (
     judged_entries,
     with_controller,
 )
-from lint.checks.reach import ReachInput, check_reach, reach_data_of
+from lint.checks.reach import ReachInput, check_reach, reach_data_of, tier_input_of
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import (
@@ -41,6 +42,7 @@ from lint.decision.model import (
     Translation,
 )
 from lint.decision.named import compare_named
+from lint.decision.tiers.model import TierInput
 from lint.decision.union import examine, union_refusal
 from lint.decision.values import compact_json
 from lint.declarations.entries import DeclaredSandbox
@@ -97,6 +99,9 @@ class EgressJudgement:
     union: Judged | None
     cilium_under_core: Judged = NO_ENTRIES
     """The Cilium objects reach reads under ``engine: core`` (``ReachInput``)."""
+    tiers: TierInput | None = None
+    """The exact tier model's input reach judged the path by, for
+    ``explain --to`` to ask of the same model."""
 
 
 def check_egress(ctx: CheckContext, given: EgressInput) -> tuple[EgressReport, list[Finding]]:
@@ -113,6 +118,7 @@ def judge_egress(ctx: CheckContext, given: EgressInput) -> EgressJudgement:
     union = reach = None
     judged: Judged | None = None
     cilium = NO_ENTRIES
+    tiers = None
     findings = list(named_findings)
     if given.declared.union_verified:
         union, judged, union_findings = judge_union(ctx, given, allowance)
@@ -120,13 +126,13 @@ def judge_egress(ctx: CheckContext, given: EgressInput) -> EgressJudgement:
         reach_input = _reach_input(ctx, given, allowance, judged, union_reported=host_reads)
         cilium = reach_input.cilium_under_core
         reach, reach_findings = check_reach(ctx, reach_input)
+        tiers = tier_input_of(ctx, reach_input)
         if host_reads:
             findings.extend(union_findings)
         else:
-            # No namzu host asks the union: reach is the verdict, and its
-            # report lists the union's documents too (issue 25).
+            # No namzu host asks the union: reach is the verdict (issue 25).
             union = None
-            findings.extend(_reach_verdict_findings(given, union_findings, reach))
+            findings.extend(_reach_verdict_findings(given, union_findings, reach_findings, reach))
         findings.extend(reach_findings)
     expected = _expected_object(given)
     report = EgressReport(
@@ -139,7 +145,7 @@ def judge_egress(ctx: CheckContext, given: EgressInput) -> EgressJudgement:
         union=union,
         reach=reach,
     )
-    return EgressJudgement(report, findings, allowance, judged, cilium)
+    return EgressJudgement(report, findings, allowance, judged, cilium, tiers)
 
 
 def _expected_object(given: EgressInput) -> tuple[str, str] | None:
@@ -235,20 +241,37 @@ def _cilium_under_core(ctx: CheckContext, given: EgressInput, allowance: Allowan
 
 
 def _reach_verdict_findings(
-    given: EgressInput, union_findings: list[Finding], reach: ReachReport
+    given: EgressInput,
+    union_findings: list[Finding],
+    reach_findings: list[Finding],
+    reach: ReachReport,
 ) -> list[Finding]:
-    """The findings of a path reach alone decides: each culprit among the
-    documents the union also reads keeps its own finding (reach judges them
-    as the union does); a refusal with no culprit is reach's, at the
-    declaration."""
-    culprits = [finding for finding in union_findings if finding.culprit is not None]
+    """The findings of a path reach alone decides, beside reach's own: a
+    culprit the union also reads keeps the union's finding (at the same
+    rule; a controller policy at its template) when reach blames it too,
+    and is dropped when reach does not; a refusal no document is to blame
+    for (nothing isolates the pod) is reported at the declaration."""
+    blamed = {
+        (entry.kind, entry.namespace, entry.name)
+        for entry in reach.decision.examined
+        if entry.verdict in _REACH_CULPRIT_VERDICTS
+    }
+    kept = [
+        finding
+        for finding in union_findings
+        if finding.culprit is not None
+        and (finding.culprit.kind, finding.culprit.namespace, finding.culprit.name) in blamed
+    ]
     refusal = reach.decision.refusal
-    if culprits or refusal != EgressRefusal.NO_ENFORCING_POLICY:
-        return culprits
+    if kept or reach_findings or refusal != EgressRefusal.NO_ENFORCING_POLICY:
+        return kept
     rule_id = rule_for(EgressRefusal.NO_ENFORCING_POLICY).id
     message = reach.decision.summary or rule(rule_id).summary
     remedy = remedy_text(rule_id, "unnamed")
     return [rule_finding(rule_id, message, given.declaration, sandbox=given.sandbox, remedy=remedy)]
+
+
+_REACH_CULPRIT_VERDICTS: Final = frozenset(culprit_rules("union"))
 
 
 def _reach_input(

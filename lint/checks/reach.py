@@ -11,16 +11,17 @@ its file and line; a culprit the union reports is not reported again.
 
 from __future__ import annotations
 
+import bisect
 import operator
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
-from itertools import repeat
+from dataclasses import dataclass, field, replace
+from itertools import chain
+from typing import Final
 
-from lint.checks.candidates import location_of, unparsed_placeholders
+from lint.checks.candidates import Sourced, location_of, unparsed_placeholders
 from lint.checks.context import (
     CheckContext,
     JudgedEntry,
-    first_rule,
     precise_location,
     rule_finding,
 )
@@ -28,22 +29,21 @@ from lint.checks.culprits import (
     content_hash,
     lets_out_clause,
     referenced_content,
-    rule_path,
     value_at,
 )
-from lint.checks.judging import NO_ENTRIES, Judged, examined_of
-from lint.checks.reach_candidates import Offered, reach_candidates, reach_data
+from lint.checks.judging import Judged
+from lint.checks.reach_candidates import Offered, _numbered, reach_candidates, reach_data
 from lint.decision.model import (
     Allowance,
+    EgressRefusal,
     EgressVerdict,
-    Examined,
     IngressVerdict,
     Subject,
     Tri,
     Verdict,
 )
-from lint.decision.reach import decide_reach, reach_outcome, subject_documents
-from lint.decision.reach.catch_all import CLAIM_ANNOTATIONS_PATH
+from lint.decision.reach.catch_all import CLAIM_ANNOTATIONS_PATH, pod_conditions
+from lint.decision.reach.common import display_kind, object_name
 from lint.decision.reach.ingress import (
     decide_ingress_reach,
     ingress_documents,
@@ -51,8 +51,8 @@ from lint.decision.reach.ingress import (
     undecided_for_ingress,
 )
 from lint.decision.reach.model import (
+    ReachCandidate,
     ReachData,
-    ReachDecision,
     ReachDocument,
     ReachSubject,
     Skipped,
@@ -60,9 +60,21 @@ from lint.decision.reach.model import (
 )
 from lint.decision.reach.selection import mentioned_keys
 from lint.decision.reach.selection import selects_nothing as reach_selects_nothing
+from lint.decision.tiers.build import Built, PathFacts, build_tier_input
+from lint.decision.tiers.credit import CALICO_EVIDENCE, CILIUM_EVIDENCE, Evidence
+from lint.decision.tiers.model import Slot, TierDocument, TierInput, Undecidable
+from lint.decision.tiers.questions import Listed, ReachAnswer, Shared, reach
+from lint.decision.tiers.reading import ReadMemo
 from lint.decision.values import JSON
 from lint.inventory import KubeObject
-from lint.kinds import NETWORK_POLICY, REACH_POLICY_KINDS, SANDBOX_CLAIM
+from lint.kinds import (
+    CILIUM_CLUSTERWIDE_NETWORK_POLICY,
+    CILIUM_NETWORK_POLICY,
+    NETWORK_POLICY,
+    POLICY_KINDS,
+    REACH_POLICY_KINDS,
+    SANDBOX_CLAIM,
+)
 from lint.report.messages import culprit_message
 from lint.report.model import (
     Culprit,
@@ -120,63 +132,596 @@ class ReachInput:
 
 @dataclass(frozen=True, slots=True)
 class _Judged:
-    """A new-kind document with the object it came from."""
+    """A document with the object it came from."""
 
     document: ReachDocument
     obj: KubeObject | None
     location: Location
 
 
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """One path's tier input, the reach answer, and the objects behind the
+    input's ``ref`` handles."""
+
+    built: Built
+    answer: ReachAnswer
+    offered: tuple[Offered, ...]
+    bases: Mapping[int, tuple[str | int, ...]] = field(default_factory=dict)
+    """The key path of a synthesized controller policy's body inside its
+    template, by index into ``offered`` (its rules live there)."""
+    model: TierInput | None = None
+    """The input the model was asked: ``built``'s less the documents that
+    certainly do not select the pod (None: all of them)."""
+    unselected: tuple[Offered, ...] = ()
+    """The NetworkPolicies and Cilium policies the union's judgement of the
+    path already found not to select the pod: never read again."""
+
+
 def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list[Finding]]:
-    subject = reach_subject(given)
-    judged, skipped = _new_documents(ctx, given, subject)
-    cilium = given.cilium_under_core
-    cilium_examined = cilium.examined()
-    # The union is only searched, and only its selecting entries can be found.
-    decision = decide_reach(
-        examined_of(given.union.selecting),
-        cilium_examined,
-        [j.document for j in judged],
-        given.allowance,
-        skipped=[s for s, _ in skipped],
-        cilium_selecting=examined_of(cilium.selecting),
-    )
-    paths: dict[int, tuple[str | int, ...]] = {}
-    examined, searched = _entries(decision, cilium, cilium_examined, judged, paths)
-    if not given.union_reported:
-        examined = (*given.union.report(), *examined)
+    """The exact tier model's reach answer for the path, in the report's
+    shape: every document it read, listed with its verdict, and one finding
+    per culprit at its rule's line."""
+    asked = _asked(ctx, given)
+    answer = asked.answer
+    listed = [_listed_entry(ctx, given, asked, item) for item in answer.listed]
+    # Reach reads every policy kind, NetworkPolicies included: an unparsed
+    # document that may be one leaves its answer undecided too. Where the
+    # union reports, it already draws the finding for its own kinds.
+    unparsed = _unparsed(ctx, given.subject.namespace, EgressVerdict.NOT_EVALUABLE, POLICY_KINDS)
+    own_kinds = REACH_POLICY_KINDS if given.union_reported else POLICY_KINDS
+    own = {
+        item.location
+        for item in _unparsed(ctx, given.subject.namespace, EgressVerdict.NOT_EVALUABLE, own_kinds)
+    }
+    refusal, summary = answer.refusal, answer.summary
+    if unparsed and refusal in (None, EgressRefusal.NO_ENFORCING_POLICY):
+        first = unparsed[0].document
+        refusal = EgressRefusal.NOT_EVALUABLE
+        summary = f"{first.kind}/{first.name} cannot be read: {first.detail}"
+    unparsed_entries = [_unparsed_entry(i) for i in unparsed]
+    theirs = {
+        id(entry[0])
+        for entry, item in zip(unparsed_entries, unparsed, strict=True)
+        if item.location not in own
+    }
+    judgements = (given.union, given.cilium_under_core)
+    entries = [*_in_document_order(ctx, asked, listed, judgements), *unparsed_entries]
     report = ReachReport(
         DecisionReport(
-            None if decision.refusal is None else str(decision.refusal),
-            decision.summary,
-            examined,
+            None if refusal is None else str(refusal), summary, tuple(map(_FIRST, entries))
         ),
-        tuple(SkippedEntry(s.kind, s.name, s.reason, where) for s, where in skipped),
+        tuple(
+            SkippedEntry(s.kind, s.name, s.reason, _skipped_location(asked.offered, s))
+            for s in asked.built.skipped
+        ),
     )
-    return report, _findings(searched, given, paths, cilium.selecting, reach_data_of(ctx))
+    # A culprit the union reports keeps the union's finding (``host: namzu``
+    # reports it; otherwise the path's judgement keeps it when reach agrees).
+    reported = _union_culprits(given)
+    # Only a culprit draws a finding (``_findings``): the rest are not searched.
+    searched = [
+        (e, obj, path)
+        for e, obj, path in entries
+        if e.verdict in _OFFENDING
+        and (id(obj) not in reported or obj is None)
+        and id(e) not in theirs
+    ]
+    return report, _findings(searched, given, reach_data_of(ctx))
 
 
-def is_isolated(
-    union: Sequence[JudgedEntry], split: frozenset[int] = frozenset()
-) -> tuple[bool, str | None]:
-    """§1.3 ISO over the union's documents, and the isolating policy's name.
-    A document that selects the pod is never ``does-not-select``, so the
-    union's selecting entries are enough. A copy in ``split`` isolates the
-    pod while another copy of its name does not, so it does not count."""
-    # Most documents do not select the pod: those that do are found by a
-    # search at C speed, then tested in order.
-    documents = list(map(_DOCUMENT, union))
-    selects = list(map(_SELECTS, documents))
-    at = -1
-    while True:
-        try:
-            at = selects.index(Tri.YES, at + 1)
-        except ValueError:
-            return False, None
-        document = documents[at]
-        readable = document.kind == NETWORK_POLICY.name and document.unreadable is None
-        if readable and document.enforces and id(union[at].origin) not in split:
-            return True, document.name
+def tier_input_of(ctx: CheckContext, given: ReachInput) -> TierInput:
+    """The exact tier model's input for the path, as ``check_reach`` built
+    it (memoized), for ``explain --to`` to ask of the same model."""
+    asked = _asked(ctx, given)
+    return asked.model or asked.built.input
+
+
+def _union_culprits(given: ReachInput) -> frozenset[int]:
+    """The objects the union reports a culprit of (``host: namzu``), by
+    identity: reach does not report them again."""
+    found = set()
+    for entry in given.union.selecting:
+        if entry.entry.verdict in _OFFENDING:
+            obj = getattr(entry.origin, "obj", None)
+            if obj is not None:
+                found.add(id(obj))
+    return frozenset(found)
+
+
+_Entry = tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]
+
+
+_OrderKey = tuple[str, str, bytes, str]
+
+
+def _in_document_order(
+    ctx: CheckContext, asked: _Asked, listed: list[_Entry], judgements: tuple[Judged, ...]
+) -> list[_Entry]:
+    """The model's listed entries with the policies left unread merged in
+    where the model would have listed them (by slot, kind, name and
+    namespace; a left-out NetworkPolicy or Cilium policy is in the
+    NetworkPolicy slot), then the undecidable objects."""
+    documents = asked.built.input.documents
+    ordered = _unselected_in_order(ctx, asked.built.input.namespace, asked.unselected, judgements)
+    rest: list[_Entry] = []
+    for item, entry in zip(asked.answer.listed, listed, strict=True):
+        if item.undecidable:
+            rest.append(entry)
+            continue
+        document = documents[item.document]
+        key = _order_key(document.slot, document.kind, document.name, document.namespace)
+        # Copies of one name (a cluster-scoped policy in several files) keep
+        # the order of their files and lines, not the order a worker read them in.
+        bisect.insort(ordered, ((key, _place(entry[0])), entry), key=_FIRST)
+    return [entry for _, entry in ordered] + rest
+
+
+def _unselected_in_order(
+    ctx: CheckContext,
+    namespace: str,
+    unselected: tuple[Offered, ...],
+    judgements: tuple[Judged, ...],
+) -> list[tuple[_SortKey, _Entry]]:
+    """The left-out policies' entries, sorted. The namespace's candidates
+    are sorted once (``_candidates_in_order``); each path keeps those it
+    left out, and then only inserts its few listed entries."""
+    if not unselected:
+        return []
+    left = set(map(id, unselected))
+    ordered = _candidates_in_order(ctx, namespace, judgements)
+    return [pair for pair, ident in ordered if ident in left]
+
+
+def _candidates_in_order(
+    ctx: CheckContext, namespace: str, judgements: tuple[Judged, ...]
+) -> tuple[tuple[tuple[_SortKey, _Entry], int], ...]:
+    """Every candidate of the namespace as a left-out policy's entry, in
+    the order reach lists them, with the identity of its candidate. Where
+    the union's judgement already wrote the same entry, it is that object:
+    made once, and encoded once in a JSON report."""
+    key = ("reach-candidates-in-order", namespace)
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and hit[0] is ctx.inventory:
+        known: tuple[tuple[tuple[_SortKey, _Entry], int], ...] = hit[1]
+        return known
+    written = {k: v for j in judgements for k, v in _unselected_entries_of(j).items()}
+    paired = [
+        (_unselected_entry(ctx, each, written.get(id(each.obj))), id(each))
+        for each in tier_candidates(ctx, namespace)
+    ]
+    ordered = tuple(sorted(paired, key=_sort_key_of))
+    ctx.memo.reach[key] = (ctx.inventory, ordered)
+    return ordered
+
+
+def _unselected_entries_of(judged: Judged) -> dict[int, ExaminedEntry]:
+    """A judgement's report entry of each object it judged with one entry
+    that does not select the pod, by the object's identity."""
+    written: dict[int, ExaminedEntry] = {}
+    twice: set[int] = set()
+    block = judged.block
+    for each, entry in zip(block.judged, block.report, strict=True):
+        obj_id = id(getattr(each.origin, "obj", None))
+        if obj_id in written or entry.verdict != _DOES_NOT_SELECT:
+            twice.add(obj_id)
+        written[obj_id] = entry
+    for obj_id in twice:
+        written.pop(obj_id, None)
+    return written
+
+
+_DOES_NOT_SELECT: Final = str(EgressVerdict.DOES_NOT_SELECT)
+
+
+def _sort_key_of(item: tuple[tuple[_SortKey, _Entry], int]) -> _SortKey:
+    return item[0][0]
+
+
+_SortKey = tuple[_OrderKey, tuple[str, int]]
+
+
+def _order_key(
+    slot: str, kind: str, name: str, namespace: str | None
+) -> tuple[str, str, bytes, str]:
+    return (str(slot), kind, name.encode("utf-8", "surrogatepass"), namespace or "")
+
+
+def _place(entry: ExaminedEntry) -> tuple[str, int]:
+    found = entry.location
+    return ("", 0) if found is None else (found.file, found.line)
+
+
+_Unselected = dict[int, tuple[Offered, tuple[_SortKey, _Entry]]]
+
+
+def _unselected_entries(ctx: CheckContext) -> _Unselected:
+    """The left-out policies' entries made so far in the namespace, by the
+    identity of their candidates (``_unselected_entry``)."""
+    hit = ctx.memo.reach.get("reach-unselected-entries")
+    if hit is not None and hit[0] is ctx.inventory:
+        known: _Unselected = hit[1]
+        return known
+    table: _Unselected = {}
+    ctx.memo.reach["reach-unselected-entries"] = (ctx.inventory, table)
+    return table
+
+
+def _unselected_entry(
+    ctx: CheckContext, each: Offered, written: ExaminedEntry | None = None
+) -> tuple[_SortKey, _Entry]:
+    """A left-out policy's entry and its place in the list, made once per
+    candidate: a namespace's paths leave out the same policies, and one
+    shared entry is also encoded once in the JSON report. ``written``: the
+    union's entry for the object, taken when it says the same. The
+    candidate is kept with the answer, so its id is not reused while the
+    memo lives."""
+    table = _unselected_entries(ctx)
+    hit = table.get(id(each))
+    if hit is not None and hit[0] is each:
+        return hit[1]
+    candidate = each.candidate
+    kind = display_kind(candidate.api_version, candidate.kind)
+    name = object_name(candidate.raw, candidate.position)
+    entry = (
+        written
+        if written is not None and _same_entry(written, kind, name, each.obj)
+        else ExaminedEntry(
+            kind=kind,
+            name=name,
+            namespace=each.obj.namespace,
+            verdict=_DOES_NOT_SELECT,
+            detail=None,
+            origin="manifest",
+            location=location_of(each.obj),
+        )
+    )
+    order = _order_key(Slot.NETWORK_POLICY, entry.kind, entry.name, entry.namespace)
+    found: tuple[_SortKey, _Entry] = ((order, _place(entry)), (entry, each.obj, ()))
+    table[id(each)] = (each, found)
+    return found
+
+
+def _same_entry(entry: ExaminedEntry, kind: str, name: str, obj: KubeObject) -> bool:
+    """Whether ``entry`` is the left-out entry reach would write for the
+    object (``location_of``'s place included)."""
+    location, document = entry.location, obj.document
+    return (
+        entry.kind == kind
+        and entry.name == name
+        and entry.namespace == obj.namespace
+        and entry.verdict == _DOES_NOT_SELECT
+        and entry.detail is None
+        and entry.origin == "manifest"
+        and location is not None
+        and (location.file, location.line, location.source, location.source_line)
+        == (document.file, document.line, document.source, 1 if document.source else None)
+    )
+
+
+def _unparsed_entry(item: _Judged) -> _Entry:
+    document = item.document
+    entry = ExaminedEntry(
+        kind=document.kind,
+        name=document.name,
+        namespace=None,
+        verdict=str(document.verdict),
+        detail=document.detail,
+        origin="manifest",
+        location=item.location,
+    )
+    return entry, None, ()
+
+
+def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Listed) -> _Entry:
+    """One listed verdict as a report entry, with its object and the rule
+    path a finding points at."""
+    tier_input = asked.built.input
+    offending = item.verdict in _OFFENDING
+    if item.undecidable:
+        thing = tier_input.undecidable[item.document]
+        obj = _object_of(asked.offered, thing.ref)
+        if obj is not None:
+            where = thing.path
+            location: Location = precise_location(obj, where) if where else location_of(obj)
+        else:
+            obj, location = _condition_at(ctx, given, thing)
+        namespace = obj.namespace if obj is not None else None
+        entry = ExaminedEntry(
+            thing.kind, thing.name, namespace, str(item.verdict), item.detail, "manifest", location
+        )
+        return entry, obj, thing.path if obj is not None else ()
+    document = tier_input.documents[item.document]
+    obj = _object_of(asked.offered, document.ref)
+    path: tuple[str | int, ...] = item.rule.path if item.rule is not None else ()
+    base = asked.bases.get(document.ref)
+    if base is not None and path:
+        path = (*base, *path[1:])
+    if obj is None:
+        location = given.declaration
+    elif offending and path:
+        location = precise_location(obj, path)
+    else:
+        location = location_of(obj)
+    entry = ExaminedEntry(
+        kind=document.kind,
+        name=document.name,
+        namespace=document.namespace,
+        verdict=str(item.verdict),
+        detail=item.detail,
+        origin="manifest",
+        location=location,
+    )
+    return entry, obj, path
+
+
+def _condition_at(
+    ctx: CheckContext, given: ReachInput, thing: Undecidable
+) -> tuple[KubeObject | None, Location]:
+    """Where a pod condition is shown: at the annotation or field that makes
+    it, in the claim that adds it or the template, else the declaration."""
+    annotations = _added_annotations(given.claim_annotations)
+    for document in pod_conditions(_pod_template(given.template), annotations):
+        if (document.kind, document.name) != (thing.kind, thing.name):
+            continue
+        namespace = given.subject.namespace
+        obj = _condition_object(ctx, namespace, given.template, document, given.claim_annotations)
+        if obj is not None:
+            return obj, _location(obj, document)
+    if given.template is not None:
+        return given.template, location_of(given.template)
+    return None, given.declaration
+
+
+def _object_of(offered: Sequence[Offered], ref: int) -> KubeObject | None:
+    return offered[ref].obj if 0 <= ref < len(offered) else None
+
+
+def _skipped_location(offered: Sequence[Offered], skipped: Skipped) -> Location | None:
+    for each in offered:
+        if object_name(each.candidate.raw, each.candidate.position) == skipped.name and (
+            skipped.kind
+            in (each.obj.kind_name, display_kind(each.candidate.api_version, each.candidate.kind))
+        ):
+            return location_of(each.obj)
+    return None
+
+
+def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
+    """The path's tier input and reach answer, once per pod view, service
+    account, allowance, template, claim annotations and Cilium flag."""
+    namespace = given.subject.namespace
+    key = (
+        "tiers",
+        namespace,
+        tuple(sorted(given.subject.labels.items())),
+        given.context,
+        id(given.template),
+        tuple(sorted((k, v) for k, (_, v) in given.claim_annotations.items())),
+        given.cilium,
+        given.sandbox.path,
+    )
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and hit[0] is given.template:
+        known: _Asked = hit[1]
+        return known
+    every, bases = _with_synthesized(tier_candidates(ctx, namespace), given.union)
+    offered, unselected, bases = _judged_unselected(ctx, every, bases, given)
+    facts = PathFacts(
+        namespace=namespace,
+        pod=pod_label_view(given.subject.labels),
+        service_account=service_account_name(given.template),
+        pod_template=_pod_template(given.template),
+        pod_annotations=_added_annotations(given.claim_annotations),
+    )
+    built = build_tier_input(
+        [each.candidate for each in offered],
+        reach_data_of(ctx),
+        facts,
+        given.allowance,
+        cilium=given.cilium,
+        enforces=ctx.enforces,
+        evidence=_evidence(ctx, given.cilium),
+        memo=_read_memo(ctx),
+    )
+    built = _split_copies(built, offered, given.union)
+    model, answer = _reach_selecting(built.input, ctx.memo.spaces)
+    asked = _Asked(built, answer, offered, bases, model, unselected)
+    ctx.memo.reach[key] = (given.template, asked)
+    return asked
+
+
+def _judged_unselected(
+    ctx: CheckContext,
+    every: tuple[Offered, ...],
+    bases: dict[int, tuple[str | int, ...]],
+    given: ReachInput,
+) -> tuple[tuple[Offered, ...], tuple[Offered, ...], dict[int, tuple[str | int, ...]]]:
+    """The candidates to read, and the NetworkPolicies and Cilium policies
+    left out because the union's judgement of this path (the same label
+    view) found that they do not select the pod. A namespace holds many
+    such policies; reading each again for every path is what would cost."""
+    # An object is left out when it has entries and none of them selects:
+    # ``Judged.selecting`` holds every entry that is not does-not-select.
+    judgements = (given.union, given.cilium_under_core)
+    selecting = {id(getattr(e.origin, "obj", None)) for j in judgements for e in j.selecting}
+    union_block, cilium_block = (_block_objects(ctx, j) for j in judgements)
+    own = set().union(*(_own_objects(j) for j in judgements))
+    kept: list[Offered] = []
+    left: list[Offered] = []
+    moved: dict[int, tuple[str | int, ...]] = {}
+    for index, each in enumerate(every):
+        obj_id = id(each.obj)
+        present = obj_id in union_block or obj_id in cilium_block or obj_id in own
+        if index not in bases and present and obj_id not in selecting:
+            left.append(each)
+            continue
+        if index in bases:
+            moved[len(kept)] = bases[index]
+        kept.append(each)
+    return tuple(kept), tuple(left), moved
+
+
+_OBJECT = operator.attrgetter("origin.obj")
+
+
+def _block_objects(ctx: CheckContext, judged: Judged) -> frozenset[int]:
+    """The identities of the objects behind a judgement's shared block, once
+    per block: the paths of a scope share it."""
+    block = judged.block
+    key = ("reach-block-objects", id(block))
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and hit[0] is block:
+        known: frozenset[int] = hit[1]
+        return known
+    found = frozenset(_identities(block.judged))
+    ctx.memo.reach[key] = (block, found)
+    return found
+
+
+def _own_objects(judged: Judged) -> set[int]:
+    """The identities of the objects behind the entries a path placed in
+    the block, and its tail's."""
+    return _identities([*chain.from_iterable(e for _, e in judged.own), *judged.tail])
+
+
+def _identities(entries: Sequence[JudgedEntry]) -> set[int]:
+    """The identities of the objects behind entries (a placeholder's, which
+    has none, as None's)."""
+    try:
+        return set(map(id, map(_OBJECT, entries)))
+    except AttributeError:  # an unparsed document's placeholder
+        return {id(getattr(entry.origin, "obj", None)) for entry in entries}
+
+
+def _reach_selecting(full: TierInput, shared: Shared) -> tuple[TierInput | None, ReachAnswer]:
+    """Reach asked of the documents that may select the pod: one that
+    certainly does not never matches a point nor isolates it, so leaving it
+    out changes no verdict, and a namespace's many other policies no longer
+    multiply the cells. The answer's indices are mapped back to ``full``,
+    the left-out documents listed as not selecting."""
+    keep = [i for i, document in enumerate(full.documents) if document.subject is not Tri.NO]
+    if len(keep) == len(full.documents):
+        return None, reach(full, by_name=True, shared=shared)
+    model = replace(full, documents=tuple(full.documents[i] for i in keep))
+    answer = reach(model, by_name=True, shared=shared)
+    listed: list[Listed] = []
+    kept = iter(item for item in answer.listed if not item.undecidable)
+    for index, each in enumerate(full.documents):
+        if each.subject is Tri.NO:
+            listed.append(Listed(index, EgressVerdict.DOES_NOT_SELECT))
+        else:
+            listed.append(replace(next(kept), document=index))
+    listed += [item for item in answer.listed if item.undecidable]
+    document = answer.document
+    if document is not None and not answer.undecidable:
+        document = keep[document]
+    culprits = frozenset((keep[d], r) for d, r in answer.culprits)
+    mapped = replace(answer, listed=tuple(listed), document=document, culprits=culprits)
+    return model, mapped
+
+
+def _split_copies(built: Built, offered: Sequence[Offered], union: Judged) -> Built:
+    """A copy that isolates the pod while another copy of its name does not
+    (``Judged.split``) does not count as isolating: the cluster may keep
+    either copy, so the pod may be left to the tiers after it."""
+    if not union.split:
+        return built
+    split = {
+        id(getattr(entry.origin, "obj", None))
+        for entry in union.selecting
+        if id(entry.origin) in union.split
+    }
+    calico_form = built.input.calico_form
+    documents = tuple(
+        _not_isolating(document, calico_form)
+        if 0 <= document.ref < len(offered) and id(offered[document.ref].obj) in split
+        else document
+        for document in built.input.documents
+    )
+    return replace(built, input=replace(built.input, documents=documents))
+
+
+def _not_isolating(document: TierDocument, calico_form: bool) -> TierDocument:
+    """A split copy as one that may not isolate: in Calico's form a copy
+    with no rules governs egress only through its end-of-tier deny, so it
+    is taken not to govern egress; a copy with rules may or may not."""
+    if not calico_form:
+        return replace(document, isolates=False)
+    types = Tri.NO if not document.rules and not document.deny_rules else Tri.UNKNOWN
+    return replace(document, isolates=False, types=types)
+
+
+def _with_synthesized(
+    offered: tuple[Offered, ...], union: Judged
+) -> tuple[tuple[Offered, ...], dict[int, tuple[str | int, ...]]]:
+    """The namespace's candidates plus the NetworkPolicies the controller
+    writes on this path from the template (the union's synthesized
+    documents), each shown at its template."""
+    extra: list[Offered] = []
+    bases: dict[int, tuple[str | int, ...]] = {}
+    for entry in union.selecting:
+        origin = entry.origin
+        if not isinstance(origin, Sourced) or origin.origin != "synthesized":
+            continue
+        candidate = ReachCandidate(
+            f"{NETWORK_POLICY.group}/v1",
+            NETWORK_POLICY.name,
+            origin.candidate.raw,
+            origin.candidate.position,
+            origin.obj.namespace,
+        )
+        bases[len(offered) + len(extra)] = origin.base
+        extra.append(Offered(candidate, origin.obj))
+    return (*offered, *extra), bases
+
+
+def tier_candidates(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
+    """Every policy object that can govern a pod of ``namespace``: its core
+    NetworkPolicies and Cilium policies, the clusterwide Cilium policies,
+    then reach's own candidates (``offered_in``); gathered once per run."""
+    key = ("tier-candidates", namespace)
+    hit = ctx.memo.scopes.get(key)
+    if hit is not None and hit[0] is ctx.inventory:
+        found: tuple[Offered, ...] = hit[1]
+        return found
+    own = ctx.inventory.namespace(namespace)
+    union_objects = (
+        *_numbered(own.of_kind(NETWORK_POLICY.key)),
+        *_numbered(own.of_kind(CILIUM_NETWORK_POLICY.key)),
+        *_numbered(ctx.inventory.cluster_objects(CILIUM_CLUSTERWIDE_NETWORK_POLICY.key)),
+    )
+    found = (*union_objects, *offered_in(ctx, namespace))
+    ctx.memo.scopes[key] = (ctx.inventory, found)
+    return found
+
+
+def _read_memo(ctx: CheckContext) -> ReadMemo:
+    """What the tier readers read of an object for every pod, kept for the
+    namespace being judged (``ctx.memo`` forgets it with the namespace)."""
+    hit = ctx.memo.scopes.get("tier-read-memo")
+    if hit is not None and hit[0] is ctx.inventory:
+        known: ReadMemo = hit[1]
+        return known
+    memo = ReadMemo()
+    ctx.memo.scopes["tier-read-memo"] = (ctx.inventory, memo)
+    return memo
+
+
+def _evidence(ctx: CheckContext, cilium: bool) -> Evidence:
+    """CALICO and CILIUM-R from the whole inventory, not one namespace."""
+    key = ("tier-evidence", cilium)
+    hit = ctx.memo.scopes.get(key)
+    if hit is not None and hit[0] is ctx.inventory:
+        known: Evidence = hit[1]
+        return known
+    inventory = ctx.inventory
+    evidence = Evidence(
+        calico=any(inventory.all_of_kind(kind.key) for kind in CALICO_EVIDENCE),
+        cilium_r=cilium or any(inventory.all_of_kind(kind.key) for kind in CILIUM_EVIDENCE),
+    )
+    ctx.memo.scopes[key] = (inventory, evidence)
+    return evidence
 
 
 def service_account_name(template: KubeObject | None) -> str:
@@ -198,21 +743,6 @@ def _pod_template(template: KubeObject | None) -> object:
 def _pod_spec(template: KubeObject | None) -> object:
     pod_template = _pod_template(template)
     return pod_template.get("spec") if isinstance(pod_template, dict) else None
-
-
-def reach_subject(given: ReachInput) -> ReachSubject:
-    iso, iso_policy = is_isolated(given.union.selecting, given.union.split)
-    return ReachSubject(
-        namespace=given.subject.namespace,
-        pod=pod_label_view(given.subject.labels),
-        service_account=service_account_name(given.template),
-        allowance=given.allowance,
-        iso=iso,
-        cilium=given.cilium,
-        iso_policy=iso_policy,
-        pod_template=_pod_template(given.template),
-        pod_annotations=_added_annotations(given.claim_annotations),
-    )
 
 
 def _added_annotations(added: Mapping[str, tuple[str, str]]) -> dict[str, str]:
@@ -262,19 +792,6 @@ def offered_in(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
     return found
 
 
-_Outcome = tuple[tuple[ReachDocument, ...], tuple[Skipped, ...]]
-
-
-def _judge(offered: Offered, subject: ReachSubject, data: ReachData) -> _Outcome:
-    """The candidate's documents, and what reach skips of it. A policy kind
-    no reader answers for fails closed here, so a kind the readers do not
-    know yet never passes silently."""
-    documents, skipped = reach_outcome(offered.candidate, subject, data)
-    if documents or skipped or offered.obj.kind not in REACH_POLICY_KINDS:
-        return documents, skipped
-    return (_unjudged(offered),), ()
-
-
 def _quiet(
     ctx: CheckContext,
     offered: Offered,
@@ -311,79 +828,32 @@ def _quiet(
     return answer
 
 
-def _quiet_outcome(
-    ctx: CheckContext, offered: Offered, direction: str, subject: ReachSubject, data: ReachData
-) -> _Outcome:
-    """The documents of an object that selects nothing: the same for every
-    pod it does not select (``selection``), so judged once per direction."""
+def _quiet_ingress(
+    ctx: CheckContext, offered: Offered, subject: ReachSubject, data: ReachData
+) -> tuple[ReachDocument, ...]:
+    """The ingress documents of an object that selects nothing: the same
+    for every pod it does not select (``selection``), so judged once."""
     raw = offered.candidate.raw
-    key = ("reach-unselected", id(raw), offered.candidate.position, direction)
+    key = ("reach-unselected", id(raw), offered.candidate.position, "ingress")
     hit = ctx.memo.reach.get(key)
     if hit is not None and hit[0] is raw:
-        outcome: _Outcome = hit[1]
-        return outcome
-    if direction == "egress":
-        outcome = _judge(offered, subject, data)
-    else:
-        outcome = (ingress_documents(offered.candidate, subject, data), ())
-    ctx.memo.reach[key] = (raw, outcome)
-    return outcome
+        known: tuple[ReachDocument, ...] = hit[1]
+        return known
+    documents = tuple(ingress_documents(offered.candidate, subject, data))
+    ctx.memo.reach[key] = (raw, documents)
+    return documents
 
 
-def _unjudged(offered: Offered) -> ReachDocument:
-    name = offered.obj.name or f"(unnamed #{offered.candidate.position})"
-    return ReachDocument(
-        kind=offered.obj.kind,
-        name=name,
-        verdict=EgressVerdict.NOT_EVALUABLE,
-        detail=UNJUDGED_DETAIL.format(kind=offered.obj.kind),
-        rule_index=None,
-        rule_path=(),
-        group="other",
-    )
-
-
-def _new_documents(
-    ctx: CheckContext, given: ReachInput, subject: ReachSubject
-) -> tuple[list[_Judged], list[tuple[Skipped, Location | None]]]:
-    data = reach_data_of(ctx)
-    judged: list[_Judged] = []
-    skipped: list[tuple[Skipped, Location | None]] = []
-    subject_key = (
-        subject.namespace,
-        tuple(sorted(given.subject.labels.items())),
-        subject.service_account,
-        given.context,
-        subject.iso,
-        subject.iso_policy,
-        subject.cilium,
-        id(given.template),
-    )
-    for offered in offered_in(ctx, subject.namespace):
-        raw = offered.candidate.raw
-        if _quiet(ctx, offered, subject, given.subject.labels, data):
-            outcome: _Outcome = _quiet_outcome(ctx, offered, "egress", subject, data)
-        else:
-            key = ("reach", id(raw), offered.candidate.position, subject_key)
-            hit = ctx.memo.reach.get(key)
-            if hit is not None and hit[0] is raw:
-                outcome = hit[1]
-            else:
-                outcome = _judge(offered, subject, data)
-                ctx.memo.reach[key] = (raw, outcome)
-        documents, skips = outcome
-        skipped.extend((skip, location_of(offered.obj)) for skip in skips)
-        judged.extend(_Judged(d, offered.obj, _location(offered.obj, d)) for d in documents)
-    judged.extend(_path_documents(ctx, given, subject, data))
-    judged += _unparsed(ctx, subject.namespace, EgressVerdict.NOT_EVALUABLE)
-    return judged, skipped
-
-
-def _unparsed(ctx: CheckContext, namespace: str, verdict: Verdict) -> list[_Judged]:
-    """A document that may be a reach-only policy and could not be parsed
+def _unparsed(
+    ctx: CheckContext,
+    namespace: str,
+    verdict: Verdict,
+    kinds: frozenset[str] = REACH_POLICY_KINDS,
+) -> list[_Judged]:
+    """A document that may be a policy of ``kinds`` and could not be parsed
     fails reach closed, egress and ingress alike (SEMANTICS §17.7)."""
     judged = []
-    for placeholder in unparsed_placeholders(ctx.problems, namespace, REACH_POLICY_KINDS):
+    for placeholder in unparsed_placeholders(ctx.problems, namespace, kinds):
         document = placeholder.document
         reach_document = ReachDocument(
             kind=document.kind,
@@ -398,78 +868,18 @@ def _unparsed(ctx: CheckContext, namespace: str, verdict: Verdict) -> list[_Judg
     return judged
 
 
-def _path_documents(
-    ctx: CheckContext, given: ReachInput, subject: ReachSubject, data: ReachData
-) -> list[_Judged]:
-    """The documents of the path rather than of an object (§7 pod
-    conditions, the §5.11 Tier check): at the object of that kind and name
-    when there is one, else at the template, else at the declaration."""
-    judged = []
-    for document in subject_documents(subject, data):
-        obj = _object_named(ctx, document.kind, document.name) or _condition_object(
-            ctx, subject.namespace, given.template, document, given.claim_annotations
-        )
-        location = _location(obj, document) if obj is not None else given.declaration
-        judged.append(_Judged(document, obj, location))
-    return judged
-
-
-def _object_named(ctx: CheckContext, key: str, name: str) -> KubeObject | None:
-    found = [obj for obj in ctx.inventory.cluster_objects(key) if obj.name == name]
-    return found[-1] if found else None
-
-
 def _location(obj: KubeObject, document: ReachDocument) -> Location:
     if document.verdict in _OFFENDING and document.rule_path:
         return precise_location(obj, document.rule_path)
     return location_of(obj)
 
 
-_Paired = tuple[ExaminedEntry, KubeObject | None]
-
-
-def _entries(
-    decision: ReachDecision,
-    cilium: Judged,
-    cilium_examined: Sequence[Examined],
-    judged: Sequence[_Judged],
-    paths: dict[int, tuple[str | int, ...]] | None = None,
-) -> tuple[tuple[ExaminedEntry, ...], list[_Paired]]:
-    """The report's entries in the decision's order, and those of them that
-    can be culprits, each with its object; ``paths`` gets the offending rule
-    path of each entry reach itself judged, by entry identity (a Cilium
-    entry's is found when it is a culprit, ``_cilium_paths``).
-
-    The decision hands the Cilium entries back first, as given
-    (``decide_reach``): under engine core a namespace's every Cilium object
-    is one of them, so their report forms are the block's (``Judged``), and
-    only their selecting entries are searched for culprits."""
-    paths = {} if paths is None else paths
-    head = len(cilium_examined)
-    documents = decision.documents
-    if len(documents) >= head and all(map(operator.is_, documents[:head], cilium_examined)):
-        rest = _paired(documents[head:], judged, (), paths)
-        if rest is not None:
-            selecting = cilium.selecting
-            objects = map(getattr, map(_ORIGIN, selecting), repeat("obj"), repeat(None))
-            searched = [*zip(map(_ENTRY, selecting), objects, strict=True), *rest]
-            return (*cilium.report(), *map(_FIRST, rest)), searched
-    every = cilium.entries()
-    paired = _paired(documents, judged, every, paths)
-    if paired is None:
-        paired = _given_order(every, judged, paths)
-    return tuple(map(_FIRST, paired)), paired
-
-
-def _by_identity(
-    judged: Sequence[_Judged],
-    cilium_under_core: Sequence[JudgedEntry],
-    paths: dict[int, tuple[str | int, ...]],
-) -> dict[int, tuple[ExaminedEntry, KubeObject | None]]:
+def _ingress_entries(
+    documents: Sequence[ReachDocument], judged: Sequence[_Judged]
+) -> list[tuple[ExaminedEntry, KubeObject | None]]:
+    """The report's entries in the decision's order, each with its object
+    (the decision hands back what it was given; anything else, given order)."""
     by_identity: dict[int, tuple[ExaminedEntry, KubeObject | None]] = {}
-    for entry in cilium_under_core:
-        obj = getattr(entry.origin, "obj", None)
-        by_identity[id(entry.examined)] = (entry.entry, obj)
     for item in judged:
         document = item.document
         namespace = item.obj.namespace if item.obj is not None else None
@@ -483,77 +893,23 @@ def _by_identity(
             location=item.location,
         )
         by_identity[id(document)] = (report_entry, item.obj)
-        paths[id(report_entry)] = document.rule_path
-    return by_identity
-
-
-def _paired(
-    documents: Sequence[object],
-    judged: Sequence[_Judged],
-    cilium_under_core: Sequence[JudgedEntry],
-    paths: dict[int, tuple[str | int, ...]],
-) -> list[tuple[ExaminedEntry, KubeObject | None]] | None:
-    """Each of ``documents`` with its entry, or None unless they are exactly
-    the ones given."""
-    by_identity = _by_identity(judged, cilium_under_core, paths)
     ordered = [by_identity.get(id(document)) for document in documents]
-    if len(ordered) != len(by_identity) or any(entry is None for entry in ordered):
-        return None
-    return [entry for entry in ordered if entry is not None]
-
-
-def _given_order(
-    cilium_under_core: Sequence[JudgedEntry],
-    judged: Sequence[_Judged],
-    paths: dict[int, tuple[str | int, ...]],
-) -> list[tuple[ExaminedEntry, KubeObject | None]]:
-    # The decision is expected to hand back exactly what it was given.
-    return list(_by_identity(judged, cilium_under_core, paths).values())
-
-
-def _cilium_paths(cilium_under_core: Sequence[JudgedEntry]) -> dict[int, tuple[str | int, ...]]:
-    """The offending rule path of each Cilium entry, by entry identity:
-    asked for only when one of them is a culprit, which is rare."""
-    paths: dict[int, tuple[str | int, ...]] = {}
-    for entry in cilium_under_core:
-        union_document = entry.examined.document
-        outcome = Tri.UNKNOWN if entry.entry.verdict == EgressVerdict.NOT_EVALUABLE else Tri.YES
-        index = first_rule(union_document, outcome) if union_document.unreadable is None else None
-        paths[id(entry.entry)] = rule_path(union_document, "egress", index)
-    return paths
+    if len(ordered) == len(by_identity) and all(entry is not None for entry in ordered):
+        return [entry for entry in ordered if entry is not None]
+    return list(by_identity.values())
 
 
 def _findings(
-    entries: Sequence[tuple[ExaminedEntry, KubeObject | None]],
+    entries: Sequence[tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]],
     given: ReachInput,
-    paths: Mapping[int, tuple[str | int, ...]],
-    cilium_under_core: Sequence[JudgedEntry] = (),
     data: ReachData | None = None,
 ) -> list[Finding]:
-    """One finding per culprit beyond the union, at its own line. The
-    culprits are found by searching the verdicts at C speed: most entries
-    are not culprits."""
-    verdicts: list[str] = list(map(_VERDICT, map(_FIRST, entries)))
-    culprits: list[int] = []
-    for verdict in _RULE_OF_VERDICT:
-        at = -1
-        while True:
-            try:
-                at = verdicts.index(verdict, at + 1)
-            except ValueError:
-                break
-            culprits.append(at)
+    """One finding per culprit, at its own line."""
     findings = []
-    cilium_paths: dict[int, tuple[str | int, ...]] | None = None
-    for entry, obj in (entries[at] for at in sorted(culprits)):
-        rule_id = _RULE_OF_VERDICT[EgressVerdict(entry.verdict)]
-        if entry.location is None:
+    for entry, obj, path in entries:
+        if entry.verdict not in _OFFENDING or entry.location is None:
             continue
-        path = paths.get(id(entry))
-        if path is None:
-            if cilium_paths is None:
-                cilium_paths = _cilium_paths(cilium_under_core)
-            path = cilium_paths.get(id(entry), ())
+        rule_id = _RULE_OF_VERDICT[EgressVerdict(entry.verdict)]
         culprit = _culprit(entry, obj, path, data)
         findings.append(
             rule_finding(
@@ -629,7 +985,7 @@ def check_ingress_reach(
     judged: list[_Judged] = []
     for offered in offered_in(ctx, subject.namespace):
         if _quiet(ctx, offered, subject, given.subject.labels, data):
-            documents = _quiet_outcome(ctx, offered, "ingress", subject, data)[0]
+            documents = _quiet_ingress(ctx, offered, subject, data)
         else:
             documents = ingress_documents(offered.candidate, subject, data)
         for document in documents:
@@ -642,9 +998,11 @@ def check_ingress_reach(
         judged.append(_Judged(document, obj, location))
     judged += _unparsed(ctx, subject.namespace, IngressVerdict.NOT_EVALUABLE)
     decision = decide_ingress_reach([j.document for j in judged])
-    examined, entries = _entries(decision, NO_ENTRIES, (), judged)
+    entries = _ingress_entries(decision.documents, judged)  # type: ignore[arg-type]
     report = DecisionReport(
-        None if decision.refusal is None else str(decision.refusal), decision.summary, examined
+        None if decision.refusal is None else str(decision.refusal),
+        decision.summary,
+        tuple(entry for entry, _ in entries),
     )
     culprits = [
         (entry, obj, entry.location)

@@ -180,7 +180,13 @@ def check_context(intake: Intake, read_cilium: ReadCilium) -> CheckContext:
     problems, ``--read-cilium`` and the declared namespace labels."""
     problems = intake.loaded.problems
     labels = intake.declarations.namespaces
-    return CheckContext(intake.inventory, problems, read_cilium, namespace_labels=labels)
+    return CheckContext(
+        intake.inventory,
+        problems,
+        read_cilium,
+        namespace_labels=labels,
+        enforces=intake.declarations.enforces,
+    )
 
 
 def _check_sandbox(

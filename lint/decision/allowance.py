@@ -72,6 +72,7 @@ def _build_allowance(translation: Translation) -> Allowance:
             permits_nothing=False,
             policy_kind=translation.policy_kind,
             named_object=named,
+            fqdn_patterns=_fqdn_grants(rules, "matchPattern"),
         )
     destinations, permits_everything = _core_destinations(rules)
     if translation.companion is not None:
@@ -86,6 +87,7 @@ def _build_allowance(translation: Translation) -> Allowance:
             permits_nothing=False,
             policy_kind=translation.policy_kind,
             named_object=named,
+            fqdn_patterns=_fqdn_grants(hosts, "matchPattern"),
         )
     return Allowance(
         destinations=destinations,
@@ -130,7 +132,8 @@ def _core_destinations(rules: list[JSON]) -> tuple[tuple[Destination, ...], bool
 
 
 def _fqdn_grants(rules: list[JSON], field: str = "matchName") -> tuple[FqdnGrant, ...]:
-    """§4.1: one grant per string ``matchName``; ``matchPattern`` is never recorded."""
+    """§4.1: one grant per string ``matchName``; ``matchPattern`` is never
+    recorded in ``fqdns`` (``field`` reads the patterns into ``fqdn_patterns``)."""
     grants: list[FqdnGrant] = []
     for rule in rules:
         if not isinstance(rule, dict):
@@ -223,9 +226,12 @@ def fqdn_allowed(allowance: Allowance, host: str, ports: PortSet) -> bool:
     counts too."""
     return all(
         any(grant.host == host and covers(grant.ports, wanted) for grant in allowance.fqdns)
-        or any(
-            name_in_pattern(host, grant.host) and covers(grant.ports, wanted)
-            for grant in allowance.fqdn_patterns
+        or (
+            allowance.cluster_terms
+            and any(
+                name_in_pattern(host, grant.host) and covers(grant.ports, wanted)
+                for grant in allowance.fqdn_patterns
+            )
         )
         for wanted in wanted_ranges(ports, split_any=allowance.cluster_terms)
     )

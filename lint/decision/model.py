@@ -21,6 +21,10 @@ class Tri(Enum):
     NO = "no"
     UNKNOWN = "unknown"
 
+    # Each member is a singleton, so identity is equality; the inherited
+    # hash runs Python code, and tuples of answers are hashed per cell.
+    __hash__ = object.__hash__
+
 
 # --- Ports (§7) ---------------------------------------------------------------
 
@@ -117,8 +121,8 @@ class Allowance:
 
     ``cluster_terms``: the entry is ``host: none`` (issue 28), so no host
     vocabulary binds it and the allowance is read as the cluster reads it:
-    ``fqdn_patterns`` holds the ``matchPattern`` grants of ``allowHosts``
-    (``host`` is the pattern), and a port on every protocol (Cilium
+    ``fqdn_patterns`` (the ``matchPattern`` grants of ``allowHosts``, ``host``
+    being the pattern) count for the host's checks too, and a port on every protocol (Cilium
     ``ANY``) is TCP, UDP and SCTP on that port. Under the namzu host both
     stay off and §4.1, §7.4 apply as written."""
 
@@ -130,6 +134,10 @@ class Allowance:
     policy_kind: str
     named_object: NamedRef
     fqdn_patterns: tuple[FqdnGrant, ...] = ()
+    """The ``matchPattern`` entries of the translated manifest, with their
+    ports. Under the namzu host the host's own checks never read them
+    (§4.1); the cluster's reach counts the names they match as declared,
+    since the manifest that declares them is the one the operator applies."""
     cluster_terms: bool = False
 
 

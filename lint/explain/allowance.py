@@ -10,38 +10,38 @@ is the union check's, asked of one destination:
 - **routes**: otherwise, every way DEST (or part of it) is or may be let
   out that does not stay inside the allowance: a rule of a selecting
   policy judged other than ``within`` that reaches, partly reaches or may
-  reach DEST; a policy that cannot be read; an Admin-tier or Calico allow
-  rule that (may) admit it, unless reach judged its policy ``within``; and
-  a pod that no policy isolates, which reaches everything. A rule of a
-  ``within`` policy stays inside the allowance by that verdict, so what
-  it lets out of DEST is inside too.
+  reach DEST; a policy that cannot be read; and a pod that no policy
+  isolates, which reaches everything. A rule of a ``within`` policy stays
+  inside the allowance by that verdict, so what it lets out of DEST is
+  inside too.
 
 DEST is **outside** when it is not inside and some route exists; an
 ``unknown`` route counts (the tool fails closed). A destination that is
 denied, or reached only through ``within`` policies, is not outside.
 
-One exception keeps explain and check in step (issue 25): a Cilium
-``egressDeny`` rule that takes DEST back does not clear an allow rule that
-check refuses, because check does not weigh ``egressDeny`` rules yet. The
-route names the allow rule and says so.
+This reading serves only a path with no tier model (``verify:
+named-object-only``, where check judges no reach); otherwise the allowance
+line and the exit status are the model's (``lint.explain.tiers_answer``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import ipaddress
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lint.decision.model import (
     Allowance,
+    Cidr,
     CidrPeer,
     EgressVerdict,
     Everything,
     SelectorPeer,
 )
+from lint.decision.values import JSON
 from lint.explain.destination import Destination
 from lint.explain.grants import Block, EveryDestination, Fqdn, Grant, Pods, Target
 from lint.explain.matching import Reach, match_grant
-from lint.explain.reach_to import AdminAdmit, block_raw
 from lint.explain.verdict import Hit, ToVerdict, Verdict
 
 
@@ -84,15 +84,25 @@ def _target(peer: Everything | CidrPeer | SelectorPeer) -> Target:
     return Pods(peer)
 
 
-def judge_allowance(
-    allowance: Allowance,
-    to: ToVerdict,
-    admits: Sequence[AdminAdmit],
-) -> AllowanceAnswer:
+def block_raw(peer: CidrPeer) -> dict[str, JSON]:
+    """The ``{cidr, except}`` form explain describes a block by."""
+    raw: dict[str, JSON] = {"cidr": _cidr_text(peer.cidr)}
+    if peer.excepts:
+        raw["except"] = [_cidr_text(hole) for hole in peer.excepts]
+    return raw
+
+
+def _cidr_text(cidr: Cidr) -> str:
+    if cidr.family == 4:
+        return str(ipaddress.IPv4Network((cidr.base, cidr.prefix)))
+    return str(ipaddress.IPv6Network((cidr.base, cidr.prefix)))
+
+
+def judge_allowance(allowance: Allowance, to: ToVerdict) -> AllowanceAnswer:
     """The answer for one destination; see the module docstring."""
     if allowance_admits(allowance, to.destination) or _admitted_inside(to):
         return AllowanceAnswer(True, ())
-    return AllowanceAnswer(False, tuple(_routes(to, admits)))
+    return AllowanceAnswer(False, tuple(_routes(to)))
 
 
 def _admitted_inside(to: ToVerdict) -> bool:
@@ -105,35 +115,20 @@ def _within(hit: Hit) -> bool:
     return hit.policy.entry.verdict == EgressVerdict.WITHIN
 
 
-_DENY_NOT_WEIGHED = (
-    " (an egressDeny rule takes it back, but check does not weigh egressDeny rules yet "
-    "and refuses this rule)"
-)
-
-
-def _routes(to: ToVerdict, admits: Sequence[AdminAdmit]) -> Iterator[str]:
-    if to.denied_by:
-        # Cilium drops it, but check's verdict on the allow rule stands:
-        # until the tiers are evaluated exactly, explain follows check.
-        for hit in (*to.admitted_by, *to.partly, *to.undecided):
-            if not (hit.rule.deny or _within(hit)):
-                yield f"{hit.policy.label} egress rule {hit.rule.index}{_DENY_NOT_WEIGHED}"
-    elif to.verdict is not Verdict.DENIED:
-        if to.verdict is Verdict.ALLOWED and not to.admitted_by:
-            yield "every destination: no policy puts the pod in egress default-deny"
-        elif to.verdict is Verdict.UNKNOWN and not (to.undecided or to.unreadable):
-            yield to.reason
-        seen: set[str] = set()
-        for hit in (*to.admitted_by, *to.partly, *to.undecided):
-            if hit.rule.deny or _within(hit):
-                continue
-            label = f"{hit.policy.label} egress rule {hit.rule.index}"
-            if label not in seen:
-                seen.add(label)
-                yield label + ("" if hit.match.reach is Reach.YES else " (maybe)")
-        for policy in to.unreadable:
-            yield f"{policy.label} (cannot be read)"
-    for admit in admits:
-        if admit.verdict != EgressVerdict.WITHIN:
-            maybe = "" if admit.certain else " (maybe)"
-            yield f"{admit.kind}/{admit.name} egress rule {admit.rule}{maybe}"
+def _routes(to: ToVerdict) -> Iterator[str]:
+    if to.verdict is Verdict.DENIED:
+        return
+    if to.verdict is Verdict.ALLOWED and not to.admitted_by:
+        yield "every destination: no policy puts the pod in egress default-deny"
+    elif to.verdict is Verdict.UNKNOWN and not (to.undecided or to.unreadable):
+        yield to.reason
+    seen: set[str] = set()
+    for hit in (*to.admitted_by, *to.partly, *to.undecided):
+        if hit.rule.deny or _within(hit):
+            continue
+        label = f"{hit.policy.label} egress rule {hit.rule.index}"
+        if label not in seen:
+            seen.add(label)
+            yield label + ("" if hit.match.reach is Reach.YES else " (maybe)")
+    for policy in to.unreadable:
+        yield f"{policy.label} (cannot be read)"

@@ -19,10 +19,11 @@ from lint.decision.allowance import build_allowance
 from lint.declarations.entries import DeclaredSandbox
 from lint.explain.allowance import judge_allowance
 from lint.explain.destination import Destination, parse_destination
-from lint.explain.reach_to import admin_admits
+from lint.explain.places import places_of
 from lint.explain.sandbox import Explanation, explain
 from lint.explain.selection import SelectionError, choose
-from lint.explain.verdict import Headline, ToVerdict, cluster_headline, judge_destination
+from lint.explain.tiers_answer import tier_answer
+from lint.explain.verdict import Headline, ToVerdict, Verdict, judge_destination
 from lint.intake import Intake, take_in
 from lint.loading import DEFAULT_LIMITS, LoadLimits
 from lint.sandboxes import Path as AcquisitionPath
@@ -60,6 +61,14 @@ class Environment:
 
 
 Explained = tuple[Explanation, ToVerdict | None]
+
+NO_MODEL = Headline(
+    Verdict.UNKNOWN,
+    "not judged: the declaration says verify: named-object-only, so check judges no "
+    "reach for this path, and without it the cluster's tiers are not evaluated",
+)
+"""The headline of a path with no tier model: the cluster's verdict is not
+guessed from the NetworkPolicies alone."""
 
 
 def run_explain(options: ExplainOptions, stdin: bytes | None = None) -> Explained:
@@ -142,17 +151,29 @@ def _explained(
     verdict = None
     if destination is not None:
         verdict = judge_destination(explanation.cluster_policies, destination)
-        examined = explanation.reach.decision.examined if explanation.reach else ()
-        admits = admin_admits(explanation.reach_offered, examined, destination)
-        explanation = dataclasses.replace(explanation, admin_admits=admits)
-        answer = judge_allowance(build_allowance(explanation.translation), verdict, admits)
         host = None
         if chosen.host == "namzu":
             own = judge_destination(explanation.policies, destination)
             host = Headline(own.verdict, own.reason)
-        verdict = dataclasses.replace(
-            verdict, allowance=answer, cluster=cluster_headline(verdict, admits), host=host
-        )
+        if explanation.tiers is None:
+            # `verify: named-object-only`: check judges no reach, so there is
+            # no model of the cluster's tiers to ask.
+            answer = judge_allowance(build_allowance(explanation.translation), verdict)
+            verdict = dataclasses.replace(verdict, allowance=answer, cluster=NO_MODEL, host=host)
+        else:
+            # The headline, the allowance line and the exit status are the
+            # exact tier model's, the one check's reach asks.
+            places = places_of(ctx, explanation.tiers)
+            model = tier_answer(explanation.tiers, destination, places)
+            verdict = dataclasses.replace(
+                verdict,
+                allowance=model.allowance,
+                cluster=model.headline,
+                host=host,
+                outside_verdict=model.outside_verdict,
+                deciding=model.deciding,
+                admits=model.admits,
+            )
     return explanation, verdict
 
 

@@ -85,7 +85,7 @@ def render_json(explanation: Explanation, to: ToVerdict | None) -> str:
             {"destination": key, "grants": [_grant_ref(p, r, ports) for p, r, ports in items]}
             for key, items in grouped(explanation).items()
         ],
-        "to": None if to is None else {**_to(to), "reachAdmittedBy": _admits(explanation)},
+        "to": None if to is None else {**_to(to), "reachAdmittedBy": _admits(to)},
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
@@ -117,7 +117,7 @@ def _reach(explanation: Explanation) -> dict[str, Any] | None:
     }
 
 
-def _admits(explanation: Explanation) -> list[dict[str, Any]]:
+def _admits(to: ToVerdict) -> list[dict[str, Any]]:
     return [
         {
             "kind": a.kind,
@@ -129,7 +129,7 @@ def _admits(explanation: Explanation) -> list[dict[str, Any]]:
             "certain": a.certain,
             "why": a.why,
         }
-        for a in explanation.admin_admits
+        for a in to.admits
     ]
 
 
@@ -201,6 +201,8 @@ def _to(to: ToVerdict) -> dict[str, Any]:
         "undecided": [_hit(h) for h in to.undecided],
         "deniedBy": [_hit(h) for h in to.denied_by],
         "unreadablePolicies": [f"{p.entry.kind}/{p.entry.name}" for p in to.unreadable],
+        "outsideVerdict": to.outside_verdict,
+        "decidingRules": list(to.deciding),
         **_allowance(to),
     }
 
@@ -227,7 +229,6 @@ def render_text(explanation: Explanation, to: ToVerdict | None) -> str:
     lines.append("")
     if to is not None:
         lines.extend(_to_lines(to))
-        lines.extend(_admit_lines(explanation))
     else:
         lines.extend(_policy_lines(explanation))
         lines.append("")
@@ -325,13 +326,6 @@ def _reach_lines(explanation: Explanation) -> Iterator[str]:
         yield f"    {skipped.kind}/{skipped.name}: skipped, {skipped.reason}"
 
 
-def _admit_lines(explanation: Explanation) -> Iterator[str]:
-    if explanation.admin_admits:
-        yield "  the cluster's own policies (reach): an Admin-tier or Calico allow rule,"
-        yield "  which no NetworkPolicy can take back:"
-        yield from (f"    {admit.text}" for admit in explanation.admin_admits)
-
-
 def _policy_lines(explanation: Explanation) -> Iterator[str]:
     policies = explanation.policies
     selecting = [p for p in policies if p.entry.verdict != EgressVerdict.DOES_NOT_SELECT]
@@ -384,8 +378,15 @@ def _to_lines(to: ToVerdict) -> Iterator[str]:
     headline = to.headline
     yield f"To {to.destination.text}: {headline.verdict}"
     yield f"  {headline.reason}"
+    # The model's "undecided" is the headline's "unknown": not a difference.
+    outside = "unknown" if to.outside_verdict == "undecided" else to.outside_verdict
+    if outside is not None and outside != headline.verdict:
+        yield f"  for an address no pod or node holds: {to.outside_verdict}"
     if to.host is not None:
         yield f"  the namzu host's own verdict: {to.host.verdict}"
+    if to.deciding:
+        yield "  deciding rules, tier by tier:"
+        yield from (f"    {line}" for line in to.deciding)
     for title, hits in (
         ("denied by", to.denied_by),
         ("admitted by", to.admitted_by),

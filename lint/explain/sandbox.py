@@ -16,17 +16,16 @@ from dataclasses import dataclass
 from lint.checks.candidates import Placeholder, Sourced
 from lint.checks.context import CheckContext, precise_location
 from lint.checks.egress import judge_union
-from lint.checks.reach import offered_in, reach_data_of
-from lint.checks.reach_candidates import Offered
+from lint.checks.reach import reach_data_of
 from lint.checks.runner import judge_path
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.model import Candidate, PolicyDocument, Translation, Tri
 from lint.decision.reach.model import ReachCandidate
+from lint.decision.tiers.model import TierInput
 from lint.decision.values import JSON
 from lint.declarations.entries import DeclaredSandbox
 from lint.explain.grants import RuleGrants, cilium_rule_grants, core_rule_grants
-from lint.explain.reach_to import AdminAdmit
 from lint.report.model import DecisionReport, ExaminedEntry, Location, ReachReport
 from lint.sandboxes import Path, declared_paths
 
@@ -81,11 +80,11 @@ class Explanation:
     """Cilium objects that exist but are not candidates under engine core."""
     reach: ReachReport | None = None
     """The reach decision (CLUSTER-POLICIES §11), as ``check`` reports it."""
-    reach_offered: tuple[Offered, ...] = ()
-    admin_admits: tuple[AdminAdmit, ...] = ()
-    """With ``--to``: the Admin-tier allow rules that admit the destination."""
     environment: str | None = None
     """The ``renders:`` environment the manifests were rendered for, if any."""
+    tiers: TierInput | None = None
+    """The exact tier model's input check's reach judged the path by:
+    ``explain --to`` asks it the destination's question."""
     reach_policies: tuple[PolicyView, ...] = ()
     """The Cilium policies reach reads under engine core, which the union
     does not: the cluster may enforce them (CLUSTER-POLICIES §11)."""
@@ -134,11 +133,11 @@ def explain(
         with_cilium,
         skipped,
         judgement.report.reach,
-        offered_in(ctx, chosen.namespace),
         reach_policies=tuple(
             _policy_view(j.entry, j.examined.document, j.origin, groups)
             for j in judgement.cilium_under_core.entries()
         ),
+        tiers=judgement.tiers,
     )
 
 

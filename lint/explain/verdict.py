@@ -6,6 +6,11 @@ reaches what some selecting policy's rule admits. A Cilium ``egressDeny``
 rule overrides every allow. Policies whose selection or rules cannot be
 read make the answer ``unknown`` where they could change it, never
 ``allowed`` or ``denied`` by guess.
+
+That reading is the NetworkPolicy tier's alone: it lists the rules behind
+the answer (admitted by, denied by, may reach) and is the namzu host's own
+verdict. The headline, the cluster's verdict over every tier, is the exact
+tier model's (``lint.explain.tiers_answer``).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from lint.explain.sandbox import PolicyView, RuleView
 
 if TYPE_CHECKING:
     from lint.explain.allowance import AllowanceAnswer
-    from lint.explain.reach_to import AdminAdmit
+    from lint.explain.tiers_answer import ClusterAdmit
 
 
 class Verdict(StrEnum):
@@ -60,12 +65,22 @@ class ToVerdict:
     """Whether the destination is let out beyond the allowance (the exit
     status of ``explain --to``); set by ``run_explain``."""
     cluster: Headline | None = None
-    """The cluster's verdict, the headline (``cluster_headline``); set by
-    ``run_explain``. ``verdict`` and ``reason`` are the NetworkPolicy
-    tier's alone."""
+    """The cluster's verdict, the headline: the exact tier model's verdict
+    for the destination (``tier_answer``), or, without a model, why there
+    is none; set by ``run_explain``. ``verdict`` and ``reason`` are the
+    NetworkPolicy tier's alone (the union's reading of the rules)."""
     host: Headline | None = None
     """Under ``host: namzu``: the host's own verdict, over the policies its
     union check reads; set by ``run_explain``."""
+    outside_verdict: str | None = None
+    """The model's verdict for an address of the destination that no pod or
+    node holds (None for a name); set by ``run_explain``."""
+    deciding: tuple[str, ...] = ()
+    """Each slot's deciding rule on the destination's paths, as text, with
+    the file and line of its document."""
+    admits: tuple[ClusterAdmit, ...] = ()
+    """The cluster policies' rules (not NetworkPolicy or Cilium) that end
+    an allowing path of the model for the destination."""
 
     @property
     def headline(self) -> Headline:
@@ -87,34 +102,6 @@ def isolation(policies: Sequence[PolicyView]) -> tuple[list[str], list[str]]:
     enforcing = [p.label for p in relevant if p.certain and p.document.enforces]
     doubtful = [p.label for p in relevant if not p.certain]
     return enforcing, doubtful
-
-
-def cluster_headline(to: ToVerdict, admits: Sequence[AdminAdmit]) -> Headline:
-    """The cluster's verdict for the destination. The NetworkPolicy tier's
-    verdict stands unless a rule the cluster applies ahead of it admits the
-    destination: an Admin-tier ``Allow``/``Accept``, a Calico ``Allow``, or
-    a ``Pass`` in Calico's ``default`` tier (``admin_admits``). Such a rule
-    that certainly admits it makes it allowed; one that may makes a denial
-    unknown. A rule whose policy reach judges ``within`` while the
-    destination is outside the allowance was excused by reach (a later
-    tier behind the isolation, an excused baseline), so it does not count.
-    Until the tiers are evaluated exactly, earlier Deny rules of those
-    tiers are not weighed: the answer then errs towards "allowed"."""
-    tier = Headline(to.verdict, to.reason)
-    counted = [a for a in admits if a.verdict != EgressVerdict.WITHIN]
-    if tier.verdict is Verdict.ALLOWED or not counted:
-        return tier
-    certain = [a for a in counted if a.certain and a.verdict != EgressVerdict.NOT_EVALUABLE]
-    if certain:
-        return Headline(
-            Verdict.ALLOWED,
-            f"{certain[0].label} admits it, and the cluster applies it before any NetworkPolicy",
-        )
-    if tier.verdict is Verdict.UNKNOWN:
-        return tier
-    first = counted[0]
-    why = first.why or "its policy cannot be judged for the pod"
-    return Headline(Verdict.UNKNOWN, f"{first.label} may admit it: {why}")
 
 
 def _hits(policies: Sequence[PolicyView], destination: Destination, *, deny: bool) -> Iterator[Hit]:

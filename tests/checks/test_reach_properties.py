@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -177,13 +178,25 @@ def test_reach_never_passes_where_the_union_refuses(documents: list[str]) -> Non
 
 @_SETTINGS
 @given(OBJECTS, NEW_KIND)
-def test_adding_a_new_kind_object_never_turns_a_refusal_into_a_pass(
+def test_adding_a_new_kind_object_turns_a_refusal_into_a_pass_only_by_what_it_decides(
     documents: list[str], added: str
 ) -> None:
+    # The cluster's tiers are not monotone: a Deny, or a tier the new object
+    # makes apply with its end-of-tier deny, may stop what was let out. So a
+    # refusal may turn into a pass, but only through the added object itself:
+    # reach reads it as selecting the pod and within the allowance, never
+    # as undecided or as not selecting.
     before = _check(documents)["egress"]["reach"]["refusal"]
-    after = _check([*documents, added])["egress"]["reach"]["refusal"]
-    if before is not None:
-        assert after is not None
+    after = _check([*documents, added])["egress"]["reach"]
+    if before is not None and after["refusal"] is None:
+        name = re.search(r"name: (\w+)", added)
+        assert name is not None
+        verdicts = {
+            entry["verdict"]
+            for entry in after["examined"]
+            if entry["name"] == name.group(1) and entry["namespace"] in (None, "sbx")
+        }
+        assert "within" in verdicts, (verdicts, after["examined"])
 
 
 @_SETTINGS
@@ -203,3 +216,50 @@ def test_two_copies_of_one_name_are_named_in_the_same_order_either_way() -> None
     forward = _reach_facts(_check(copies))
     assert forward == _reach_facts(_check(copies[::-1]))
     assert forward[0] == "policy-widens-egress"
+
+
+def test_a_deny_copy_of_a_passing_policy_does_not_hide_it() -> None:
+    # Found by the property above: two GlobalNetworkPolicies named `a`, one
+    # passing the pod on to the default allow, one denying. The cluster keeps
+    # one of them; judged as if both applied, the Deny hid the Pass and the
+    # refusal turned into a pass.
+    documents = [
+        _calico("a", "all()", "Deny", True),
+        _calico("a", "all()", "Pass", False),
+        _anp("a", "namespaces: {}", "Deny", "networks: [0.0.0.0/0]", False),
+    ]
+    added = _calico("a", "all()", "Deny", False)
+    before = _check(documents)["egress"]["reach"]
+    after = _check([*documents, added])["egress"]["reach"]
+    assert before["refusal"] is not None
+    assert after["refusal"] == "not-evaluable"
+    assert "the cluster keeps only one of them" in after["summary"]
+
+
+def test_identical_copies_are_one_policy() -> None:
+    documents = [_calico("a", "all()", "Deny", False)]
+    alone = _check(documents)["egress"]["reach"]
+    doubled = _check([*documents, *documents])["egress"]["reach"]
+    assert alone["refusal"] == doubled["refusal"]
+    assert alone["summary"] == doubled["summary"]
+
+
+def test_an_unparsed_network_policy_leaves_reach_undecided_under_the_namzu_host() -> None:
+    # Reach reads NetworkPolicies too: a document that may be one and cannot
+    # be parsed must leave its answer undecided, not drop out of it. The
+    # union draws the finding; reach does not draw a second one.
+    broken = _core("wide", True).replace("kind: NetworkPolicy", "kind: []")
+    report = _check([broken])
+    assert report["egress"]["reach"]["refusal"] == "not-evaluable"
+    assert report["egress"]["union"]["refusal"] == "not-evaluable"
+
+
+def test_a_cilium_rule_whose_to_ports_is_not_a_list_fails_closed() -> None:
+    # Found by the mutation audit (a corpus SNI rule's `toPorts` turned into
+    # `{}`): read as "no port", the rule matched nothing and the refusal
+    # went away. A value of the wrong type is unreadable.
+    for broken in ("toPorts: {}", "toPorts: ''", "toPorts: 7"):
+        report = _check([_cilium("odd", broken)])
+        assert report["egress"]["reach"]["refusal"] is not None, broken
+    # The empty rule is still Cilium's default deny with no allow.
+    assert _check([_cilium("deny", "{}")])["egress"]["reach"]["refusal"] is None

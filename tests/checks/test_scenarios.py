@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from lint.cli import main
 from tests.checks.scenario_runner import SCENARIOS, normalise, run_cli, run_scenario
 
 EXTRA_ARGS: dict[str, tuple[str, ...]] = {
@@ -111,8 +113,9 @@ def test_cilium_policies_are_read_under_core_only_when_asked() -> None:
     assert always.exit_code == 1
     always_egress = _only(always.report)["egress"]
     assert always_egress["union"]["refusal"] == "policy-widens-egress"
-    # Read by the union, so reach adds nothing of its own and no second finding.
-    assert always_egress["reach"]["examined"] == []
+    # Read by the union, which reports the culprit; reach agrees and adds no
+    # second finding.
+    assert always_egress["reach"]["refusal"] == "policy-widens-egress"
     assert _rule_ids(always.report) == ["egress-policy-widens"]
 
 
@@ -142,17 +145,37 @@ def test_admin_network_policy_moves_from_the_union_to_reach() -> None:
     egress = _only(run_scenario("admin-network-policy").report)["egress"]
     assert egress["union"]["refusal"] is None
     assert [e["kind"] for e in egress["union"]["examined"]] == ["NetworkPolicy"]
-    assert egress["reach"]["refusal"] == "policy-widens-egress"
+    # Nothing says the cluster enforces the kind: its Allow may let out.
+    assert egress["reach"]["refusal"] == "not-evaluable"
     assert "AdminNetworkPolicy/cluster-egress" in egress["reach"]["summary"]
-    # At the Allow rule's line, not the object's.
-    assert _reach_finding("admin-network-policy") == ("egress-reach-widens", "manifests.yaml", 31)
+    assert "cluster.enforces" in egress["reach"]["summary"]
+    assert _reach_finding("admin-network-policy") == (
+        "egress-reach-not-evaluable",
+        "manifests.yaml",
+        23,
+    )
+
+
+def test_a_declared_enforced_admin_allow_widens_at_its_rule(tmp_path: Path) -> None:
+    """With ``cluster.enforces`` listing the kind, the Allow counts for
+    certain: a widening at the Allow rule's line, not the object's."""
+    tree = tmp_path / "tree"
+    shutil.copytree(SCENARIOS / "admin-network-policy", tree)
+    declaration = tree / ".egress-lint.yaml"
+    declaration.write_text(declaration.read_text() + "cluster: {enforces: [AdminNetworkPolicy]}\n")
+    result = CliRunner().invoke(main, ["check", str(tree), "--format", "json"])
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1
+    assert report["sandboxes"][0]["egress"]["reach"]["refusal"] == "policy-widens-egress"
+    assert [(f["ruleId"], f["line"]) for f in report["findings"]] == [("egress-reach-widens", 31)]
 
 
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
         # Each silent pass of issue 12, now a reach refusal at the culprit's line.
-        ("reach-cluster-network-policy", ("egress-reach-widens", "manifests.yaml", 40)),
+        # Not declared enforced: the Allow may let out.
+        ("reach-cluster-network-policy", ("egress-reach-not-evaluable", "manifests.yaml", 23)),
         ("reach-calico-global-policy", ("egress-reach-widens", "manifests.yaml", 30)),
         ("reach-cilium-under-core", ("egress-reach-widens", "manifests.yaml", 30)),
         ("reach-antrea-cluster-policy", ("egress-reach-not-evaluable", "manifests.yaml", 23)),
@@ -184,7 +207,8 @@ def test_admin_policies_that_cannot_let_the_pod_out_refuse_nothing(name: str) ->
 
 
 def test_baseline_is_excused_when_a_network_policy_isolates_the_pod() -> None:
-    entry = _only(run_scenario("reach-baseline-excused").report)["egress"]["reach"]["examined"][0]
+    examined = _only(run_scenario("reach-baseline-excused").report)["egress"]["reach"]["examined"]
+    (entry,) = [e for e in examined if e["kind"] == "BaselineAdminNetworkPolicy"]
     assert (entry["kind"], entry["verdict"]) == ("BaselineAdminNetworkPolicy", "within")
     assert entry["detail"]  # an excused entry says why (§11 Q6)
 
@@ -218,7 +242,7 @@ def test_namespace_manifest_wins_over_the_declared_labels() -> None:
     outcome = run_scenario("namespace-labels")
     assert _rule_ids(outcome.report) == ["namespace-labels-disagree"]
     reach = _only(outcome.report)["egress"]["reach"]
-    assert [(e["name"], e["verdict"]) for e in reach["examined"]] == [
+    assert [(e["name"], e["verdict"]) for e in reach["examined"] if e["name"] == "team-other"] == [
         ("team-other", "does-not-select")
     ]
     assert outcome.exit_code == 0
@@ -519,3 +543,51 @@ def test_host_none_cluster_forms_cover_and_stop_covering(
     assert widened.exit_code == 1
     assert _rule_ids(widened.report) == ["egress-policy-widens"]
     assert _examined(widened.report) == [(policy, "widens-egress")]
+
+
+def _to_json(
+    scenario: str, destination: str, cwd: Path | None = None
+) -> tuple[int, dict[str, Any]]:
+    where = cwd or SCENARIOS / scenario
+    args = ["explain", ".", "--template", "task", "--path", "pooled", "--to", destination]
+    outcome = run_cli([*args, "--format", "json"], where)
+    return outcome.exit_code, json.loads(outcome.stdout)["to"]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "deciding"),
+    [
+        # An ANP Deny shadows the NetworkPolicy's later allow of 8.8.8.8.
+        ("anp-deny-shadows-allow", "kube-admin: AdminNetworkPolicy/deny-out"),
+        # A Pass hands the pod to the baseline, whose Deny drops it.
+        ("banp-pass-deny", "kube-baseline: BaselineAdminNetworkPolicy/default"),
+        # Only a Calico GlobalNetworkPolicy isolates the pod: no core policy.
+        ("calico-only-isolated", "default: end of tier: Deny"),
+    ],
+)
+def test_the_tiers_deny_what_no_network_policy_does(scenario: str, deciding: str) -> None:
+    outcome = run_scenario(scenario)
+    assert outcome.exit_code == 0
+    assert outcome.report["findings"] == []
+    (sandbox,) = outcome.report["sandboxes"]
+    assert sandbox["egress"]["reach"]["refusal"] is None
+    status, to = _to_json(scenario, "8.8.8.8:443")
+    assert status == 0
+    assert to["outsideVerdict"] == "denied"
+    assert any(rule.startswith(deciding) for rule in to["decidingRules"]), to["decidingRules"]
+
+
+def test_an_anp_deny_not_declared_enforced_cannot_be_relied_on(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(SCENARIOS / "anp-deny-shadows-allow", tree)
+    declaration = tree / ".egress-lint.yaml"
+    declaration.write_text(
+        declaration.read_text().replace("cluster: {enforces: [AdminNetworkPolicy]}\n", "")
+    )
+    result = CliRunner().invoke(main, ["check", str(tree), "--format", "json"])
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1
+    assert report["sandboxes"][0]["egress"]["reach"]["refusal"] == "not-evaluable"
+    status, to = _to_json("", "8.8.8.8:443", tree)
+    assert status == 1
+    assert to["outsideVerdict"] == "undecided"

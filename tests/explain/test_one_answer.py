@@ -43,7 +43,14 @@ def test_a_cidr_group_rule_is_resolved_as_check_resolves_it(read_cilium: str) ->
     assert (status, to["verdict"]) == (0, "denied")
     assert "cannot be read" not in json.dumps(to)
     status, to = _to("explain-cidr-group", "192.0.2.10:443", *flag)
-    assert (status, to["verdict"], to["allowance"]["inside"]) == (0, "allowed", True)
+    # A Cilium CIDR rule may not match a pod's or node's address: certainly
+    # allowed only for an address no pod or node holds.
+    assert (status, to["verdict"], to["allowance"]["inside"]) == (0, "unknown", True)
+    assert to["outsideVerdict"] == "allowed"
+    assert any(
+        line.startswith("default: CiliumNetworkPolicy/to-partners egress rule 0 (allow) at ")
+        for line in to["decidingRules"]
+    )
     admitted = {(h["name"], h["destination"]) for h in to["admittedBy"]}
     assert ("to-partners", "192.0.2.0/25") in admitted
 
@@ -61,7 +68,8 @@ def test_a_missing_cidr_group_may_reach_anything(tmp_path: Any) -> None:
     outcome = run_cli(["explain", ".", "--template", "task", "--to", "8.8.8.8:443"], copy)
     assert outcome.exit_code == 1
     assert "To 8.8.8.8:443: unknown" in outcome.stdout
-    assert 'CiliumCIDRGroup "gone" is not in the manifests' in outcome.stdout
+    # The allowance line is check's reach over the destination's points.
+    assert "may let out 8.8.8.8/32 on TCP 443" in outcome.stdout
 
 
 # --- the headline --------------------------------------------------------------------
@@ -74,13 +82,26 @@ def test_the_headline_is_the_clusters_verdict_and_the_host_follows() -> None:
     assert outcome.exit_code == 1
     lines = outcome.stdout.splitlines()
     at = lines.index("To 8.8.8.8:443: allowed")
-    assert lines[at + 1].startswith(
-        "  GlobalNetworkPolicy.projectcalico.org/allow-out egress rule 0"
-    )
+    assert lines[at + 1 : at + 3] == [
+        "  decided by default: GlobalNetworkPolicy.projectcalico.org/allow-out egress",
+        "      rule 0 (allow) at manifests.yaml:23",
+    ]
     assert "  the namzu host's own verdict: denied" in lines[at + 1 : at + 5]
+    # Each slot's deciding rule, listed with its document's file and line.
+    assert (
+        "deciding rules, tier by tier: kube-admin: no rule matched (pass) default: "
+        "GlobalNetworkPolicy.projectcalico.org/allow-out egress rule 0 (allow) at "
+        "manifests.yaml:23 allowance:" in " ".join(outcome.stdout.split())
+    )
     status, to = _to("reach-calico-global-policy", "8.8.8.8:443")
     assert (status, to["verdict"], to["hostVerdict"]) == (1, "allowed", "denied")
     assert "NetworkPolicy/task-egress" in to["hostReason"]
+    assert to["reason"] == (
+        "decided by default: GlobalNetworkPolicy.projectcalico.org/allow-out egress rule 0 "
+        "(allow) at manifests.yaml:23"
+    )
+    (admit,) = to["reachAdmittedBy"]
+    assert (admit["name"], admit["rule"], admit["certain"]) == ("allow-out", 0, True)
 
 
 def test_a_host_none_sandbox_has_no_host_line() -> None:
@@ -126,17 +147,77 @@ def test_an_isolated_pod_with_no_rule_reaches_nothing(tmp_path: Any) -> None:
 
 
 def test_an_egress_deny_of_everything_is_denied_and_kept_in_step_with_check() -> None:
+    # check weighs the egressDeny rule: the pod is isolated, nothing refused.
     check = _check("cilium-egress-deny-all")
-    assert check.exit_code == 1
-    assert [f["ruleId"] for f in check.report["findings"]] == ["egress-reach-widens"]
+    assert check.exit_code == 0
+    assert check.report["findings"] == []
     status, to = _to("cilium-egress-deny-all", "8.8.8.8:443")
     assert to["verdict"] == "denied"
+    assert to["outsideVerdict"] == "denied"
+    assert to["reason"] == (
+        "decided by default: CiliumNetworkPolicy/lockdown egressDeny rule 0 (deny) "
+        "at manifests.yaml:28"
+    )
     assert [(h["name"], h["field"]) for h in to["deniedBy"]] == [("lockdown", "egressDeny")]
-    # check refuses the egress rule, so explain exits 1 and says why.
-    assert status == 1
-    (route,) = to["allowance"]["routes"]
-    assert route.startswith("CiliumNetworkPolicy/lockdown egress rule 0 (an egressDeny rule")
-    assert "check does not weigh egressDeny rules yet" in route
+    assert status == 0
+    assert to["allowance"]["routes"] == []
+
+
+def test_the_headline_of_a_pod_nothing_isolates_says_every_destination() -> None:
+    outcome = _explain("explain-unisolated", ".", "--template", "task", "--to", "8.8.8.8:443")
+    lines = outcome.stdout.splitlines()
+    at = lines.index("To 8.8.8.8:443: allowed")
+    headline = " ".join(line.strip() for line in lines[at + 1 : at + 3])
+    assert headline == (
+        "nothing isolates the pod in any tier and no rule denies it anything, so it "
+        "reaches every destination (the cluster's default allow)"
+    )
+    assert "nothing admits" not in outcome.stdout
+
+
+@pytest.mark.parametrize(
+    ("scenario", "reason"),
+    [
+        # An AdminNetworkPolicy Deny before the NetworkPolicy that allows it.
+        (
+            "anp-deny-shadows-allow",
+            'decided by kube-admin: AdminNetworkPolicy/deny-out egress rule 0 ("deny-all") '
+            "(deny) at manifests.yaml:14",
+        ),
+        # A Pass into a BaselineAdminNetworkPolicy Deny.
+        (
+            "banp-pass-deny",
+            'decided by kube-admin: AdminNetworkPolicy/pass-out egress rule 0 ("pass-all") '
+            "(pass) at manifests.yaml:13; default: not isolated (pass); kube-baseline: "
+            'BaselineAdminNetworkPolicy/default egress rule 0 ("deny-all") (deny) '
+            "at manifests.yaml:26",
+        ),
+        # A Calico GlobalNetworkPolicy isolates a pod no NetworkPolicy does.
+        ("calico-only-isolated", "decided by default: end of tier: Deny (deny)"),
+    ],
+)
+def test_a_cluster_tier_deny_makes_the_headline_denied(scenario: str, reason: str) -> None:
+    # The old per-NetworkPolicy headline said "allowed" for each of these.
+    status, to = _to(scenario, "8.8.8.8:443")
+    assert (status, to["verdict"], to["reason"]) == (0, "denied", reason)
+    assert to["allowance"]["outside"] is False
+
+
+def test_without_reach_the_headline_says_the_clusters_verdict_is_not_judged() -> None:
+    # `verify: named-object-only`: check judges no reach, so there is no
+    # model of the tiers; the headline says so instead of guessing from the
+    # NetworkPolicies, and the host's own verdict follows.
+    outcome = _explain("ingress-cidr-group", ".", "--template", "task", "--to", "8.8.8.8:443")
+    assert outcome.exit_code == 0
+    lines = outcome.stdout.splitlines()
+    at = lines.index("To 8.8.8.8:443: unknown")
+    assert lines[at + 1].startswith(
+        "  not judged: the declaration says verify: named-object-only, so check judges no"
+    )
+    assert "  the namzu host's own verdict: denied" in lines[at + 2 : at + 4]
+    status, to = _to("ingress-cidr-group", "8.8.8.8:443")
+    assert (status, to["verdict"], to["hostVerdict"]) == (0, "unknown", "denied")
+    assert (to["outsideVerdict"], to["decidingRules"], to["reachAdmittedBy"]) == (None, [], [])
 
 
 def test_a_default_tier_pass_lands_in_the_profile() -> None:
@@ -147,13 +228,17 @@ def test_a_default_tier_pass_lands_in_the_profile() -> None:
     assert to["allowance"]["outside"] is True
     (admit,) = to["reachAdmittedBy"]
     assert (admit["name"], admit["rule"], admit["certain"]) == ("pass-all", 0, True)
-    assert "namespace profile" in admit["why"]
+    assert "default allow" in admit["why"]
+    assert to["reason"].startswith(
+        "decided by default: GlobalNetworkPolicy.projectcalico.org/pass-all egress rule 0 (pass)"
+    )
+    assert to["reason"].endswith("default-allow: default allow: nothing bounds it (allow)")
 
 
 def test_a_pass_in_a_tier_before_default_is_free(tmp_path: Any) -> None:
     # A tier ordered before `default` hands the destination on to the
     # default tier, where the NetworkPolicy isolation denies it: reach
-    # judges the policy within, and the headline stays denied.
+    # judges the policy within, and the headline stays denied, naming both.
     copy = tmp_path / "tree"
     shutil.copytree(SCENARIOS / "calico-default-tier-pass", copy)
     manifests = copy / "manifests.yaml"
@@ -171,9 +256,11 @@ def test_a_pass_in_a_tier_before_default_is_free(tmp_path: Any) -> None:
     assert outcome.exit_code == 0
     to = json.loads(outcome.stdout)["to"]
     assert (to["verdict"], to["allowance"]["outside"]) == ("denied", False)
-    (admit,) = to["reachAdmittedBy"]
-    assert (admit["name"], admit["certain"]) == ("pass-all", False)
-    assert "later tiers" in admit["why"]
+    assert to["reachAdmittedBy"] == []
+    assert to["reason"].startswith(
+        "decided by platform: GlobalNetworkPolicy.projectcalico.org/pass-all egress rule 0 (pass)"
+    )
+    assert to["reason"].endswith("; default: end of tier: Deny (deny)")
 
 
 # --- workloads -----------------------------------------------------------------------
@@ -226,7 +313,7 @@ def test_renders_environments_are_explained_as_check_renders_them() -> None:
     assert "  rendered for the renders: environment dev\n" in dev.stdout
     text = " ".join(dev.stdout.split())
     assert "<kustomize build deploy/dev (dev)>" in text
-    assert "NetworkPolicy/task-debug-egress egress rule 0 admits it" in text
+    assert "default: NetworkPolicy/task-debug-egress egress rule 0 (allow) at" in text
     prod = _explain(
         "explain-renders",
         "--template",

@@ -20,19 +20,37 @@ def _explain(scenario: str, *extra: str) -> dict[str, object]:
 def test_explain_lists_the_reach_documents() -> None:
     reach = _explain("admin-network-policy")["reach"]
     assert isinstance(reach, dict)
-    assert reach["refusal"] == "policy-widens-egress"
-    assert [(e["kind"], e["name"], e["line"]) for e in reach["examined"]] == [
-        ("AdminNetworkPolicy", "cluster-egress", 31)
-    ]
+    # Nothing declares the kind enforced, so its Allow may let the pod out.
+    assert reach["refusal"] == "not-evaluable"
+    assert [
+        (e["kind"], e["name"], e["line"])
+        for e in reach["examined"]
+        if e["kind"] == "AdminNetworkPolicy"
+    ] == [("AdminNetworkPolicy", "cluster-egress", 23)]
 
 
 def test_to_names_the_admin_rule_that_admits_the_destination() -> None:
     to = _explain("admin-network-policy", "--to", "1.1.1.1:443")["to"]
     assert isinstance(to, dict)
     # The headline is the cluster's: the Admin-tier Allow comes before every
-    # NetworkPolicy (issue 25); the host's own answer follows, unchanged.
-    assert (to["verdict"], to["hostVerdict"]) == ("allowed", "denied")
-    assert to["reason"].startswith("AdminNetworkPolicy/cluster-egress egress rule 0 admits it")
+    # NetworkPolicy (issue 25), but nothing declares the kind enforced, so it
+    # may admit it or not; the host's own answer follows, unchanged.
+    assert (to["verdict"], to["hostVerdict"]) == ("unknown", "denied")
+    assert to["reason"].startswith(
+        "the cluster may allow or deny it (AdminNetworkPolicy/cluster-egress: nothing says "
+        "the cluster enforces AdminNetworkPolicy"
+    )
+    assert (
+        'kube-admin: AdminNetworkPolicy/cluster-egress egress rule 0 ("allow-all") (allow) '
+        "at manifests.yaml:23" in to["reason"]
+    )
+    assert to["outsideVerdict"] == "undecided"
+    assert to["decidingRules"][0] == (
+        'kube-admin: AdminNetworkPolicy/cluster-egress egress rule 0 ("allow-all") (allow) '
+        "at manifests.yaml:23"
+    )
+    (admit,) = to["reachAdmittedBy"]
+    assert "list AdminNetworkPolicy in the declaration's `cluster.enforces`" in admit["why"]
     assert to["reachAdmittedBy"] == [
         {
             "kind": "AdminNetworkPolicy",
@@ -42,8 +60,8 @@ def test_to_names_the_admin_rule_that_admits_the_destination() -> None:
             "file": "manifests.yaml",
             "line": 31,
             "ports": "every port",
-            "certain": True,
-            "why": None,
+            "certain": False,
+            "why": admit["why"],
         }
     ]
 
@@ -57,9 +75,12 @@ def test_an_admin_rule_of_another_namespace_admits_nothing() -> None:
 def test_a_destination_outside_the_rule_is_not_admitted() -> None:
     # A name may resolve into the rule's 0.0.0.0/0; the rule with an
     # unreadable `protocols` entry may admit anything (issue 13: ports are read).
+    # Only the rule on networks may match a name (the kube-system selector
+    # rule never does); on UDP 53 of an address, either rule may decide.
+    # Nothing declares the kind enforced, so neither is certain.
     to = _explain("reach-cluster-network-policy", "--to", "api.github.com:443")["to"]
     assert isinstance(to, dict)
-    assert [(a["rule"], a["certain"]) for a in to["reachAdmittedBy"]] == [(0, False), (1, False)]
+    assert [(a["rule"], a["certain"]) for a in to["reachAdmittedBy"]] == [(1, False)]
     to = _explain("reach-cluster-network-policy", "--to", "8.8.8.8:53/UDP")["to"]
     assert isinstance(to, dict)
-    assert [(a["rule"], a["certain"]) for a in to["reachAdmittedBy"]] == [(0, False), (1, True)]
+    assert [(a["rule"], a["certain"]) for a in to["reachAdmittedBy"]] == [(0, False), (1, False)]

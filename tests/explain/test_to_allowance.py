@@ -127,23 +127,26 @@ def test_a_host_the_allowance_names_is_inside_it() -> None:
 
 
 @pytest.mark.parametrize(
-    ("to", "verdict", "code"),
+    ("to", "verdict", "outside", "code"),
     [
-        ("8.8.8.8:443", "allowed", 1),
+        # An ipBlock may not match a pod's or node's address: the verdict is
+        # undecided, and allowed for an address no pod or node holds.
+        ("8.8.8.8:443", "unknown", "allowed", 1),
         # Not through https-out (TCP 443 only); the DNS rule of the `within`
         # policy may reach it (a kube-system pod?), which stays inside.
-        ("8.8.8.8:53/UDP", "unknown", 0),
-        ("8.8.8.8:443/UDP", "denied", 0),
-        ("10.1.2.3:443", "denied", 0),  # inside the `except` hole
-        ("11.0.0.1:443", "allowed", 1),
-        ("8.8.8.0/24", "unknown", 1),  # every port asked: TCP 443 of it is let out
+        ("8.8.8.8:53/UDP", "unknown", "denied", 0),
+        ("8.8.8.8:443/UDP", "denied", "denied", 0),
+        ("10.1.2.3:443", "denied", "denied", 0),  # inside the `except` hole
+        ("11.0.0.1:443", "unknown", "allowed", 1),
+        # Every port asked: TCP 443 of it is let out.
+        ("8.8.8.0/24", "unknown", "partly-allowed", 1),
     ],
 )
 def test_ip_blocks_are_judged_exactly_on_their_ports(
-    tmp_path: Path, to: str, verdict: str, code: int
+    tmp_path: Path, to: str, verdict: str, outside: str, code: int
 ) -> None:
     exit_code, answer = _explain(_tree(tmp_path, HTTPS_OUT), to)
-    assert (answer["verdict"], exit_code) == (verdict, code)
+    assert (answer["verdict"], answer["outsideVerdict"], exit_code) == (verdict, outside, code)
     assert answer["allowance"]["outside"] is bool(code)
 
 
@@ -155,7 +158,8 @@ def test_a_policy_that_lets_nothing_out_beyond_the_allowance_exits_0(tmp_path: P
 @pytest.mark.parametrize(
     ("to", "admitted", "code"),
     [
-        ("203.0.113.5:443", [(0, True), (1, False)], 1),
+        # Rule 0 matches first: the selector rule after it never decides.
+        ("203.0.113.5:443", [(0, True)], 1),
         ("203.0.113.200:443", [(1, False)], 1),  # in notNets; the selector rule may reach it
         ("203.0.113.5:80", [(1, False)], 1),  # the nets rule is TCP 443 only
     ],

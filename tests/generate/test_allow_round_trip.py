@@ -71,6 +71,14 @@ CASES = {
         "      policy: {kind: public-internet, exceptCidrs: [203.0.113.0/24]}\n",
         1,
     ),
+    # A rule with no `to` (every destination on its ports): the cluster's
+    # reach bounds it by its ports, so it stays inside (issue 25).
+    "workload, a rule without to": (
+        DEPLOYMENT,
+        "  - workload: {kind: CronJob, name: nightly}\n    egress:\n"
+        "      allow: [{ports: [{protocol: TCP, port: 443}]}]\n",
+        1,
+    ),
     "namzu template with hosts": (
         TEMPLATE,
         "  - template: runner\n    egress:\n" + RULES + HOSTS,

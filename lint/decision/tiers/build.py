@@ -26,16 +26,18 @@ Pure: plain data in, a frozen ``TierInput`` out.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final, TypeAlias
 
-from lint.decision.model import Allowance
+from lint.decision.model import Allowance, Tri
 from lint.decision.reach.calico_tiers import deftier
 from lint.decision.reach.common import display_kind, object_name
 from lint.decision.reach.model import LabelView, ReachCandidate, ReachData, ReachSubject, Skipped
 from lint.decision.tiers.credit import Evidence, credits, manifest_evidence
-from lint.decision.tiers.model import CalicoTier, TierDocument, TierInput, Undecidable
+from lint.decision.tiers.kleene import kleene_and
+from lint.decision.tiers.model import Action, CalicoTier, Slot, TierDocument, TierInput, Undecidable
 from lint.decision.tiers.read_admin import read_anp, read_banp, read_cnp
 from lint.decision.tiers.read_calico import (
     BUILT_IN_SLOTS,
@@ -47,7 +49,7 @@ from lint.decision.tiers.read_calico import (
 from lint.decision.tiers.read_catch_all import PATH_REF, pod_condition_undecidables, read_catch_all
 from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
 from lint.decision.tiers.read_core import read_core
-from lint.decision.tiers.reading import Read, ReadContext
+from lint.decision.tiers.reading import Read, ReadContext, ReadMemo
 from lint.decision.values import JSON
 from lint.kinds import (
     ADMIN_NETWORK_POLICY,
@@ -157,6 +159,7 @@ def build_tier_input(
     cilium: bool = False,
     enforces: frozenset[str] | None = None,
     evidence: Evidence | None = None,
+    memo: ReadMemo | None = None,
 ) -> Built:
     """The ``TierInput`` for one pod on one path.
 
@@ -166,7 +169,9 @@ def build_tier_input(
     Cilium flag; ``enforces`` the declaration's ``cluster.enforces`` (None:
     absent). ``evidence`` defaults to what the candidates and the data's
     Tiers show; a caller that offers only one namespace's objects passes
-    the whole manifests' evidence instead.
+    the whole manifests' evidence instead. ``memo``: where the readers keep
+    what they read of an object for every pod (``ReadMemo``), for a caller
+    that builds the input of many pods from the same objects.
     """
     tier_objects = (*data.calico_tiers, *_of_kind(candidates, CALICO_TIER))
     if evidence is None:
@@ -182,6 +187,7 @@ def build_tier_input(
         cilium_r=evidence.cilium_r,
         pod_template=path.pod_template,
         pod_annotations=path.pod_annotations,
+        memo=memo,
     )
     documents: list[TierDocument] = []
     undecidable: list[Undecidable] = list(pod_condition_undecidables(context))
@@ -204,7 +210,9 @@ def build_tier_input(
         TierInput(
             namespace=path.namespace,
             allowance=allowance,
-            documents=tuple(sorted(documents, key=_document_key)),
+            documents=_sorted_documents(
+                documents, calico_form=evidence.calico and not evidence.cilium_r
+            ),
             tiers=_tiers(tiers, documents),
             undecidable=tuple(sorted(undecidable, key=repr)),
             calico_form=evidence.calico and not evidence.cilium_r,
@@ -219,16 +227,71 @@ def _of_kind(candidates: Iterable[ReachCandidate], kind: Kind) -> tuple[ReachCan
     return tuple(c for c in candidates if identify(c.api_version, c.kind) is kind)
 
 
-def _document_key(document: TierDocument) -> tuple[object, ...]:
-    # Two objects of one kind and name (a duplicate) are ordered by content,
-    # so the order of the candidates never decides.
+def _sorted_documents(
+    documents: Sequence[TierDocument], calico_form: bool
+) -> tuple[TierDocument, ...]:
+    """The documents by slot, kind, name and namespace; two objects of one
+    kind and name (a duplicate) by content, so the order of the candidates
+    never decides. The content is written out only for such ties: it is
+    most of the sorting's cost, and ties are rare. Copies that differ are
+    each in doubt where that matters (``_copies_in_doubt``)."""
+    ordered: list[TierDocument] = []
+    for _, group in itertools.groupby(sorted(documents, key=_place_key), key=_place_key):
+        tied = list(group)
+        if len(tied) > 1:
+            tied = _copies_in_doubt(sorted(tied, key=_content_key), calico_form)
+        ordered += tied
+    return tuple(ordered)
+
+
+COPY_IN_DOUBT: Final = (
+    "another object of this kind and name differs from it, and the cluster keeps only one of them"
+)
+
+
+def _copies_in_doubt(tied: list[TierDocument], calico_form: bool) -> list[TierDocument]:
+    """Documents of one kind and name from several objects whose contents
+    differ: the cluster holds one of the objects, not all. Applying every
+    copy at once is safe only where copies merely add allowances (core and
+    Cilium allow rules in the NetworkPolicy tier, whose isolation the check
+    weighs copy by copy). Where a copy may deny or pass, or its tier ends in
+    a deny, one copy could hide what another lets out; so each copy only may
+    apply, and what it decides is undecided."""
+    by_object: dict[int, list[str]] = {}
+    for document in tied:
+        by_object.setdefault(document.ref, []).append(_content_key(document))
+    if len(by_object) < 2 or len({tuple(c) for c in by_object.values()}) < 2:
+        return tied
+    if not any(_may_stop(document, calico_form) for document in tied):
+        return tied
+    return [
+        replace(
+            document,
+            subject=kleene_and(document.subject, Tri.UNKNOWN),
+            subject_why=document.subject_why or COPY_IN_DOUBT,
+        )
+        for document in tied
+    ]
+
+
+def _may_stop(document: TierDocument, calico_form: bool) -> bool:
+    """Whether the document may end a point's way other than by allowing it."""
+    tiered = calico_form or document.slot != Slot.NETWORK_POLICY
+    others = any(action is not Action.ALLOW for rule in document.rules for action in rule.actions)
+    return tiered or bool(document.deny_rules) or others
+
+
+def _place_key(document: TierDocument) -> tuple[str, str, bytes, str]:
     return (
         document.slot,
         document.kind,
         document.name.encode("utf-8", "surrogatepass"),
         document.namespace or "",
-        repr(replace(document, ref=0)),
     )
+
+
+def _content_key(document: TierDocument) -> str:
+    return repr(replace(document, ref=0))
 
 
 def _tiers(

@@ -21,14 +21,15 @@ evaluator is monotone, so each cell's verdict contains each point's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final, TypeAlias, TypeVar
+from functools import lru_cache
+from typing import Final, NamedTuple, TypeAlias, TypeVar
 
 from lint.decision.model import Tri
 from lint.decision.reach.common import StrictSelector, normalise_domain
 from lint.decision.selectors import narrower_than
-from lint.decision.tiers.evaluate import Plan, Verdict, build_plan, evaluate
+from lint.decision.tiers.evaluate import Plan, SlotMemo, Verdict, build_plan, evaluate
 from lint.decision.tiers.kleene import kleene_and, kleene_not, kleene_or, of_bool
 from lint.decision.tiers.match import applies
 from lint.decision.tiers.model import (
@@ -38,6 +39,7 @@ from lint.decision.tiers.model import (
     Ports,
     Protocol,
     TierInput,
+    TierRule,
 )
 from lint.decision.tiers.points import (
     FAMILY_BITS,
@@ -136,10 +138,10 @@ class NameClass:
     asked: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
+class Place(NamedTuple):
     """Where a group of cells lies: an address cell under one owner class,
-    or a name class."""
+    or a name class. A tuple: a path lays out hundreds of places, and a
+    tuple is the cheapest immutable record to make."""
 
     address: AddressCell | None = None
     owner: OwnerClass | None = None
@@ -148,10 +150,18 @@ class Place:
 
 @dataclass(slots=True)
 class Group:
-    """Cells with the same answers: their vector and members, in order."""
+    """Cells with the same answers: their vector and members, in order;
+    ``bits`` the vector as masks (``_masks``), once read."""
 
     vector: Vector
     members: list[object] = field(default_factory=list)
+    bits: Masks | None = None
+
+    @property
+    def masks(self) -> Masks:
+        if self.bits is None:
+            self.bits = _masks(self.vector)
+        return self.bits
 
 
 # --- selectors as sets of pods: S§9.2 containment and disjointness -----------------------
@@ -251,9 +261,11 @@ def _every_pod(pods: PodSet) -> bool:
     )
 
 
+@lru_cache(maxsize=1 << 16)
 def pods_on_class(pods: PodSet, cls: PodSet | None) -> Tri:
     """Is a pod of the class in ``pods``: ``Y``/``N`` when proven, else ``M``.
-    The class None holds the pods in no selector at all."""
+    The class None holds the pods in no selector at all. Remembered: the
+    same selectors meet on every path of a namespace, and the proofs cost."""
     if not pods.exact:
         return Tri.UNKNOWN
     if cls is None:
@@ -330,7 +342,7 @@ def _port_cell_ports(ports: Ports, cell: PortCell) -> Tri:
 @dataclass
 class Space:
     """The cells of one input (and queries), grouped by their answers, with
-    each pair of answers evaluated once."""
+    each distinct answer of the rules evaluated once."""
 
     plan: Plan
     view: AllowanceView
@@ -339,33 +351,154 @@ class Space:
     port_groups: list[Group]
     place_groups: list[Group]
     name_groups: list[Group]
-    memo: dict[tuple[Vector, Vector], Verdict] = field(default_factory=dict)
+    rules: list[TierRule] = field(default_factory=list)
+    memo: dict[tuple[int, int], Verdict] = field(default_factory=dict)
+    slot_memo: SlotMemo = field(default_factory=dict)
     ports_index: dict[int, int] = field(default_factory=dict)
     peers_index: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        # Answers are looked up by object identity: a rule's own port set and peers.
-        self.ports_index = {id(p): i for i, p in enumerate(self.ports)}
-        self.peers_index = {id(p): i for i, p in enumerate(self.peers)}
+        # Answers are looked up by object identity: a rule's own port set and
+        # peers. The allowance's entries come after the rules' and never
+        # shadow them (an entry may be the very object a rule holds).
+        self.ports_index = {}
+        self.peers_index = {}
+        for i, p in enumerate(self.ports):
+            self.ports_index.setdefault(id(p), i)
+        for i, q in enumerate(self.peers):
+            self.peers_index.setdefault(id(q), i)
+        self._rule_ports = [self.ports_index[id(rule.ports)] for rule in self.rules]
+        self._rule_peers = [
+            None if rule.peers is None else sum({1 << self.peers_index[id(q)] for q in rule.peers})
+            for rule in self.rules
+        ]
+        self._entries = len(self.view.entries)
+        bit_of: dict[int, int] = {}
+        for bit, rule in enumerate(self.rules):
+            bit_of.setdefault(id(rule), bit)
+        self._slot_bits = {
+            name: sum({1 << bit_of[id(rule)] for rule in rules})
+            for name, rules in self.plan.reads.items()
+        }
 
-    def verdict(self, port_vector: Vector, place_vector: Vector) -> Verdict:
-        key = (port_vector, place_vector)
+    def port_masks(self, port_vector: Vector) -> Masks:
+        """Each rule's port answer (bit ``i`` for rule ``i``), then each
+        allowance entry's (bit ``n + k``), as certain and possible bits."""
+        return self.port_bits(_masks(port_vector))
+
+    def port_bits(self, ports: Masks) -> Masks:
+        """``port_masks`` from the port vector's own masks."""
+        certain, maybe = ports
+        rule_certain = rule_maybe = 0
+        for bit, index in enumerate(self._rule_ports):
+            rule_certain |= (certain >> index & 1) << bit
+            rule_maybe |= (maybe >> index & 1) << bit
+        return self._with_entries(rule_certain, rule_maybe, ports, len(self.ports))
+
+    def place_masks(self, place_vector: Vector) -> Masks:
+        """Each rule's peer answer (any of its peers; a rule naming no
+        destination holds every place), then each allowance entry's."""
+        return self.place_bits(_masks(place_vector))
+
+    def place_bits(self, places: Masks) -> Masks:
+        """``place_masks`` from the place vector's own masks."""
+        certain, maybe = places
+        rule_certain = rule_maybe = 0
+        for bit, peers in enumerate(self._rule_peers):
+            if peers is None or certain & peers:
+                rule_certain |= 1 << bit
+            elif maybe & peers:
+                rule_maybe |= 1 << bit
+        return self._with_entries(rule_certain, rule_maybe, places, len(self.peers))
+
+    def _with_entries(self, certain: int, maybe: int, vector: Masks, size: int) -> Masks:
+        # The entries are the vector's last bits; they follow the rules' bits.
+        start, shift = size - self._entries, len(self.rules)
+        return certain | (vector[0] >> start) << shift, maybe | (vector[1] >> start) << shift
+
+    def judge(
+        self, port_vector: Vector, place_vector: Vector, ports: Masks, places: Masks
+    ) -> Verdict | None:
+        """The verdict on the cells, None when they are proven inside the
+        allowance, from both vectors and their masks (``port_masks``,
+        ``place_masks``)."""
+        certain = ports[0] & places[0]
+        if certain >> len(self.rules):
+            return None  # some entry holds every point of the cells
+        possible = (ports[0] | ports[1]) & (places[0] | places[1])
+        # What each rule's destination half answers on the cells: the
+        # evaluator reads the cells through nothing else, so cells with one
+        # such signature have one verdict.
+        every = (1 << len(self.rules)) - 1
+        key = (certain & every, possible & every)
         found = self.memo.get(key)
         if found is None:
-            probe = VectorProbe(self, port_vector, place_vector)
-            found = self.memo[key] = evaluate(self.plan, probe)
+            found = self.memo[key] = self._evaluated(key, port_vector, place_vector)
+        return found
+
+    def row(
+        self, ports: Sequence[tuple[Group, Masks]], places: Group, place_masks: Masks
+    ) -> list[Verdict | None]:
+        """``judge`` for each port group on one group of places: a path
+        asks it of hundreds of pairs, so the loop is written out."""
+        shift = len(self.rules)
+        every = (1 << shift) - 1
+        place_certain, place_maybe = place_masks
+        place_possible = place_certain | place_maybe
+        memo = self.memo
+        verdicts: list[Verdict | None] = []
+        for group, (port_certain, port_maybe) in ports:
+            certain = port_certain & place_certain
+            if certain >> shift:
+                verdicts.append(None)  # some entry holds every point of the cells
+                continue
+            key = (certain & every, (port_certain | port_maybe) & place_possible & every)
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = self._evaluated(key, group.vector, places.vector)
+            verdicts.append(found)
+        return verdicts
+
+    def _evaluated(
+        self, key: tuple[int, int], port_vector: Vector, place_vector: Vector
+    ) -> Verdict:
+        # A slot reads only its own rules' answers: the key's bits of them.
+        certain, possible = key
+        keys: dict[str, Hashable] = {
+            name: (name, certain & bits, possible & bits) for name, bits in self._slot_bits.items()
+        }
+        probe = VectorProbe(self, port_vector, place_vector)
+        return evaluate(self.plan, probe, self.slot_memo, keys)
+
+    def verdict(self, port_vector: Vector, place_vector: Vector) -> Verdict:
+        ports, places = self.port_masks(port_vector), self.place_masks(place_vector)
+        every = (1 << len(self.rules)) - 1
+        # Read as if no entry held the cells: the verdict is asked regardless.
+        found = self.judge(port_vector, place_vector, (ports[0] & every, ports[1] & every), places)
+        assert found is not None
         return found
 
     def inside(self, port_vector: Vector, place_vector: Vector) -> Tri:
         """``A`` on the cells: ``Y`` proven inside, ``N`` proven outside."""
-        offset = len(self.peers) - len(self.view.entries)
-        port_offset = len(self.ports) - len(self.view.entries)
-        return kleene_or(
-            *(
-                kleene_and(port_vector[port_offset + k], place_vector[offset + k])
-                for k in range(len(self.view.entries))
-            )
-        )
+        ports, places = self.port_masks(port_vector), self.place_masks(place_vector)
+        n = len(self.rules)
+        certain = (ports[0] & places[0]) >> n
+        possible = ((ports[0] | ports[1]) & (places[0] | places[1])) >> n
+        return Tri.YES if certain else Tri.UNKNOWN if possible else Tri.NO
+
+
+Masks: TypeAlias = tuple[int, int]
+"""Answers as bits: those certainly ``Y``, and those ``M``."""
+
+
+def _masks(answers: Sequence[Tri]) -> Masks:
+    certain = maybe = 0
+    for bit, answer in enumerate(answers):
+        if answer is Tri.YES:
+            certain |= 1 << bit
+        elif answer is Tri.UNKNOWN:
+            maybe |= 1 << bit
+    return certain, maybe
 
 
 class VectorProbe:
@@ -414,7 +547,7 @@ def build_space(tier_input: TierInput, queries: tuple[Query, ...] = ()) -> Space
     place_groups = _address_groups(peers, queries)
     named = _name_classes(peers[: len(peers) - len(view.entries)], view, queries)
     name_groups = _group((Place(name=n) for n in named), on_place)
-    return Space(plan, view, ports, peers, port_groups, place_groups, name_groups)
+    return Space(plan, view, ports, peers, port_groups, place_groups, name_groups, rules)
 
 
 def _group(items: Iterable[T], vector_of: Callable[[T], Vector]) -> list[Group]:
@@ -459,27 +592,48 @@ def _address_cells(peers: list[PeerMatch], queries: tuple[Query, ...]) -> Iterat
 def _address_groups(peers: list[PeerMatch], queries: tuple[Query, ...]) -> list[Group]:
     """Places grouped by their answers. A peer's answer is its address test
     (by address cell) and its owner part (by owner class), so each is
-    computed once and combined per distinct address answer."""
-    by_address: dict[tuple[bool, ...], list[AddressCell]] = {}
+    computed once, as bits over the peers, and combined per distinct
+    address answer; a group's vector is spelled out once."""
+    by_address: dict[int, list[AddressCell]] = {}
     for cell in _address_cells(peers, queries):
-        held = tuple(
-            peer.blocks is None or any(in_block(b, cell.family, cell.low) for b in peer.blocks)
-            for peer in peers
-        )
+        held = 0
+        for bit, peer in enumerate(peers):
+            if peer.blocks is None or any(in_block(b, cell.family, cell.low) for b in peer.blocks):
+                held |= 1 << bit
         by_address.setdefault(held, []).append(cell)
-    owners = [(o, tuple(_owner_part(peer, o) for peer in peers)) for o in _owner_classes(peers)]
-    groups: dict[Vector, Group] = {}
+    held_by: dict[tuple[int, int], Tri] = {}
+
+    def part(peer: PeerMatch, owner: OwnerClass) -> Tri:
+        # A selector's pod class and its host-networked node class ask the
+        # same question of each peer: ask it once.
+        if owner.owner == OUT or isinstance(peer.pod, Tri):
+            return _owner_part(peer, owner)
+        key = (id(peer.pod), id(owner.pods))
+        held = held_by.get(key)
+        if held is None:
+            held = held_by[key] = pods_on_class(peer.pod, owner.pods)
+        return kleene_and(peer.node, held) if owner.owner == NODE else held
+
+    owners = [(o, _masks([part(peer, o) for peer in peers])) for o in _owner_classes(peers)]
+    grouped: dict[Masks, list[Place]] = {}
     for held, cells in by_address.items():
-        for owner, parts in owners:
-            vector = tuple(
-                part if inside else Tri.NO for inside, part in zip(held, parts, strict=True)
-            )
-            group = groups.setdefault(vector, Group(vector))
-            group.members.extend(Place(address=cell, owner=owner) for cell in cells)
-    for group in groups.values():
+        for owner, (certain, maybe) in owners:
+            places = grouped.setdefault((certain & held, maybe & held), [])
+            places.extend(Place(address=cell, owner=owner) for cell in cells)
+    groups: list[Group] = []
+    for masks, places in grouped.items():
         # Space order: family, address, then owner class.
-        group.members.sort(key=_place_key)
-    return list(groups.values())
+        places.sort(key=_place_key)
+        groups.append(Group(_spelled(masks, len(peers)), places, masks))  # type: ignore[arg-type]
+    return groups
+
+
+def _spelled(masks: Masks, size: int) -> Vector:
+    certain, maybe = masks
+    return tuple(
+        Tri.YES if certain >> bit & 1 else Tri.UNKNOWN if maybe >> bit & 1 else Tri.NO
+        for bit in range(size)
+    )
 
 
 def _place_key(place: object) -> tuple[int, int]:
@@ -523,7 +677,8 @@ def _name_classes(
             exact[normalise_domain(query.host)] = True
     for peer, _ in view.entries:
         for name in peer.names or ():
-            exact.setdefault(normalise_domain(name), False)
+            if not name.startswith("*."):  # a pattern grant holds classes, it is none
+                exact.setdefault(normalise_domain(name), False)
     return [NameClass(n, asked=asked) for n, asked in exact.items()] + [
         NameClass(n, wildcard=True) for n in wild
     ]

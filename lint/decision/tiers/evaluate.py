@@ -14,8 +14,8 @@ is why a cell's verdict contains the verdict of each of its points.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Final, Literal, TypeAlias
 
@@ -182,6 +182,8 @@ class Plan:
     cut: bool = False
     """More orders than ``MAX_ORDERS``: only the first are tried, and a
     verdict then holds both results (fail closed)."""
+    reads: dict[str, tuple[TierRule, ...]] = field(default_factory=dict)
+    """Per slot, the rules whose match its outcome reads (``slot_reads``)."""
 
 
 ADMIN: Final = "admin"
@@ -250,7 +252,26 @@ def build_plan(tier_input: TierInput) -> Plan:
         cut = cut or len(orders) > MAX_ORDERS
         orders = orders[:MAX_ORDERS]
     unknown_documents = tuple(i for name in unknown for i, _ in by_slot.get(name, []))
-    return Plan(tier_input, slots, tuple(orders), unknown_documents, cut)
+    reads = {name: slot_reads(tier_input, slot, slots) for name, slot in slots.items()}
+    return Plan(tier_input, slots, tuple(orders), unknown_documents, cut, reads)
+
+
+def slot_reads(
+    tier_input: TierInput, slot: SlotPlan, slots: dict[str, SlotPlan]
+) -> tuple[TierRule, ...]:
+    """The rules a slot's outcome reads at a point: those of its documents
+    that may apply, and for the NetworkPolicy slot in API form also the
+    baseline's (whether an isolation may go on to it)."""
+    documents = tier_input.documents
+    indices = list(slot.documents)
+    if slot.kind == NETWORK:
+        indices += slots[Slot.BASELINE.value].documents
+    return tuple(
+        rule
+        for i in indices
+        if applies(documents[i]) is not Tri.NO
+        for rule in (*documents[i].deny_rules, *documents[i].rules)
+    )
 
 
 def _admin_slot(by_slot: dict[str, list[tuple[int, TierDocument]]]) -> SlotPlan:
@@ -416,6 +437,26 @@ def _final(slot: str, outs: list[Out], end: list[SlotOut]) -> list[SlotOut]:
         step = Step(slot, action, out.document, out.rule, tie=out.tie)
         result.append(SlotOut(action, step, out.doubts))
     return result
+
+
+def _slot_outcome(
+    plan: Plan,
+    name: str,
+    slot: SlotPlan,
+    probe: Probe,
+    memo: SlotMemo | None,
+    keys: dict[str, Hashable] | None,
+) -> list[SlotOut]:
+    if memo is None:
+        return evaluate_slot(plan, slot, probe)
+    if keys is not None:
+        key = keys[name]
+    else:
+        key = (name, tuple(destination(rule, probe) for rule in plan.reads[name]))
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = evaluate_slot(plan, slot, probe)
+    return found
 
 
 def evaluate_slot(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
@@ -584,9 +625,26 @@ def _run(plan: Plan, order: tuple[str, ...], outs: dict[str, list[SlotOut]]) -> 
     return paths
 
 
-def evaluate(plan: Plan, probe: Probe) -> Verdict:
-    """``V(p)`` over every order of the slots, plus every §7 object."""
-    outs = {name: evaluate_slot(plan, slot, probe) for name, slot in plan.slots.items()}
+SlotMemo: TypeAlias = dict[Hashable, list[SlotOut]]
+"""Slot outcomes by slot and the answers of the rules it reads."""
+
+
+def evaluate(
+    plan: Plan,
+    probe: Probe,
+    memo: SlotMemo | None = None,
+    keys: dict[str, Hashable] | None = None,
+) -> Verdict:
+    """``V(p)`` over every order of the slots, plus every §7 object.
+    ``memo``: the outcomes of slots at earlier points of this plan; a slot
+    reads a point only through its rules' matches (``Plan.reads``), so
+    points whose matches agree on a slot's rules share its outcome.
+    ``keys``: each slot's key for the memo when the caller knows those
+    matches already."""
+    outs = {
+        name: _slot_outcome(plan, name, slot, probe, memo, keys)
+        for name, slot in plan.slots.items()
+    }
     runs = [_run(plan, order, outs) for order in plan.orders]
     if len(runs) > 1 and len({frozenset(p.result for p in run) for run in runs}) > 1:
         # Where the unknown tier goes changes the result: its documents are in doubt.

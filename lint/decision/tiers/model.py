@@ -135,7 +135,9 @@ class PeerMatch:
       is set (an FQDN peer): then ``Tri.YES``/``Tri.NO`` by name, exact or
       ``*.``-wildcard as the kind's reader wrote them.
 
-    ``text`` is how a detail names the peer.
+    ``text`` is how a detail names the peer. ``by_name``: an FQDN peer
+    (its address parts say only that a resolved name may land anywhere),
+    which a question may ask to match on name points only.
     """
 
     text: str
@@ -145,6 +147,7 @@ class PeerMatch:
     node: Tri = Tri.YES
     on_name: Tri = Tri.UNKNOWN
     names: tuple[str, ...] | None = None
+    by_name: bool = False
 
 
 UNREADABLE_PEER_TEXT: Final = "a destination that cannot be read"
@@ -264,6 +267,9 @@ class Undecidable:
     name: str
     detail: str
     ref: int = 0
+    path: tuple[str | int, ...] = ()
+    """The JSON path inside the object of what makes it undecidable (for
+    file and line), when one field does."""
 
 
 @dataclass(frozen=True, slots=True)

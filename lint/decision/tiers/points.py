@@ -203,7 +203,15 @@ def read_allowance(allowance: Allowance, namespace: str) -> AllowanceView:
         for destination in allowance.destinations
     ]
     entries += [(fqdn_peer(grant.host), ports_of(grant.ports)) for grant in allowance.fqdns]
+    entries += [
+        (pattern_peer(grant.host), ports_of(grant.ports)) for grant in allowance.fqdn_patterns
+    ]
     return AllowanceView(tuple(entries))
+
+
+def pattern_peer(pattern: str) -> PeerMatch:
+    """A ``matchPattern`` of the translated manifest: the names it matches."""
+    return PeerMatch(pattern, out=Tri.NO, pod=Tri.NO, node=Tri.NO, on_name=Tri.NO, names=(pattern,))
 
 
 def fqdn_peer(host: str) -> PeerMatch:

@@ -10,9 +10,9 @@ points, so for one pod and one destination the two never disagree.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, TypeAlias
 
 from lint.decision.model import EgressRefusal, EgressVerdict, Tri
 from lint.decision.reach.common import normalise_domain
@@ -20,6 +20,7 @@ from lint.decision.tiers.cells import (
     AddressCell,
     AddressQuery,
     Group,
+    Masks,
     NameQuery,
     Place,
     PortCell,
@@ -28,6 +29,7 @@ from lint.decision.tiers.cells import (
     Vector,
     build_space,
 )
+from lint.decision.tiers.content import content_key
 from lint.decision.tiers.evaluate import (
     ACTION,
     BASELINE_ORDER,
@@ -41,9 +43,12 @@ from lint.decision.tiers.evaluate import (
     UNREADABLE,
     Doubt,
     Path,
+    Verdict,
     isolates,
+    slot_isolation,
 )
-from lint.decision.tiers.model import PORTED, Action, TierInput, TierRule
+from lint.decision.tiers.match import applies
+from lint.decision.tiers.model import PORTED, Action, PeerMatch, Slot, TierInput, TierRule
 from lint.decision.tiers.points import (
     FAMILY_BITS,
     MAX_PORT,
@@ -55,6 +60,9 @@ from lint.decision.tiers.points import (
 )
 
 ISOLATES_THE_POD: Final = "isolates the pod"
+NEVER_CONSULTED: Final = (
+    "an earlier tier isolates the pod, so no point reaches the baseline and its rules never decide"
+)
 MAX_CIDRS: Final = 3
 
 ALLOWED: Final = "allowed"
@@ -72,25 +80,34 @@ NOT_LET_OUT: Final = "not-let-out"
 
 @dataclass(frozen=True, slots=True)
 class Region:
-    """Cells sharing one port vector and one place vector; ``ports`` and
-    ``places`` are the cells (in space order) this question looks at."""
+    """Cells sharing one port vector and one place vector: a group of port
+    cells and a group of places (each in space order) this question looks at."""
 
-    port_vector: Vector
-    place_vector: Vector
-    ports: tuple[PortCell, ...]
-    places: tuple[Place, ...]
+    port_group: Group
+    place_group: Group
+
+    @property
+    def port_vector(self) -> Vector:
+        return self.port_group.vector
+
+    @property
+    def place_vector(self) -> Vector:
+        return self.place_group.vector
+
+    @property
+    def ports(self) -> tuple[PortCell, ...]:
+        return tuple(self.port_group.members)  # type: ignore[arg-type]
+
+    @property
+    def places(self) -> tuple[Place, ...]:
+        return tuple(self.place_group.members)  # type: ignore[arg-type]
 
 
 def _regions(port_groups: Sequence[Group], place_groups: Sequence[Group]) -> Iterable[Region]:
     for places in place_groups:
         for ports in port_groups:
             if places.members and ports.members:
-                yield Region(
-                    ports.vector,
-                    places.vector,
-                    tuple(ports.members),  # type: ignore[arg-type]
-                    tuple(places.members),  # type: ignore[arg-type]
-                )
+                yield Region(ports, places)
 
 
 def _filtered(groups: Sequence[Group], keep: Callable[[Any], bool]) -> list[Group]:
@@ -289,31 +306,95 @@ class _Found:
     culprits: dict[tuple[int, int], tuple[TierRule, Region]] = field(default_factory=dict)
     doubts: dict[Doubt, Region] = field(default_factory=dict)
     open_regions: list[Region] = field(default_factory=list)
+    listed: tuple[Listed, ...] | None = None
+    """The listed verdicts, once worked out, when none carries an input's
+    own text (a reason something cannot be judged): then every input this
+    scan is shared by lists the same."""
+    parts: dict[object, str] = field(default_factory=dict)
+    """The regions' descriptions, once worked out: they name no document,
+    so every input this scan is shared by describes them alike."""
 
 
-def _scan(space: Space, regions: Iterable[Region]) -> _Found:
+Block: TypeAlias = tuple[Sequence[Group], Sequence[Group]]
+"""Port groups and place groups whose every pair is a region, taken place
+by place (the space's order)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Allowing:
+    """What a verdict that may allow adds to a scan: its allow paths, whether
+    they are uncertain, and whether they reach the default allow alone."""
+
+    allows: tuple[Path, ...]
+    certain: bool
+    uncertain: bool
+    opens: bool
+
+
+def _allowing(verdict: Verdict) -> _Allowing | None:
+    if Action.ALLOW not in verdict.results:
+        return None
+    allows = tuple(p for p in verdict.paths if p.result is Action.ALLOW)
+    uncertain = verdict.undecided or any(p.undecidable is not None for p in allows)
+    opens = not uncertain and all(p.culprit is None for p in allows)
+    return _Allowing(allows, verdict.results == {Action.ALLOW}, uncertain, opens)
+
+
+def _scan(space: Space, blocks: Iterable[Block]) -> _Found:
+    """Every region outside the allowance that may be let out. A path has
+    hundreds of regions and few verdicts: places with the same answers for
+    the rules and the allowance share one row of verdicts over the port
+    groups, and a place whose row lets nothing out is passed over whole."""
     found = _Found()
-    for region in regions:
-        if space.inside(region.port_vector, region.place_vector) is Tri.YES:
-            continue
-        verdict = space.verdict(region.port_vector, region.place_vector)
-        if Action.ALLOW not in verdict.results:
-            continue
-        allows = [p for p in verdict.paths if p.result is Action.ALLOW]
-        if verdict.results == {Action.ALLOW}:
-            for path in allows:
-                culprit = path.culprit
-                if culprit is not None and culprit.document is not None and culprit.rule:
-                    key = (culprit.document, culprit.rule.index)
-                    found.culprits.setdefault(key, (culprit.rule, region))
-        uncertain = verdict.undecided or any(p.undecidable is not None for p in allows)
-        if uncertain:
-            for path in allows:
-                for doubt in _blamed(path):
-                    found.doubts.setdefault(doubt, region)
-        elif all(p.culprit is None for p in allows):
-            found.open_regions.append(region)
+    known: dict[int, _Allowing | None] = {}
+    recorded: set[int] = set()
+    for port_groups, place_groups in blocks:
+        ports = [(g, space.port_bits(g.masks)) for g in port_groups if g.members]
+        rows: dict[Masks, list[_Allowing | None] | None] = {}
+        for places in place_groups:
+            if not places.members:
+                continue
+            place_masks = space.place_bits(places.masks)
+            if place_masks in rows:
+                row = rows[place_masks]
+            else:
+                verdicts = space.row(ports, places, place_masks)
+                row = [_allowing_of(known, v) for v in verdicts]
+                row = rows[place_masks] = row if any(row) else None
+            if row is None:
+                continue  # nothing on these places may be let out
+            for (group, _), allowing in zip(ports, row, strict=True):
+                if allowing is None:
+                    continue
+                if allowing.opens:
+                    found.open_regions.append(Region(group, places))
+                if id(allowing) not in recorded:
+                    # Its culprits and doubts keep the first region they are found at.
+                    recorded.add(id(allowing))
+                    _found_at(found, Region(group, places), allowing)
     return found
+
+
+def _allowing_of(known: dict[int, _Allowing | None], verdict: Verdict | None) -> _Allowing | None:
+    if verdict is None:
+        return None  # proven inside the allowance
+    if id(verdict) not in known:
+        known[id(verdict)] = _allowing(verdict)
+    return known[id(verdict)]
+
+
+def _found_at(found: _Found, region: Region, allowing: _Allowing) -> None:
+    """The culprits and doubts of a verdict, at its first region."""
+    if allowing.certain:
+        for path in allowing.allows:
+            culprit = path.culprit
+            if culprit is not None and culprit.document is not None and culprit.rule:
+                key = (culprit.document, culprit.rule.index)
+                found.culprits.setdefault(key, (culprit.rule, region))
+    if allowing.uncertain:
+        for path in allowing.allows:
+            for doubt in _blamed(path):
+                found.doubts.setdefault(doubt, region)
 
 
 def _doubt_key(doubt: Doubt) -> tuple[int, int, str]:
@@ -321,16 +402,24 @@ def _doubt_key(doubt: Doubt) -> tuple[int, int, str]:
     return (1 if doubt.reason == OBJECT else 0, doubt.document, doubt.reason)
 
 
-def reach_regions(tier_input: TierInput, space: Space, regions: Iterable[Region]) -> ReachAnswer:
+def reach_regions(tier_input: TierInput, space: Space, blocks: Iterable[Block]) -> ReachAnswer:
     """Reach over the given regions (every region, or one destination's)."""
-    found = _scan(space, regions)
+    return _answer(tier_input, space, _scan(space, blocks))
+
+
+def _answer(tier_input: TierInput, space: Space, found: _Found) -> ReachAnswer:
+    """The answer from what the scan found, in the input's own names."""
     every: list[PortCell] = [c for g in space.port_groups for c in g.members]  # type: ignore[misc]
-    listed = _listed(tier_input, found, every)
+    listed = found.listed
+    if listed is None:
+        listed = _listed(tier_input, found, every)
+        if all(item.verdict is not EgressVerdict.NOT_EVALUABLE for item in listed):
+            found.listed = listed
     culprits = frozenset(found.culprits)
     if found.culprits:
         document, index = min(found.culprits)
         rule, region = found.culprits[(document, index)]
-        part = describe_region(region, every)
+        part = _part(found, region, every)
         summary = (
             f"{_name(tier_input, document)} {rule.text} lets out {part}, outside the allowance"
         )
@@ -339,7 +428,7 @@ def reach_regions(tier_input: TierInput, space: Space, regions: Iterable[Region]
         )
     if found.doubts:
         doubt = min(found.doubts, key=_doubt_key)
-        part = describe_region(found.doubts[doubt], every)
+        part = _part(found, found.doubts[doubt], every)
         is_object = doubt.reason == OBJECT
         name = (
             f"{tier_input.undecidable[doubt.document].kind}/{tier_input.undecidable[doubt.document].name}"
@@ -358,12 +447,26 @@ def reach_regions(tier_input: TierInput, space: Space, regions: Iterable[Region]
             undecidable=is_object,
         )
     if found.open_regions:
-        part = _open_part(found.open_regions, every)
+        part = found.parts.get(_OPEN) or found.parts.setdefault(
+            _OPEN, _open_part(found.open_regions, every)
+        )
         summary = f"{part} reaches the default allow: no tier bounds it"
         return ReachAnswer(
             EgressRefusal.NO_ENFORCING_POLICY, summary, None, None, part, listed, culprits
         )
     return ReachAnswer(None, None, None, None, None, listed, culprits)
+
+
+_OPEN: Final = "open"
+"""The key of the open regions' description in ``_Found.parts``."""
+
+
+def _part(found: _Found, region: Region, every: Sequence[PortCell]) -> str:
+    """``describe_region``, once per region of a shared scan."""
+    known = found.parts.get(id(region))
+    if known is None:
+        known = found.parts[id(region)] = describe_region(region, every)
+    return known
 
 
 def _open_part(regions: list[Region], every: Sequence[PortCell]) -> str:
@@ -395,6 +498,10 @@ def _listed(tier_input: TierInput, found: _Found, every: Sequence[PortCell]) -> 
     for doubt in sorted(found.doubts, key=_doubt_key):
         (objects if doubt.reason == OBJECT else undecided).setdefault(doubt.document, doubt)
     listed: list[Listed] = []
+    slots = slot_isolation(tier_input)
+    # The slots always consulted before the baseline's (a Calico tier may
+    # sort after it, so none counts here).
+    ended = any(slots.get(slot) is Tri.YES for slot in (Slot.ADMIN, Slot.NETWORK_POLICY))
     for index, each in enumerate(tier_input.documents):
         if each.unreadable is not None:
             listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, each.unreadable))
@@ -411,24 +518,149 @@ def _listed(tier_input: TierInput, found: _Found, every: Sequence[PortCell]) -> 
             listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, detail))
         else:
             isolating = isolates(tier_input, index) is Tri.YES
-            listed.append(
-                Listed(index, EgressVerdict.WITHIN, ISOLATES_THE_POD if isolating else None)
-            )
+            why: str | None = ISOLATES_THE_POD if isolating else None
+            if why is None and each.slot == Slot.BASELINE and each.rules and ended:
+                why = NEVER_CONSULTED
+            listed.append(Listed(index, EgressVerdict.WITHIN, why))
     for j, item in enumerate(tier_input.undecidable):
         listed.append(Listed(j, EgressVerdict.NOT_EVALUABLE, item.detail, undecidable=True))
     return tuple(listed)
 
 
-def reach(tier_input: TierInput, space: Space | None = None) -> ReachAnswer:
+def _named_only(peer: PeerMatch) -> PeerMatch:
+    if peer.by_name:
+        return replace(peer, out=Tri.NO, pod=Tri.NO, node=Tri.NO)
+    if peer.on_name is Tri.UNKNOWN:
+        # The other half: an address peer that may hold a name's address is
+        # judged on the address points, not on the name points.
+        return replace(peer, on_name=Tri.NO)
+    return peer
+
+
+def _rules_named_only(rules: tuple[TierRule, ...]) -> tuple[TierRule, ...]:
+    return tuple(
+        replace(rule, peers=tuple(map(_named_only, rule.peers or ()))) if _names_in(rule) else rule
+        for rule in rules
+    )
+
+
+def _names_in(rule: TierRule) -> bool:
+    """Whether a peer of the rule changes under ``names_only``."""
+    return rule.peers is not None and any(p.by_name or p.on_name is Tri.UNKNOWN for p in rule.peers)
+
+
+def _has_names(tier_input: TierInput) -> bool:
+    return any(
+        peer.by_name
+        for document in tier_input.documents
+        for rule in (*document.rules, *document.deny_rules)
+        for peer in rule.peers or ()
+    )
+
+
+def names_only(tier_input: TierInput) -> TierInput:
+    """The input with every FQDN peer matching on name points only (on an
+    address point it matches nothing), and every other peer that may hold a
+    name's address matching no name point. What a name resolves to is the
+    DNS's answer, which no manifest states; reach judges an FQDN rule by the
+    names it lets out and an address rule by the addresses, so neither
+    makes the other undecided (the project's reading where the
+    specification leaves it open)."""
+    if not _has_names(tier_input):
+        return tier_input  # no name point is asked, and no address peer changes
+    documents = tuple(
+        replace(
+            document,
+            rules=_rules_named_only(document.rules),
+            deny_rules=_rules_named_only(document.deny_rules),
+        )
+        if any(map(_names_in, (*document.rules, *document.deny_rules)))
+        else document
+        for document in tier_input.documents
+    )
+    return replace(tier_input, documents=documents)
+
+
+MAX_PARTS: Final = 250_000
+"""The most distinct port sets times distinct peers the rules that may
+apply to a pod may hold for reach to evaluate them exactly: cells grow with
+that product, and beyond it reach fails closed instead of running for
+minutes (a generated policy of 50,000 rules, each with its own network and
+port, would make billions)."""
+
+
+def too_large(tier_input: TierInput) -> int | None:
+    """The document with the most rules, when the rules that may apply hold
+    more than ``MAX_PARTS`` distinct port sets times distinct peers; else None."""
+    active = [(i, d) for i, d in enumerate(tier_input.documents) if applies(d) is not Tri.NO]
+    rules = [r for _, d in active for r in (*d.deny_rules, *d.rules)]
+    ports = {id(r.ports) for r in rules}
+    peers = {id(q) for r in rules for q in r.peers or ()}
+    if len(ports) * max(len(peers), 1) <= MAX_PARTS:
+        return None
+    return max(active, key=lambda item: len(item[1].rules) + len(item[1].deny_rules))[0]
+
+
+def _too_large_answer(tier_input: TierInput, largest: int) -> ReachAnswer:
+    """Not evaluable, naming the largest document; every document that may
+    apply is listed as not judged (their verdicts depend on one another)."""
+    why = (
+        "its rules and those of the other policies selecting the pod hold so many "
+        f"distinct port sets and destinations (more than {MAX_PARTS:,} pairs of them) "
+        "that egress-lint does not evaluate them exactly, so it fails closed"
+    )
+    listed: list[Listed] = []
+    for index, document in enumerate(tier_input.documents):
+        if document.subject is Tri.NO:
+            listed.append(Listed(index, EgressVerdict.DOES_NOT_SELECT))
+        elif document.types is Tri.NO:
+            listed.append(Listed(index, EgressVerdict.NOT_EGRESS_SCOPED))
+        else:
+            listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, why))
+    for j, item in enumerate(tier_input.undecidable):
+        listed.append(Listed(j, EgressVerdict.NOT_EVALUABLE, item.detail, undecidable=True))
+    summary = f"{_name(tier_input, largest)} cannot be evaluated: {why}"
+    return ReachAnswer(
+        EgressRefusal.NOT_EVALUABLE, summary, largest, None, None, tuple(listed), frozenset()
+    )
+
+
+Shared: TypeAlias = dict[Hashable, tuple[Space, "_Found"]]
+"""Spaces and scans kept by a caller across inputs, by ``content_key``."""
+
+MAX_SHARED: Final = 512
+"""How many spaces a ``Shared`` keeps: the oldest goes first."""
+
+
+def reach(
+    tier_input: TierInput,
+    space: Space | None = None,
+    *,
+    by_name: bool = False,
+    shared: Shared | None = None,
+) -> ReachAnswer:
     """Reach over every point: every address point and every name point
-    an FQDN rule names."""
+    an FQDN rule names. ``by_name``: FQDN peers match name points only
+    (``names_only``); ``space``, when given, must be built from that input.
+    ``shared``: spaces and scans of earlier inputs, reused for an input the
+    engine reads the same way (``content_key``) and added to."""
+    if by_name:
+        tier_input = names_only(tier_input)
+    largest = too_large(tier_input)
+    if largest is not None:
+        return _too_large_answer(tier_input, largest)
+    key = content_key(tier_input) if shared is not None and space is None else None
+    if shared is not None and key in shared:
+        space, found = shared[key]
+        return _answer(tier_input, space, found)
     space = space if space is not None else build_space(tier_input)
     asked = _filtered(space.name_groups, lambda place: place.name.asked)
-    regions = [
-        *_regions(space.port_groups, space.place_groups),
-        *_regions(space.port_groups, asked),
-    ]
-    return reach_regions(tier_input, space, regions)
+    found = _scan(space, [(space.port_groups, [*space.place_groups, *asked])])
+    if shared is not None and key is not None:
+        if len(shared) >= MAX_SHARED:
+            del shared[next(iter(shared))]
+        shared[key] = (space, found)
+    return _answer(tier_input, space, found)
 
 
 # --- explain (§12.6) ------------------------------------------------------------------
@@ -503,8 +735,13 @@ def _joined(space: Space, regions: list[Region], owner_out: bool) -> list[frozen
     return list(joined.values())
 
 
-def explain(tier_input: TierInput, queries: tuple[Query, ...]) -> ExplainAnswer:
-    """What happens to the points of ``queries`` (one destination)."""
+def explain(
+    tier_input: TierInput, queries: tuple[Query, ...], *, by_name: bool = False
+) -> ExplainAnswer:
+    """What happens to the points of ``queries`` (one destination). With
+    ``by_name``, the allowance line and exit status are ``reach(...,
+    by_name=True)`` restricted to the destination, while the verdict still
+    shows an FQDN peer as possibly matching an address."""
     space = build_space(tier_input, queries)
     regions = [region for query in queries for region in _query_regions(space, query)]
     verdicts = [space.verdict(r.port_vector, r.place_vector) for r in regions]
@@ -513,7 +750,13 @@ def explain(tier_input: TierInput, queries: tuple[Query, ...]) -> ExplainAnswer:
     word = _word(_joined(space, regions, owner_out=False))
     addressed = any(isinstance(q, AddressQuery) for q in queries)
     outside = _word(_joined(space, regions, owner_out=True)) if addressed else None
-    answer = reach_regions(tier_input, space, regions)
+    if by_name:
+        judged = names_only(tier_input)
+        space = build_space(judged, queries)
+        regions = [region for query in queries for region in _query_regions(space, query)]
+        answer = reach_regions(judged, space, [_query_block(space, q) for q in queries])
+    else:
+        answer = reach_regions(tier_input, space, [_query_block(space, q) for q in queries])
     if all(space.inside(r.port_vector, r.place_vector) is Tri.YES for r in regions):
         line, status = INSIDE, 0
     elif answer.refusal is not None:
@@ -523,10 +766,24 @@ def explain(tier_input: TierInput, queries: tuple[Query, ...]) -> ExplainAnswer:
     return ExplainAnswer(word, outside, paths, doubts, line, answer, status)
 
 
-def _query_regions(space: Space, query: Query) -> list[Region]:
-    """The regions of one query's points (its places on its ports)."""
+def _query_block(space: Space, query: Query) -> Block:
+    """The groups of one query's points: its places on its ports."""
     ports = _filtered(space.port_groups, lambda cell: _port_in_query(query, cell))
     places = _filtered(
         [*space.place_groups, *space.name_groups], lambda place: _in_query(query, place)
     )
-    return list(_regions(ports, places))
+    return ports, places
+
+
+def _query_regions(space: Space, query: Query) -> list[Region]:
+    """The regions of one query's points."""
+    return list(_regions(*_query_block(space, query)))
+
+
+def doubt_text(tier_input: TierInput, doubt: Doubt) -> str:
+    """One undecided document and why it leaves the point undecided, in
+    words (explain's reason for an ``undecided`` verdict)."""
+    if doubt.reason == OBJECT:
+        thing = tier_input.undecidable[doubt.document]
+        return f"{thing.kind}/{thing.name}: {thing.detail}"
+    return f"{_name(tier_input, doubt.document)}: {_why(tier_input, doubt)}"

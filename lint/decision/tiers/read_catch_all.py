@@ -24,7 +24,7 @@ PATH_REF = -1
 
 def _undecidable(documents: Iterable[ReachDocument], ref: int) -> tuple[Undecidable, ...]:
     return tuple(
-        Undecidable(document.kind, document.name, document.detail or "", ref)
+        Undecidable(document.kind, document.name, document.detail or "", ref, document.rule_path)
         for document in documents
     )
 

@@ -415,23 +415,42 @@ def _spec_document(
     subject = Tri.YES if selector is ABSENT else match_identity(selector, identity_lookup(context))
     governed = egress is not None or deny is not None
     groups = context.data.cidr_groups
-    allow_scope = _Scope(namespace, groups, deny=False)
-    deny_scope = _Scope(namespace, groups, deny=True)
+    rules, deny_rules = context.remembered(
+        (spec, groups),
+        ("cilium", namespace, at),
+        lambda: _spec_rules(egress, deny, at, namespace, groups),
+    )
     return replace(
         base,
         subject=subject,
         types=tri(governed),
-        rules=tuple(
-            _rule(rule, i, (*at, "egress", i), ALLOW_ONLY, allow_scope)
-            for i, rule in enumerate(egress or [])
-        ),
-        deny_rules=tuple(
-            _rule(rule, i, (*at, "egressDeny", i), DENY_ONLY, deny_scope)
-            for i, rule in enumerate(deny or [])
-        ),
+        rules=rules,
+        deny_rules=deny_rules,
         isolates=governed and default_deny,
         subject_why=subject_text(f"its endpointSelector {compact_json(selector)}", subject),
     )
+
+
+def _spec_rules(
+    egress: list[JSON] | None,
+    deny: list[JSON] | None,
+    at: tuple[str | int, ...],
+    namespace: str | None,
+    groups: tuple[ReachCandidate, ...],
+) -> tuple[tuple[TierRule, ...], tuple[TierRule, ...]]:
+    """A spec's allow and deny rules: the same for every pod, so read once
+    per spec when the context keeps a memo."""
+    allow_scope = _Scope(namespace, groups, deny=False)
+    deny_scope = _Scope(namespace, groups, deny=True)
+    allows = tuple(
+        _rule(rule, i, (*at, "egress", i), ALLOW_ONLY, allow_scope)
+        for i, rule in enumerate(egress or [])
+    )
+    denies = tuple(
+        _rule(rule, i, (*at, "egressDeny", i), DENY_ONLY, deny_scope)
+        for i, rule in enumerate(deny or [])
+    )
+    return allows, denies
 
 
 def _spec_lists(
@@ -463,4 +482,11 @@ def _rule(
     text = f"{path[-2]} rule {index}"
     if not isinstance(rule, dict):
         return TierRule(actions, UNREADABLE_PORTS, (unreadable_peer(),), index, path, text)
-    return TierRule(actions, cilium_ports(rule), cilium_peers(rule, scope), index, path, text)
+    peers = cilium_peers(rule, scope)
+    if peers is None and read_list(rule, "toPorts") in (None, []):
+        # No destination and no port (``{}``, ``toFQDNs: []``): Cilium reads
+        # the rule as selecting nothing, the idiom for a default deny with
+        # no allow, so it matches no point. A ``toPorts`` that is not a list
+        # is unreadable, never "no port": its ports fail closed.
+        peers = ()
+    return TierRule(actions, cilium_ports(rule), peers, index, path, text)

@@ -45,6 +45,7 @@ from lint.decision.tiers.model import (
 )
 from lint.decision.tiers.reading import (
     NOTHING,
+    Credit,
     Read,
     ReadContext,
     address_peer,
@@ -73,6 +74,35 @@ def read_core(candidate: ReachCandidate, context: ReadContext) -> Read:
 
 
 def core_document(candidate: ReachCandidate, context: ReadContext) -> TierDocument:
+    """The object's document for the pod. Only ``subject`` depends on the
+    pod, so the rest is read once per object, subject and what else decides
+    it, when the context keeps a memo: a namespace's paths read the same
+    policies."""
+    raw = candidate.raw
+    shape = context.remembered(
+        (raw,), ("core-shape", candidate.unreadable), lambda: candidate.unreadable or _shape(raw)
+    )
+    subject = Tri.YES
+    if not isinstance(shape, str):
+        selector = shape[0].get("podSelector", ABSENT)
+        if selector is not ABSENT:
+            subject = match_strict(selector, context.pod)
+    credit = context.credit(NETWORK_POLICY.key)
+    decided_by = (context.namespace, context.calico, context.cilium_r, credit, subject)
+    return context.remembered(
+        (raw,),
+        ("core-document", candidate.position, candidate.unreadable, *decided_by),
+        lambda: _document(candidate, context, shape, subject, credit),
+    )
+
+
+def _document(
+    candidate: ReachCandidate,
+    context: ReadContext,
+    shape: tuple[Mapping[str, JSON], list[JSON] | None, list[JSON] | None] | str,
+    subject: Tri,
+    credit: Credit,
+) -> TierDocument:
     base = shell(
         NETWORK_POLICY.key,
         object_name(candidate.raw, candidate.position),
@@ -80,22 +110,16 @@ def core_document(candidate: ReachCandidate, context: ReadContext) -> TierDocume
         Slot.NETWORK_POLICY,
         CALICO_ORDER,
         NETWORK_POLICY.key,
-        context.credit(NETWORK_POLICY.key),
+        credit,
         candidate.position,
     )
-    shape = candidate.unreadable or _shape(candidate.raw)
     if isinstance(shape, str):
         # A core NetworkPolicy only ever allows.
         return unreadable_document(base, shape, ("spec",), ALLOW_ONLY)
     spec, policy_types, egress = shape
     isolates = enforces("egress", policy_types, egress)
     selector = spec.get("podSelector", ABSENT)
-    subject = Tri.YES if selector is ABSENT else match_strict(selector, context.pod)
-    rules = (
-        tuple(core_rule(rule, i, context) for i, rule in enumerate(egress or []))
-        if isolates
-        else ()
-    )
+    rules = _rules(candidate.raw, egress, context) if isolates else ()
     return replace(
         base,
         subject=subject,
@@ -103,6 +127,17 @@ def core_document(candidate: ReachCandidate, context: ReadContext) -> TierDocume
         rules=rules,
         isolates=isolates,
         subject_why=subject_text(f"its podSelector {compact_json(selector)}", subject),
+    )
+
+
+def _rules(raw: JSON, egress: list[JSON] | None, context: ReadContext) -> tuple[TierRule, ...]:
+    """The object's egress rules: the same for every pod of the namespace,
+    so read once per object, namespace and CNI evidence (the core
+    ``ipBlock`` reading depends on it) when the context keeps a memo."""
+    return context.remembered(
+        (raw,),
+        ("core", context.namespace, context.calico, context.cilium_r),
+        lambda: tuple(core_rule(rule, i, context) for i, rule in enumerate(egress or [])),
     )
 
 

@@ -5,16 +5,19 @@ verdict. This module holds the context a reader is given (the pod, its
 namespace, the data-only objects, the credit of each kind, the CNI
 evidence), the result it hands back, and the conversions from the shapes
 the older readers of ``lint.decision.reach`` produce (``PortSet``, wanted
-peers, label selectors as JSON) into the tier vocabulary.
+peers, label selectors as JSON) into the tier vocabulary, and ``ReadMemo``,
+where a caller that reads the same objects for many pods lets the readers
+keep what does not depend on the pod.
 
-Pure: plain data in, frozen results out.
+Pure: plain data in, frozen results out (a ``ReadMemo`` is the caller's,
+handed in; the module holds no state of its own).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import Any, Final, TypeVar, cast
 
 from lint.decision.model import ALL_PORTS, CidrPeer, PortRange, PortSet, SelectorPeer, Tri
 from lint.decision.reach.common import (
@@ -72,6 +75,38 @@ class Credit:
 CREDITED: Final = Credit(Tri.YES)
 
 
+R = TypeVar("R")
+
+
+class ReadMemo:
+    """What readers read of an object that does not depend on the pod (its
+    rules), kept by a caller that reads the same objects for many pods and
+    hands the memo in (``build_tier_input``): the check holds one per
+    namespace it judges. It holds no other state, so a run that passes none
+    reads everything afresh.
+
+    An answer is kept under the identities of the objects it was read from
+    (``held``) and the plain values that also decide it (``key``). The
+    objects are kept with the answer, so an id is never reused while the
+    memo lives, and an equal object elsewhere is never taken for it.
+    """
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
+
+    def once(self, held: tuple[object, ...], key: Hashable, read: Callable[[], R]) -> R:
+        """``read()``, once per objects ``held`` (by identity) and ``key``."""
+        full = (tuple(map(id, held)), key)
+        hit = self._known.get(full)
+        if hit is not None and all(a is b for a, b in zip(hit[0], held, strict=True)):
+            return cast(R, hit[1])
+        value = read()
+        self._known[full] = (held, value)
+        return value
+
+
 @dataclass(frozen=True, slots=True)
 class ReadContext:
     """What a reader knows besides its object.
@@ -80,7 +115,8 @@ class ReadContext:
     ``namespace_view`` the sandbox namespace's (§2.3). ``credits`` maps a
     kind's key (``lint.kinds.Kind.key``) to its credit; a kind not listed is
     credited. ``calico`` and ``cilium_r`` are the evidence of §12.4, which
-    the core ``ipBlock`` reading depends on (§12.2.2).
+    the core ``ipBlock`` reading depends on (§12.2.2). ``memo`` keeps what
+    a reader reads of an object whatever the pod (``ReadMemo``).
     """
 
     namespace: str
@@ -93,9 +129,17 @@ class ReadContext:
     cilium_r: bool = False
     pod_template: JSON = None
     pod_annotations: Mapping[str, JSON] = field(default_factory=dict)
+    memo: ReadMemo | None = field(default=None, compare=False)
+    """Where readers keep what they read of an object for any pod (None:
+    nothing is kept)."""
 
     def credit(self, key: str) -> Credit:
         return self.credits.get(key, CREDITED)
+
+    def remembered(self, held: tuple[object, ...], key: Hashable, read: Callable[[], R]) -> R:
+        """``read()`` through the memo, when there is one (``ReadMemo.once``)."""
+        memo = self.memo
+        return read() if memo is None else memo.once(held, key, read)
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,7 +381,13 @@ def fqdn_peer(text: str, names: tuple[str, ...] | None) -> PeerMatch:
     """An FQDN peer: ``M`` on addresses; on name points by name (or ``M``
     when ``names`` is None: a pattern this model cannot express)."""
     return PeerMatch(
-        text, out=Tri.UNKNOWN, pod=Tri.UNKNOWN, node=Tri.UNKNOWN, on_name=Tri.UNKNOWN, names=names
+        text,
+        out=Tri.UNKNOWN,
+        pod=Tri.UNKNOWN,
+        node=Tri.UNKNOWN,
+        on_name=Tri.UNKNOWN,
+        names=names,
+        by_name=True,
     )
 
 

@@ -126,7 +126,7 @@ def entity(name: str) -> PeerMatch:
 
 
 def fqdn(*names: str) -> PeerMatch:
-    return PeerMatch(f"domains {list(names)}", out=M, pod=M, node=M, names=names)
+    return PeerMatch(f"domains {list(names)}", out=M, pod=M, node=M, names=names, by_name=True)
 
 
 # --- rules and documents ------------------------------------------------------------------

@@ -7,11 +7,14 @@ from lint.decision.reach.common import Requirement
 from lint.decision.tiers.cells import (
     AddressQuery,
     PortCell,
+    VectorProbe,
     build_space,
     pods_on_class,
     pods_within,
     selectors_disjoint,
 )
+from lint.decision.tiers.evaluate import evaluate
+from lint.decision.tiers.match import destination
 from lint.decision.tiers.model import PodSet, Protocol
 from tests.decision.tiers.build import (
     ALLOW,
@@ -92,11 +95,15 @@ def test_cells_split_at_every_boundary_and_group_by_answers() -> None:
     }
     for text in ("10.0.0.0/8", "10.1.0.0/16", "8.8.8.8/32"):
         assert cidr(text).base in lows
-    # Each pair of answers is evaluated once.
+    # Each distinct answer of the rules is evaluated once, and a verdict
+    # read from the memo is the one a fresh evaluation gives.
+    signatures = set()
     for places in space.place_groups:
         for ports in space.port_groups:
-            space.verdict(ports.vector, places.vector)
-    assert len(space.memo) == len(space.place_groups) * len(space.port_groups)
+            probe = VectorProbe(space, ports.vector, places.vector)
+            signatures.add(tuple(destination(rule, probe) for rule in space.rules))
+            assert space.verdict(ports.vector, places.vector) == evaluate(space.plan, probe)
+    assert len(space.memo) == len(signatures) < len(space.place_groups) * len(space.port_groups)
 
 
 def test_no_pod_class_outside_every_selector_when_one_selects_every_pod() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 
 from lint.decision.model import Tri
-from lint.decision.tiers.cells import Place, PortCell, Space, build_space
+from lint.decision.tiers.cells import Place, PortCell, Space, VectorProbe, build_space
 from lint.decision.tiers.evaluate import build_plan, evaluate
 from lint.decision.tiers.match import NameProbe, PointProbe
 from lint.decision.tiers.model import Protocol, TierInput
@@ -129,3 +129,16 @@ def test_a_name_cell_verdict_contains_each_name_point_verdict(
         verdict = space.verdict(port_vector, place_vector)
         assert exact.results <= verdict.results
         assert space.inside(port_vector, place_vector) is not (Tri.NO if inside else Tri.YES)
+
+
+@SETTINGS
+@given(tier_inputs())
+def test_remembered_verdicts_are_fresh_evaluations(tier_input: TierInput) -> None:
+    # The space remembers verdicts by the rules' answers and slot outcomes by
+    # the answers of each slot's rules: neither may stand in for a different one.
+    space = build_space(tier_input)
+    for places in [*space.place_groups, *space.name_groups]:
+        for ports in space.port_groups:
+            remembered = space.verdict(ports.vector, places.vector)
+            fresh = evaluate(space.plan, VectorProbe(space, ports.vector, places.vector))
+            assert remembered == fresh

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lint.decision.model import (
     Allowance,
     EgressRefusal,
@@ -103,6 +105,46 @@ def test_a_name_destination_is_judged_on_name_points() -> None:
     assert inside.allowance == "inside"
     assert inside.exit_status == 0
     assert outside.outside_verdict is None
+
+
+def test_fqdn_peers_by_name_only() -> None:
+    """With ``by_name``, an FQDN rule for an allowed name passes reach
+    (without it, every address is undecided); explain's verdict for an
+    address still shows the rule as possible, its exit status follows reach."""
+    allowance = base("D").allowance
+    granted = Allowance(
+        allowance.destinations,
+        (FqdnGrant("api.example.com", "all"),),
+        "all",
+        False,
+        False,
+        allowance.policy_kind,
+        allowance.named_object,
+    )
+    named = cilium("c", rule(ALLOW, [fqdn("api.example.com")], port("TCP", 443)))
+    tier_input = base("D", named, cilium_r=True, allowance_of=granted)
+    assert reach(tier_input).refusal is EgressRefusal.NOT_EVALUABLE
+    assert reach(tier_input, by_name=True).refusal is None
+    address = explain(tier_input, to("8.8.8.8:443/TCP"), by_name=True)
+    assert address.verdict == "undecided"
+    assert address.exit_status == 0
+    assert explain(tier_input, to("8.8.8.8:443/TCP")).exit_status == 1
+    wider = cilium("c", rule(ALLOW, [fqdn("other.example.com")], port("TCP", 443)))
+    answer = reach(base("D", wider, cilium_r=True, allowance_of=granted), by_name=True)
+    assert answer.refusal is EgressRefusal.POLICY_WIDENS_EGRESS
+    assert answer.part is not None and "other.example.com" in answer.part
+
+
+def test_a_declared_pattern_holds_the_names_it_matches() -> None:
+    """The translation's ``matchPattern`` entries count as declared names:
+    a rule naming the same pattern stays inside, a wider one does not."""
+    allowance = base("D").allowance
+    granted = replace(allowance, fqdn_patterns=(FqdnGrant("*.pypi.org", "all"),))
+    same = cilium("c", rule(ALLOW, [fqdn("*.pypi.org")]))
+    assert reach(base("D", same, cilium_r=True, allowance_of=granted), by_name=True).refusal is None
+    wider = cilium("c", rule(ALLOW, [fqdn("*.org")]))
+    answer = reach(base("D", wider, cilium_r=True, allowance_of=granted), by_name=True)
+    assert answer.refusal is EgressRefusal.POLICY_WIDENS_EGRESS
 
 
 def test_explain_names_the_deciding_rule_per_slot() -> None:

@@ -46,6 +46,21 @@ def test_egress_allows_and_egress_deny_denies() -> None:
     assert (read.types, read.isolates) == (Tri.YES, True)
 
 
+@pytest.mark.parametrize("rule", [{}, {"toFQDNs": []}, {"toEndpoints": [], "toPorts": []}])
+def test_a_rule_with_no_destination_and_no_port_matches_nothing(rule: dict[str, Any]) -> None:
+    read = one({"egress": [rule]})
+    assert read.rules[0].peers == ()
+    built = build([cilium_np({"egress": [rule]})], "Dn")
+    reach_answer, explained = ask(built, "1.1.1.1:443/TCP")
+    assert reach_answer.refusal is None
+    assert explained.verdict == "denied"
+
+
+def test_a_port_only_rule_still_reaches_every_destination_on_its_ports() -> None:
+    read = one({"egress": [{"toPorts": [{"ports": [{"port": "443", "protocol": "TCP"}]}]}]})
+    assert read.rules[0].peers is None
+
+
 def test_deny_all_isolates_the_pod_in_both_questions() -> None:
     built = build([cilium_np({"egressDeny": [{"toEntities": ["all"]}]})], "Dn")
     reach_answer, explained = ask(built, "1.1.1.1:443/TCP")

@@ -1,0 +1,130 @@
+"""Reach reuses what it built for one path on the next (the entries of the
+policies that do not select the pod, the rules each tier reader read). The
+reuse must be invisible: a sandbox's reach among many others is its reach
+when its entry is declared alone, two entries on one template keep their
+own pods and allowances, and equal policies in two namespaces keep their
+own namespace, file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lint.checks.context import CheckContext
+from lint.checks.reach import _unselected_entry, tier_candidates
+from lint.checks.runner import CheckOptions, run_check
+from lint.inventory import build_inventory
+from lint.loading import load
+from lint.report.json_report import report_document
+
+PROFILE_KEY = "sandbox.namzu.ai/egress-profile"
+WIDE = {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}
+LOCAL = {"to": [{"podSelector": {}}], "ports": [{"port": 443}]}
+
+
+def _policy(name: str, namespace: str, selector: dict[str, Any], rule: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"podSelector": selector, "policyTypes": ["Egress"], "egress": [rule]},
+    }
+
+
+def _template(namespace: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "extensions.agents.x-k8s.io/v1beta1",
+        "kind": "SandboxTemplate",
+        "metadata": {"name": "task", "namespace": namespace},
+        "spec": {"podTemplate": {"metadata": {"labels": {"app": "a"}}, "spec": {}}},
+    }
+
+
+def _cilium(namespace: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "cilium.io/v2",
+        "kind": "CiliumNetworkPolicy",
+        "metadata": {"name": "cil", "namespace": namespace},
+        "spec": {"endpointSelector": {}, "egress": [{"toEndpoints": [{}]}]},
+    }
+
+
+def _objects(namespace: str, cilium: bool) -> list[dict[str, Any]]:
+    """A namespace's policies: two that select no sandbox pod, two that
+    select every one, one that selects only the `web` profile's pods; with
+    ``cilium``, a Cilium policy too (without one, the `api` entry's path,
+    on Cilium, reads the core policies under other evidence than `web`)."""
+    return [
+        _template(namespace),
+        _policy("quiet-1", namespace, {"matchLabels": {"app": "z"}}, WIDE),
+        _policy("quiet-2", namespace, {"matchLabels": {"app": "z"}}, LOCAL),
+        _policy("for-a", namespace, {"matchLabels": {"app": "a"}}, LOCAL),
+        _policy("wide-a", namespace, {"matchLabels": {"app": "a"}}, WIDE),
+        _policy("web-only", namespace, {"matchLabels": {PROFILE_KEY: "web"}}, WIDE),
+        *([_cilium(namespace)] if cilium else []),
+    ]
+
+
+ENTRIES = [
+    "{template: task, namespace: sbx, egress: {profile: web, policy: {kind: deny-all}}}",
+    "{template: task, namespace: sbx, egress: {profile: api, engine: cilium,"
+    " policy: {kind: static, allowedHosts: [example.com]}}}",
+    "{template: task, namespace: second, egress: {profile: web, policy: {kind: deny-all}}}",
+]
+
+
+def _sandboxes(tree: Path, config: Path, entries: list[str]) -> dict[tuple[str, ...], Any]:
+    config.write_text("version: 1\nsandboxes:\n" + "".join(f"  - {e}\n" for e in entries))
+    report = report_document(run_check(CheckOptions(paths=(str(tree),), config=config)))
+    return {(s["namespace"], s["profile"], s["path"]): s for s in report["sandboxes"]}
+
+
+def _reach(sandbox: Any) -> dict[str, Any]:
+    return {entry["name"]: entry for entry in sandbox["egress"]["reach"]["examined"]}
+
+
+@pytest.mark.parametrize("cilium", [False, True])
+def test_reach_among_many_paths_is_reach_alone(cilium: bool, tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    # Each namespace in its own file: equal policies at equal lines.
+    for namespace in ("second", "sbx"):
+        text = "".join(f"---\n{json.dumps(d)}\n" for d in _objects(namespace, cilium))
+        (tree / f"{namespace}.yaml").write_text(text)
+    joint = _sandboxes(tree, tmp_path / "together.yaml", ENTRIES)
+    for index, entry in enumerate(ENTRIES):
+        for key, sandbox in _sandboxes(tree, tmp_path / f"alone-{index}.yaml", [entry]).items():
+            assert joint[key] == sandbox, key
+    web, api = joint[("sbx", "web", "direct")], joint[("sbx", "api", "direct")]
+    # One template, two entries: each keeps its pod's labels.
+    assert _reach(web)["web-only"]["verdict"] != "does-not-select"
+    assert _reach(api)["web-only"]["verdict"] == "does-not-select"
+    # Equal policies in two namespaces: each entry names its own.
+    for namespace in ("sbx", "second"):
+        quiet = _reach(joint[(namespace, "web", "direct")])["quiet-1"]
+        assert quiet["verdict"] == "does-not-select"
+        assert quiet["namespace"] == namespace
+        assert quiet["file"].endswith(f"/{namespace}.yaml")
+
+
+def test_a_left_out_policy_s_entry_is_made_once_per_object(tmp_path: Path) -> None:
+    """Two equal policies in two namespaces, judged under one memo: each
+    gets its own entry, and the same object the same entry again."""
+    path = tmp_path / "all.yaml"
+    policies = [_policy("quiet", namespace, {}, WIDE) for namespace in ("first", "second")]
+    path.write_text("".join(f"---\n{json.dumps(p)}\n" for p in policies))
+    loaded = load([str(path)])
+    inventory = build_inventory(loaded.documents, "first")
+    ctx = CheckContext(inventory, loaded.problems)
+    offered = [tier_candidates(ctx, namespace)[0] for namespace in ("first", "second", "first")]
+    entries = [_unselected_entry(ctx, each)[1][0] for each in offered]
+    assert [(e.namespace, e.location and e.location.line) for e in entries] == [
+        ("first", 2),
+        ("second", 4),
+        ("first", 2),
+    ]
+    assert entries[2] is entries[0]
+    assert entries[0].verdict == "does-not-select"

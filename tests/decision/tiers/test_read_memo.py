@@ -1,0 +1,202 @@
+"""What the tier readers keep of an object for every pod (``ReadMemo``):
+read once, and never handed to another object, namespace, CNI evidence or
+set of CIDR groups; and the order of the documents ``build_tier_input``
+gives, whatever the order of the candidates."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from lint.decision.model import Tri
+from lint.decision.reach.model import (
+    ReachCandidate,
+    ReachData,
+    namespace_label_view,
+    pod_label_view,
+)
+from lint.decision.tiers.build import PathFacts, build_tier_input
+from lint.decision.tiers.model import PodSet, TierDocument
+from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
+from lint.decision.tiers.read_core import read_core
+from lint.decision.tiers.reading import ReadContext, ReadMemo, namespace_pin
+from tests.decision.tiers.objects import (
+    CILIUM_API,
+    CODES,
+    NAMESPACE,
+    POD_LABELS,
+    candidates,
+    cilium_np,
+    core_np,
+)
+
+ALLOWANCE = CODES["Dn"].allowance
+
+
+def context(
+    namespace: str = NAMESPACE, pod: dict[str, str] = POD_LABELS, **facts: Any
+) -> ReadContext:
+    """A reader's context for ``pod`` in ``namespace``."""
+    return ReadContext(
+        namespace=namespace,
+        pod=pod_label_view(pod),
+        namespace_view=namespace_label_view(namespace, None),
+        **facts,
+    )
+
+
+LOCAL_PEER = {"to": [{"podSelector": {}}], "ports": [{"port": 443}]}
+WIDE = {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}
+
+
+def _core(obj: dict[str, Any], namespace: str | None = None, **facts: Any) -> TierDocument:
+    (candidate,) = candidates([obj])
+    if namespace is not None:
+        candidate = ReachCandidate(candidate.api_version, candidate.kind, obj, 0, namespace)
+        facts["namespace"] = namespace
+    (found,) = read_core(candidate, context(**facts)).documents
+    return found
+
+
+def _own_namespace(document: TierDocument) -> PodSet:
+    (peer,) = document.rules[0].peers or ()
+    assert isinstance(peer.pod, PodSet)
+    return peer.pod
+
+
+def test_the_rules_are_read_once_and_the_subject_for_each_pod() -> None:
+    memo = ReadMemo()
+    policy = core_np({"podSelector": {"matchLabels": {"app": "a"}}, "egress": [LOCAL_PEER, WIDE]})
+    chosen = _core(policy, memo=memo, pod={"app": "a"})
+    other = _core(policy, memo=memo, pod={"app": "b"})
+    assert other.rules is chosen.rules  # read once
+    assert chosen == _core(policy, pod={"app": "a"})
+    assert other == _core(policy, pod={"app": "b"})
+    assert (chosen.subject, other.subject) == (Tri.YES, Tri.NO)
+
+
+def test_an_object_with_no_namespace_is_read_again_in_each_namespace() -> None:
+    memo = ReadMemo()
+    policy = core_np({"podSelector": {}, "egress": [LOCAL_PEER]})
+    del policy["metadata"]["namespace"]
+    (candidate,) = candidates([policy])
+    for namespace in ("first", "second"):
+        (read,) = read_core(candidate, context(namespace=namespace, memo=memo)).documents
+        assert _own_namespace(read).namespaces == namespace_pin(namespace)
+
+
+def test_equal_objects_in_two_namespaces_keep_their_own_rules() -> None:
+    memo = ReadMemo()
+    policy = core_np({"podSelector": {}, "egress": [LOCAL_PEER]})
+    twin = copy.deepcopy(policy)
+    first = _core(policy, "first", memo=memo)
+    second = _core(twin, "second", memo=memo)
+    assert _own_namespace(first).namespaces == namespace_pin("first")
+    assert _own_namespace(second).namespaces == namespace_pin("second")
+
+
+def test_the_cni_evidence_decides_the_ip_block_again() -> None:
+    memo = ReadMemo()
+    policy = core_np({"podSelector": {}, "egress": [WIDE]})
+    calico = _core(policy, memo=memo, calico=True)
+    cilium = _core(policy, memo=memo, cilium_r=True)
+    assert calico == _core(policy, calico=True)
+    assert cilium == _core(policy, cilium_r=True)
+    assert calico.rules[0].peers != cilium.rules[0].peers
+
+
+def _group(cidrs: list[str]) -> ReachCandidate:
+    raw = {
+        "apiVersion": "cilium.io/v2alpha1",
+        "kind": "CiliumCIDRGroup",
+        "metadata": {"name": "g"},
+        "spec": {"externalCIDRs": cidrs},
+    }
+    return ReachCandidate("cilium.io/v2alpha1", "CiliumCIDRGroup", raw)
+
+
+def test_a_cilium_spec_is_read_again_for_other_cidr_groups() -> None:
+    memo = ReadMemo()
+    policy = cilium_np({"egress": [{"toCIDRSet": [{"cidrGroupRef": "g"}]}]})
+    policy["kind"] = "CiliumClusterwideNetworkPolicy"
+    del policy["metadata"]["namespace"]
+    (candidate,) = candidates([policy])
+    texts = []
+    for cidrs in (["192.0.2.0/24"], ["198.51.100.0/24", "203.0.113.0/24"]):
+        data = ReachData(cidr_groups=(_group(cidrs),))
+        (kept,) = read_cilium_clusterwide(candidate, context(data=data, memo=memo)).documents
+        (fresh,) = read_cilium_clusterwide(candidate, context(data=data)).documents
+        assert kept == fresh
+        texts.append(
+            [block.cidr for peer in kept.rules[0].peers or () for block in peer.blocks or ()]
+        )
+    assert len(texts[0]) == 1 and len(texts[1]) == 2
+
+
+def test_equal_cilium_policies_in_two_namespaces_keep_their_own_endpoints() -> None:
+    memo = ReadMemo()
+    policy = cilium_np({"egress": [{"toEndpoints": [{}]}]})
+    twin = copy.deepcopy(policy)
+    for obj, namespace in ((policy, "first"), (twin, "second")):
+        candidate = ReachCandidate(CILIUM_API, "CiliumNetworkPolicy", obj, 0, namespace)
+        read = read_cilium_namespaced(candidate, context(namespace=namespace, memo=memo))
+        (fresh,) = read_cilium_namespaced(candidate, context(namespace=namespace)).documents
+        assert read.documents == (fresh,)
+        (peer,) = fresh.rules[0].peers or ()
+        assert isinstance(peer.pod, PodSet) and peer.pod.namespaces == namespace_pin(namespace)
+
+
+def test_a_cilium_policy_with_no_namespace_is_read_again_in_each_namespace() -> None:
+    memo = ReadMemo()
+    policy = cilium_np({"egress": [{"toEndpoints": [{}]}]})
+    del policy["metadata"]["namespace"]
+    (candidate,) = candidates([policy])
+    for namespace in ("first", "second"):
+        (read,) = read_cilium_namespaced(candidate, context(namespace, memo=memo)).documents
+        (peer,) = read.rules[0].peers or ()
+        assert isinstance(peer.pod, PodSet) and peer.pod.namespaces == namespace_pin(namespace)
+
+
+def test_a_memo_keeps_what_it_read_under_the_objects_it_read() -> None:
+    memo = ReadMemo()
+    first, second = {"a": 1}, {"a": 1}
+    assert memo.once((first,), "k", lambda: "first") == "first"
+    assert memo.once((first,), "k", lambda: "again") == "first"
+    assert memo.once((second,), "k", lambda: "second") == "second"
+    assert memo.once((first,), "other", lambda: "other") == "other"
+
+
+def _built(objects: list[dict[str, Any]], memo: ReadMemo | None, pod: dict[str, str]) -> Any:
+    return build_tier_input(
+        candidates(objects),
+        ReachData(),
+        PathFacts(NAMESPACE, pod_label_view(pod)),
+        ALLOWANCE,
+        memo=memo,
+    ).input
+
+
+def test_a_memo_changes_no_input_for_any_pod() -> None:
+    objects = [
+        core_np({"podSelector": {"matchLabels": {"app": "a"}}, "egress": [WIDE]}, name="a"),
+        core_np({"podSelector": {}, "egress": [LOCAL_PEER]}, name="b"),
+        cilium_np({"egress": [{"toEndpoints": [{}]}], "egressDeny": [{"toCIDR": ["10.0.0.0/8"]}]}),
+    ]
+    memo = ReadMemo()
+    for pod in (POD_LABELS, {"app": "a"}, {"app": "b"}, POD_LABELS):
+        assert _built(objects, memo, pod) == _built(objects, None, pod)
+
+
+def test_copies_of_one_name_are_ordered_by_content_whatever_the_order_given() -> None:
+    copies = [
+        core_np({"podSelector": {}, "egress": [WIDE]}, name="same"),
+        core_np({"podSelector": {}, "egress": [LOCAL_PEER]}, name="same"),
+        core_np({"podSelector": {}, "egress": [LOCAL_PEER, WIDE]}, name="same"),
+        core_np({"podSelector": {}, "egress": []}, name="other"),
+    ]
+    first = _built(copies, None, POD_LABELS).documents
+    again = _built(list(reversed(copies)), None, POD_LABELS).documents
+    strip = [(d.name, d.rules, d.types) for d in first]
+    assert strip == [(d.name, d.rules, d.types) for d in again]
+    assert [d.name for d in first] == ["other", "same", "same", "same"]
+    assert len({d.rules for d in first}) == 4

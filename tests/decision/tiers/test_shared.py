@@ -1,0 +1,114 @@
+"""Spaces and scans shared between inputs the engine reads alike (``content_key``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lint.decision.model import EgressRefusal, EgressVerdict, Tri
+from lint.decision.tiers.content import content_key
+from lint.decision.tiers.model import Action, Slot, TierInput
+from lint.decision.tiers.questions import MAX_PARTS, MAX_SHARED, Shared, reach
+from tests.decision.tiers.build import base, core_np, networks, port, rule, rules
+from tests.decision.tiers.strategies import tier_inputs
+from tests.decision.tiers.worked import rows
+
+ROWS = rows()
+
+
+def _renamed(tier_input: TierInput, suffix: str) -> TierInput:
+    """Every name changed, nothing the engine reads."""
+    documents = tuple(replace(d, name=d.name + suffix) for d in tier_input.documents)
+    return replace(tier_input, documents=documents)
+
+
+def test_every_worked_example_answers_the_same_from_a_shared_memo() -> None:
+    shared: Shared = {}
+    for row in [*ROWS, *reversed(ROWS)]:
+        for by_name in (False, True):
+            assert reach(row.input, by_name=by_name, shared=shared) == reach(
+                row.input, by_name=by_name
+            ), row.number
+    assert 0 < len(shared) <= 2 * len(ROWS)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(tier_inputs(), min_size=1, max_size=4))
+def test_answers_from_a_shared_memo_are_the_fresh_answers(inputs: list[TierInput]) -> None:
+    shared: Shared = {}
+    renamed = [_renamed(i, "-other") for i in inputs]
+    for tier_input in [*inputs, *renamed, *inputs]:
+        assert reach(tier_input, shared=shared) == reach(tier_input)
+        assert reach(tier_input, by_name=True, shared=shared) == reach(tier_input, by_name=True)
+
+
+def test_inputs_differing_only_in_names_share_one_space_and_keep_their_names() -> None:
+    row = next(
+        r
+        for r in ROWS
+        if r.names is not None
+        and all(d.slot == Slot.NETWORK_POLICY for d in r.input.documents)
+        and not r.input.calico_form
+    )
+    other = _renamed(row.input, "-copy")
+    assert content_key(other) == content_key(row.input)
+    shared: Shared = {}
+    first = reach(row.input, shared=shared)
+    second = reach(other, shared=shared)
+    assert len(shared) == 1
+    assert second == reach(other)
+    assert second.summary is not None and "-copy" in second.summary
+    assert first.summary is not None and "-copy" not in first.summary
+
+
+def test_a_name_that_orders_documents_is_read() -> None:
+    # Outside the NetworkPolicy slot in API form, documents of one order run
+    # by name, so a renamed input is another input.
+    row = next(r for r in ROWS if any(d.slot != Slot.NETWORK_POLICY for d in r.input.documents))
+    assert content_key(_renamed(row.input, "-copy")) != content_key(row.input)
+
+
+def test_what_the_engine_reads_is_in_the_key() -> None:
+    row = ROWS[0]
+    base = content_key(row.input)
+    document = row.input.documents[0]
+    for changed in (
+        replace(document, subject=Tri.NO if document.subject is Tri.UNKNOWN else Tri.UNKNOWN),
+        replace(document, isolates=not document.isolates),
+        replace(document, rules=document.rules[1:] if document.rules else document.rules * 2),
+    ):
+        if changed == document:
+            continue
+        documents = (changed, *row.input.documents[1:])
+        assert content_key(replace(row.input, documents=documents)) != base
+    assert content_key(replace(row.input, namespace="elsewhere")) != base
+    assert content_key(replace(row.input, cilium_r=not row.input.cilium_r)) != base
+
+
+def test_the_shared_memo_is_bounded() -> None:
+    shared: Shared = {}
+    for number in range(MAX_SHARED + 3):
+        renamed = replace(ROWS[0].input, namespace=f"ns-{number}")
+        reach(renamed, shared=shared)
+    assert len(shared) == MAX_SHARED
+
+
+def test_more_rules_than_reach_evaluates_fail_closed_naming_the_largest_policy() -> None:
+    wide = rules(
+        *(
+            rule(Action.ALLOW, [networks(f"10.{i // 250}.{i % 250}.0/24")], port("TCP", 1 + i))
+            for i in range(600)
+        )
+    )
+    small = core_np("small", rule(Action.ALLOW, [networks("10.0.0.0/8")]))
+    tier_input = base("Dn", small, core_np("wide", *wide))
+    answer = reach(tier_input)
+    assert answer.refusal is EgressRefusal.NOT_EVALUABLE
+    assert answer.summary is not None and answer.summary.startswith("NetworkPolicy/wide")
+    assert {item.verdict for item in answer.listed} == {EgressVerdict.NOT_EVALUABLE}
+    assert len(wide) ** 2 > MAX_PARTS
+    # Below the bound the rules are still evaluated exactly: a culprit is named.
+    within = base("Dn", small, core_np("wide", *wide[:40]))
+    assert reach(within).refusal is EgressRefusal.POLICY_WIDENS_EGRESS
