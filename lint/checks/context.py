@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from lint.checks.candidates import Placeholder, Sourced, location_of
 from lint.decision.allowance import build_allowance
@@ -46,6 +46,10 @@ class JudgedEntry:
     examined: Examined
     entry: ExaminedEntry
     origin: Origin
+
+
+LASTING_READ_MEMO: Final = "tier-lasting-read-memo"
+"""The ``scopes`` key of the tier readers' memo of the whole run."""
 
 
 @dataclass
@@ -89,7 +93,7 @@ class JudgmentMemo:
 
     namespace: str | None = None
     """The namespace being judged (``begin_namespace``)."""
-    kept: frozenset[Hashable] = frozenset({"reach-data"})
+    kept: frozenset[Hashable] = frozenset({"reach-data", LASTING_READ_MEMO})
     """The ``scopes`` entries of the whole run, kept across namespaces."""
 
     def begin_namespace(self, namespace: str) -> None:

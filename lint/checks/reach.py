@@ -20,6 +20,7 @@ from typing import Final
 
 from lint.checks.candidates import Sourced, location_of, unparsed_placeholders
 from lint.checks.context import (
+    LASTING_READ_MEMO,
     CheckContext,
     JudgedEntry,
     precise_location,
@@ -243,7 +244,7 @@ def _in_document_order(
     namespace; a left-out NetworkPolicy or Cilium policy is in the
     NetworkPolicy slot), then the undecidable objects."""
     documents = asked.built.input.documents
-    ordered = _unselected_in_order(ctx, asked.built.input.namespace, asked.unselected, judgements)
+    keys, ordered = _unselected_in_order(ctx, asked, judgements)
     rest: list[_Entry] = []
     for item, entry in zip(asked.answer.listed, listed, strict=True):
         if item.undecidable:
@@ -253,46 +254,74 @@ def _in_document_order(
         key = _order_key(document.slot, document.kind, document.name, document.namespace)
         # Copies of one name (a cluster-scoped policy in several files) keep
         # the order of their files and lines, not the order a worker read them in.
-        bisect.insort(ordered, ((key, _place(entry[0])), entry), key=_FIRST)
-    return [entry for _, entry in ordered] + rest
+        sort_key = (key, _place(entry[0]))
+        at = bisect.bisect_right(keys, sort_key)
+        keys.insert(at, sort_key)
+        ordered.insert(at, entry)
+    return ordered + rest
 
 
 def _unselected_in_order(
-    ctx: CheckContext,
-    namespace: str,
-    unselected: tuple[Offered, ...],
-    judgements: tuple[Judged, ...],
-) -> list[tuple[_SortKey, _Entry]]:
-    """The left-out policies' entries, sorted. The namespace's candidates
-    are sorted once (``_candidates_in_order``); each path keeps those it
-    left out, and then only inserts its few listed entries."""
-    if not unselected:
-        return []
-    left = set(map(id, unselected))
-    ordered = _candidates_in_order(ctx, namespace, judgements)
-    return [pair for pair, ident in ordered if ident in left]
+    ctx: CheckContext, asked: _Asked, judgements: tuple[Judged, ...]
+) -> tuple[list[_SortKey], list[_Entry]]:
+    """The left-out policies' sort keys and entries, sorted. The namespace's
+    candidates are sorted once (``_candidates_in_order``); a path copies
+    them and takes out the few it read, at C speed."""
+    if not asked.unselected:
+        return [], []
+    every = _candidates_in_order(ctx, asked.built.input.namespace, judgements)
+    read = [every.position[id(each)] for each in asked.offered if id(each) in every.position]
+    if len(read) > _FEW_READ:
+        gone = set(read)
+        kept = [at for at in range(len(every.keys)) if at not in gone]
+        return [every.keys[at] for at in kept], [every.entries[at] for at in kept]
+    keys, entries = list(every.keys), list(every.entries)
+    for at in sorted(read, reverse=True):
+        del keys[at]
+        del entries[at]
+    return keys, entries
+
+
+_FEW_READ: Final = 64
+"""Up to how many read candidates a path takes out of the sorted list one
+by one; past it the list is filtered once."""
+
+
+@dataclass(frozen=True, slots=True)
+class _InOrder:
+    """Every candidate of a namespace as a left-out policy's entry, in the
+    order reach lists them: sort keys and entries side by side, and each
+    candidate's place by its identity."""
+
+    keys: tuple[_SortKey, ...]
+    entries: tuple[_Entry, ...]
+    position: Mapping[int, int]
 
 
 def _candidates_in_order(
     ctx: CheckContext, namespace: str, judgements: tuple[Judged, ...]
-) -> tuple[tuple[tuple[_SortKey, _Entry], int], ...]:
-    """Every candidate of the namespace as a left-out policy's entry, in
-    the order reach lists them, with the identity of its candidate. Where
-    the union's judgement already wrote the same entry, it is that object:
-    made once, and encoded once in a JSON report."""
+) -> _InOrder:
+    """``_InOrder`` for the namespace, once. Where the union's judgement
+    already wrote the same entry, it is that object: made once, and encoded
+    once in a JSON report."""
     key = ("reach-candidates-in-order", namespace)
     hit = ctx.memo.reach.get(key)
     if hit is not None and hit[0] is ctx.inventory:
-        known: tuple[tuple[tuple[_SortKey, _Entry], int], ...] = hit[1]
+        known: _InOrder = hit[1]
         return known
     written = {k: v for j in judgements for k, v in _unselected_entries_of(j).items()}
     paired = [
         (_unselected_entry(ctx, each, written.get(id(each.obj))), id(each))
         for each in tier_candidates(ctx, namespace)
     ]
-    ordered = tuple(sorted(paired, key=_sort_key_of))
-    ctx.memo.reach[key] = (ctx.inventory, ordered)
-    return ordered
+    paired.sort(key=_sort_key_of)
+    found = _InOrder(
+        tuple(pair[0] for pair, _ in paired),
+        tuple(pair[1] for pair, _ in paired),
+        {ident: at for at, (_, ident) in enumerate(paired)},
+    )
+    ctx.memo.reach[key] = (ctx.inventory, found)
+    return found
 
 
 def _unselected_entries_of(judged: Judged) -> dict[int, ExaminedEntry]:
@@ -547,19 +576,16 @@ def _judged_unselected(
     selecting = {id(getattr(e.origin, "obj", None)) for j in judgements for e in j.selecting}
     union_block, cilium_block = (_block_objects(ctx, j) for j in judgements)
     own = set().union(*(_own_objects(j) for j in judgements))
-    kept: list[Offered] = []
-    left: list[Offered] = []
-    moved: dict[int, tuple[str | int, ...]] = {}
-    for index, each in enumerate(every):
-        obj_id = id(each.obj)
-        present = obj_id in union_block or obj_id in cilium_block or obj_id in own
-        if index not in bases and present and obj_id not in selecting:
-            left.append(each)
-            continue
-        if index in bases:
-            moved[len(kept)] = bases[index]
-        kept.append(each)
-    return tuple(kept), tuple(left), moved
+    absent = (union_block | cilium_block | own) - selecting
+    # The synthesized policies (``bases``) come last and are always read.
+    leaves = [id(each.obj) in absent for each in every]
+    for index in bases:
+        leaves[index] = False
+    kept = tuple(each for each, leaving in zip(every, leaves, strict=True) if not leaving)
+    left = tuple(each for each, leaving in zip(every, leaves, strict=True) if leaving)
+    first_base = len(kept) - len(bases)
+    moved = {first_base + at: bases[index] for at, index in enumerate(sorted(bases))}
+    return kept, left, moved
 
 
 _OBJECT = operator.attrgetter("origin.obj")
@@ -703,8 +729,21 @@ def _read_memo(ctx: CheckContext) -> ReadMemo:
     if hit is not None and hit[0] is ctx.inventory:
         known: ReadMemo = hit[1]
         return known
-    memo = ReadMemo()
+    memo = ReadMemo(_lasting_read_memo(ctx))
     ctx.memo.scopes["tier-read-memo"] = (ctx.inventory, memo)
+    return memo
+
+
+def _lasting_read_memo(ctx: CheckContext) -> ReadMemo:
+    """What the tier readers read of an object whatever the namespace (a
+    cluster-scoped policy's rules), kept for the whole run: every
+    namespace's pods read the cluster's policies again."""
+    hit = ctx.memo.scopes.get(LASTING_READ_MEMO)
+    if hit is not None and hit[0] is ctx.inventory:
+        known: ReadMemo = hit[1]
+        return known
+    memo = ReadMemo()
+    ctx.memo.scopes[LASTING_READ_MEMO] = (ctx.inventory, memo)
     return memo
 
 

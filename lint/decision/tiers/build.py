@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from typing import Final, TypeAlias
 
 from lint.decision.model import Allowance, Tri
@@ -211,7 +212,7 @@ def build_tier_input(
             namespace=path.namespace,
             allowance=allowance,
             documents=_sorted_documents(
-                documents, calico_form=evidence.calico and not evidence.cilium_r
+                documents, calico_form=evidence.calico and not evidence.cilium_r, memo=memo
             ),
             tiers=_tiers(tiers, documents),
             undecidable=tuple(sorted(undecidable, key=repr)),
@@ -228,7 +229,7 @@ def _of_kind(candidates: Iterable[ReachCandidate], kind: Kind) -> tuple[ReachCan
 
 
 def _sorted_documents(
-    documents: Sequence[TierDocument], calico_form: bool
+    documents: Sequence[TierDocument], calico_form: bool, memo: ReadMemo | None = None
 ) -> tuple[TierDocument, ...]:
     """The documents by slot, kind, name and namespace; two objects of one
     kind and name (a duplicate) by content, so the order of the candidates
@@ -239,7 +240,9 @@ def _sorted_documents(
     for _, group in itertools.groupby(sorted(documents, key=_place_key), key=_place_key):
         tied = list(group)
         if len(tied) > 1:
-            tied = _copies_in_doubt(sorted(tied, key=_content_key), calico_form)
+            keys = {id(document): _content_key(document, memo) for document in tied}
+            tied = sorted(tied, key=lambda document: keys[id(document)])
+            tied = _copies_in_doubt(tied, keys, calico_form)
         ordered += tied
     return tuple(ordered)
 
@@ -249,7 +252,9 @@ COPY_IN_DOUBT: Final = (
 )
 
 
-def _copies_in_doubt(tied: list[TierDocument], calico_form: bool) -> list[TierDocument]:
+def _copies_in_doubt(
+    tied: list[TierDocument], keys: Mapping[int, str], calico_form: bool
+) -> list[TierDocument]:
     """Documents of one kind and name from several objects whose contents
     differ: the cluster holds one of the objects, not all. Applying every
     copy at once is safe only where copies merely add allowances (core and
@@ -259,7 +264,7 @@ def _copies_in_doubt(tied: list[TierDocument], calico_form: bool) -> list[TierDo
     apply, and what it decides is undecided."""
     by_object: dict[int, list[str]] = {}
     for document in tied:
-        by_object.setdefault(document.ref, []).append(_content_key(document))
+        by_object.setdefault(document.ref, []).append(keys[id(document)])
     if len(by_object) < 2 or len({tuple(c) for c in by_object.values()}) < 2:
         return tied
     if not any(_may_stop(document, calico_form) for document in tied):
@@ -290,8 +295,28 @@ def _place_key(document: TierDocument) -> tuple[str, str, bytes, str]:
     )
 
 
-def _content_key(document: TierDocument) -> str:
-    return repr(replace(document, ref=0))
+def _content_key(document: TierDocument, memo: ReadMemo | None) -> str:
+    """The document written out as its ``repr``, its ``ref`` aside. Its
+    rules are most of the text, and a cluster-scoped policy's rules are one
+    shared tuple for every pod (``ReadContext.remembered_everywhere``), so
+    their text is kept by the tuple's identity."""
+    if memo is None:
+        return repr(replace(document, ref=0))
+    parts = []
+    for name in _WRITTEN_FIELDS:
+        value = getattr(document, name)
+        if name == "ref":
+            text = "0"
+        elif name in ("rules", "deny_rules"):
+            text = memo.once((value,), "rules-text", partial(repr, value))
+        else:
+            text = repr(value)
+        parts.append(f"{name}={text}")
+    return f"{TierDocument.__qualname__}({', '.join(parts)})"
+
+
+_WRITTEN_FIELDS: Final = tuple(f.name for f in fields(TierDocument) if f.repr)
+"""The fields a ``TierDocument``'s ``repr`` writes, in its order."""
 
 
 def _tiers(

@@ -125,7 +125,11 @@ def _read(
         order=float(priority) if ordered else None,
         subject=subject,
         types=tri(bool(egress)),
-        rules=tuple(admin_rule(rule, index, flavour) for index, rule in enumerate(egress)),
+        rules=context.remembered_everywhere(
+            (candidate.raw,),
+            ("admin-rules", kind.key, flavour.group, flavour.actions, flavour.peer_fields),
+            lambda: tuple(admin_rule(rule, index, flavour) for index, rule in enumerate(egress)),
+        ),
         subject_why=(
             f"{subject_text(shape.subject)} cannot be matched offline"
             if subject is Tri.UNKNOWN

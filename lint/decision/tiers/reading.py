@@ -91,10 +91,14 @@ class ReadMemo:
     memo lives, and an equal object elsewhere is never taken for it.
     """
 
-    __slots__ = ("_known",)
+    __slots__ = ("_known", "lasting")
 
-    def __init__(self) -> None:
+    def __init__(self, lasting: ReadMemo | None = None) -> None:
         self._known: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
+        self.lasting = lasting
+        """Where reads that depend on the object alone (not on the
+        namespace) are kept: a caller keeps it for the whole run, since a
+        cluster-scoped policy is read again for every namespace's pods."""
 
     def once(self, held: tuple[object, ...], key: Hashable, read: Callable[[], R]) -> R:
         """``read()``, once per objects ``held`` (by identity) and ``key``."""
@@ -140,6 +144,16 @@ class ReadContext:
         """``read()`` through the memo, when there is one (``ReadMemo.once``)."""
         memo = self.memo
         return read() if memo is None else memo.once(held, key, read)
+
+    def remembered_everywhere(
+        self, held: tuple[object, ...], key: Hashable, read: Callable[[], R]
+    ) -> R:
+        """``remembered`` for a read that depends on the object alone, in
+        the memo's ``lasting`` part when it has one."""
+        memo = self.memo
+        if memo is None:
+            return read()
+        return (memo.lasting or memo).once(held, key, read)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ gives, whatever the order of the candidates."""
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 from lint.decision.model import Tri
@@ -15,7 +16,7 @@ from lint.decision.reach.model import (
     namespace_label_view,
     pod_label_view,
 )
-from lint.decision.tiers.build import PathFacts, build_tier_input
+from lint.decision.tiers.build import COPY_IN_DOUBT, PathFacts, _content_key, build_tier_input
 from lint.decision.tiers.model import PodSet, TierDocument
 from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
 from lint.decision.tiers.read_core import read_core
@@ -25,8 +26,11 @@ from tests.decision.tiers.objects import (
     CODES,
     NAMESPACE,
     POD_LABELS,
+    anp,
+    banp,
     candidates,
     cilium_np,
+    cnp,
     core_np,
 )
 
@@ -200,3 +204,51 @@ def test_copies_of_one_name_are_ordered_by_content_whatever_the_order_given() ->
     assert strip == [(d.name, d.rules, d.types) for d in again]
     assert [d.name for d in first] == ["other", "same", "same", "same"]
     assert len({d.rules for d in first}) == 4
+
+
+def _admin_copies() -> list[dict[str, Any]]:
+    deny = {"name": "d", "action": "Deny", "to": [{"networks": ["10.0.0.0/8"]}]}
+    allow = {"name": "a", "action": "Allow", "to": [{"networks": ["0.0.0.0/0"]}]}
+    return [
+        anp("same", 5, [deny, allow]),
+        anp("same", 5, [allow]),
+        anp("same", 5, [allow, deny]),
+        banp([allow]),
+        cnp("tiered", "Admin", 3, [deny]),
+    ]
+
+
+def test_a_cluster_policy_is_read_once_for_every_namespace() -> None:
+    lasting = ReadMemo()
+    objects = _admin_copies()
+    built = [
+        build_tier_input(
+            candidates(objects),
+            ReachData(),
+            PathFacts(namespace, pod_label_view(POD_LABELS)),
+            ALLOWANCE,
+            memo=ReadMemo(lasting),
+        ).input
+        for namespace in ("first", "second")
+    ]
+    first, second = (input_.documents for input_ in built)
+    assert all(a.rules is b.rules for a, b in zip(first, second, strict=True))
+    fresh = build_tier_input(
+        candidates(objects), ReachData(), PathFacts("second", pod_label_view(POD_LABELS)), ALLOWANCE
+    ).input
+    assert built[1] == fresh
+
+
+def test_copies_are_ordered_and_doubted_alike_with_a_memo_or_without() -> None:
+    objects = _admin_copies()
+    for order in (objects, list(reversed(objects))):
+        kept = _built(order, ReadMemo(ReadMemo()), POD_LABELS)
+        assert kept == _built(order, None, POD_LABELS)
+        assert [d.subject_why for d in kept.documents if d.name == "same"] == [COPY_IN_DOUBT] * 3
+
+
+def test_a_document_is_written_out_as_its_repr_with_a_memo_too() -> None:
+    memo = ReadMemo()
+    for document in _built(_admin_copies(), None, POD_LABELS).documents:
+        assert _content_key(document, memo) == repr(replace(document, ref=0))
+        assert _content_key(document, memo) == _content_key(document, None)
