@@ -143,16 +143,7 @@ def test_the_pooled_path_includes_the_controllers_policy(demo: Path) -> None:
     [
         ("api.github.com:443", "allowed", "host api.github.com on every port"),
         ("files.pypi.org:443", "allowed", "hosts matching *.pypi.org"),
-        pytest.param(
-            "a.b.pypi.org:443",
-            "denied",
-            "isolated, no rule allows it",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the tier model matches `*.` over one or more labels for Cilium "
-                "toFQDNs too, where Cilium's `*` stays within one label",
-            ),
-        ),
+        ("a.b.pypi.org:443", "denied", "isolated, no rule allows it"),
         ("10.96.0.10:53/UDP", "unknown", "cannot be resolved offline"),
         ("8.8.8.8:443", "unknown", "whatever api.github.com resolves to"),
     ],

@@ -126,16 +126,29 @@ class OwnerClass:
     text: str = ""
 
 
+ANY_DEPTH: Final = 0
+"""A wildcard class of every name one or more labels under its suffix."""
+ONE_LABEL: Final = 1
+"""A wildcard class of the names exactly one label under its suffix."""
+MORE_LABELS: Final = 2
+"""A wildcard class of the names two or more labels under its suffix."""
+
+
 @dataclass(frozen=True, slots=True)
 class NameClass:
     """One name, or (``wildcard``) the names a pattern matches beyond every
     name listed. ``asked``: a rule or the query names it; a name only the
     allowance lists is a class (so a pattern's class leaves it out) that
-    reach does not ask about, as name points exist for FQDN rules."""
+    reach does not ask about, as name points exist for FQDN rules.
+    ``depth``: how many labels a wildcard class's names hold before the
+    suffix. Where some peer reads ``*.`` as one label (Cilium), each
+    pattern's names are split into ``ONE_LABEL`` and ``MORE_LABELS``, on
+    each of which every peer answers alike; otherwise one ``ANY_DEPTH``."""
 
     name: str
     wildcard: bool = False
     asked: bool = True
+    depth: int = ANY_DEPTH
 
 
 class Place(NamedTuple):
@@ -321,18 +334,31 @@ def _peer_on_name(peer: PeerMatch, name: NameClass) -> Tri:
     if peer.names is None:
         return peer.on_name
     if not name.wildcard:
-        return of_bool(any(name_matches(p, name.name) for p in peer.names))
+        return of_bool(any(name_matches(p, name.name, peer.one_label) for p in peer.names))
     suffix = name.name[1:]
     answers = []
     for written in peer.names:
         pattern = normalise_domain(written)
         if not pattern.startswith("*."):
             continue  # the class holds no listed name
-        other = pattern[1:]
-        answers.append(
-            Tri.YES if suffix.endswith(other) else Tri.UNKNOWN if other.endswith(suffix) else Tri.NO
-        )
+        answers.append(_pattern_on_class(pattern[1:], peer.one_label, suffix, name.depth))
     return kleene_or(*answers)
+
+
+def _pattern_on_class(other: str, one_label: bool, suffix: str, depth: int) -> Tri:
+    """A ``*.`` pattern over ``other`` (``.``-led) on a wildcard class's
+    names under ``suffix``: ``Y`` when it matches them all, ``M`` some."""
+    within = suffix.endswith(other)  # the class's names lie under the pattern's suffix
+    beneath = other.endswith(suffix) and other != suffix  # the pattern's names lie deeper
+    if not one_label:
+        if within:
+            return Tri.YES
+        return Tri.NO if depth == ONE_LABEL or not beneath else Tri.UNKNOWN
+    if depth == ONE_LABEL:
+        return Tri.YES if suffix == other else Tri.NO
+    if depth == MORE_LABELS:
+        return Tri.UNKNOWN if beneath else Tri.NO
+    return Tri.UNKNOWN if beneath or suffix == other else Tri.NO
 
 
 def _port_cell_ports(ports: Ports, cell: PortCell) -> Tri:
@@ -679,6 +705,12 @@ def _name_classes(
         for name in peer.names or ():
             if not name.startswith("*."):  # a pattern grant holds classes, it is none
                 exact.setdefault(normalise_domain(name), False)
+    every = (*peers, *(peer for peer, _ in view.entries))
+    depths = (ONE_LABEL, MORE_LABELS) if any(map(_one_label_pattern, every)) else (ANY_DEPTH,)
     return [NameClass(n, asked=asked) for n, asked in exact.items()] + [
-        NameClass(n, wildcard=True) for n in wild
+        NameClass(n, wildcard=True, depth=depth) for n in wild for depth in depths
     ]
+
+
+def _one_label_pattern(peer: PeerMatch) -> bool:
+    return peer.one_label and any(name.startswith("*.") for name in peer.names or ())

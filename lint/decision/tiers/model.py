@@ -137,7 +137,10 @@ class PeerMatch:
 
     ``text`` is how a detail names the peer. ``by_name``: an FQDN peer
     (its address parts say only that a resolved name may land anywhere),
-    which a question may ask to match on name points only.
+    which a question may ask to match on name points only. ``one_label``:
+    a ``*.`` in ``names`` stands for exactly one label, as Cilium reads a
+    ``matchPattern``; otherwise for one or more, as the network-policy API
+    reads ``domainNames``.
     """
 
     text: str
@@ -148,6 +151,7 @@ class PeerMatch:
     on_name: Tri = Tri.UNKNOWN
     names: tuple[str, ...] | None = None
     by_name: bool = False
+    one_label: bool = False
 
 
 UNREADABLE_PEER_TEXT: Final = "a destination that cannot be read"

@@ -149,14 +149,17 @@ def podset_holds(
     return kleene_and(held, kleene_not(excluded))
 
 
-def name_matches(pattern: str, host: str) -> bool:
+def name_matches(pattern: str, host: str, one_label: bool = False) -> bool:
     """An exact name, or ``*.suffix`` for one or more labels before ``suffix``
-    (names compared normalised: ASCII lowercase, one trailing dot dropped)."""
+    (``one_label``: exactly one, Cilium's reading of ``matchPattern``).
+    Names are compared normalised: ASCII lowercase, one trailing dot dropped."""
     pattern = normalise_domain(pattern)
     host = normalise_domain(host)
     if pattern.startswith("*."):
         suffix = pattern[1:]
-        return host.endswith(suffix) and len(host) > len(suffix)
+        if not host.endswith(suffix) or len(host) == len(suffix):
+            return False
+        return not one_label or "." not in host[: -len(suffix)]
     return pattern == host
 
 
@@ -180,7 +183,7 @@ def peer_holds_name(peer: PeerMatch, point: NamePoint) -> Tri:
     """§12.2.2 on a name point: an FQDN peer by name, any other ``on_name``."""
     if peer.names is None:
         return peer.on_name
-    return of_bool(any(name_matches(pattern, point.host) for pattern in peer.names))
+    return of_bool(any(name_matches(p, point.host, peer.one_label) for p in peer.names))
 
 
 # --- the allowance (§12.1) ------------------------------------------------------------
@@ -210,8 +213,17 @@ def read_allowance(allowance: Allowance, namespace: str) -> AllowanceView:
 
 
 def pattern_peer(pattern: str) -> PeerMatch:
-    """A ``matchPattern`` of the translated manifest: the names it matches."""
-    return PeerMatch(pattern, out=Tri.NO, pod=Tri.NO, node=Tri.NO, on_name=Tri.NO, names=(pattern,))
+    """A ``matchPattern`` of the translated manifest: the names it matches,
+    as Cilium reads it."""
+    return PeerMatch(
+        pattern,
+        out=Tri.NO,
+        pod=Tri.NO,
+        node=Tri.NO,
+        on_name=Tri.NO,
+        names=(pattern,),
+        one_label=True,
+    )
 
 
 def fqdn_peer(host: str) -> PeerMatch:

@@ -17,10 +17,12 @@ from typing import Any, Final, TypeAlias
 from lint.decision.model import EgressRefusal, EgressVerdict, Tri
 from lint.decision.reach.common import normalise_domain
 from lint.decision.tiers.cells import (
+    MORE_LABELS,
     AddressCell,
     AddressQuery,
     Group,
     Masks,
+    NameClass,
     NameQuery,
     Place,
     PortCell,
@@ -203,13 +205,21 @@ def _spans(cells: list[PortCell]) -> list[tuple[int, int]]:
     return spans
 
 
+def _class_words(name: NameClass) -> str:
+    if not name.wildcard:
+        return name.name
+    if name.depth == MORE_LABELS:
+        return f"names more than one label under {name.name[2:]}"
+    return f"names matching {name.name}"
+
+
 def describe_region(region: Region, every: Sequence[PortCell] = ()) -> str:
     """Addresses (or names), ports and owner of a region, shortly."""
     ports = describe_ports(region.ports, every)
     names = [p.name for p in region.places if p.name is not None]
     if names:
         first = names[0]
-        label = f"names matching {first.name}" if first.wildcard else first.name
+        label = _class_words(first)
         return f"{label} on {ports}"
     owner = region.places[0].owner
     assert owner is not None
@@ -397,9 +407,11 @@ def _found_at(found: _Found, region: Region, allowing: _Allowing) -> None:
                 found.doubts.setdefault(doubt, region)
 
 
-def _doubt_key(doubt: Doubt) -> tuple[int, int, str]:
-    # Documents in document order, then the §7 objects.
-    return (1 if doubt.reason == OBJECT else 0, doubt.document, doubt.reason)
+def _doubt_key(doubt: Doubt) -> tuple[int, int, str, int, tuple[int, ...]]:
+    # Documents in document order, then the §7 objects; within a document by
+    # every field, so which doubt comes first never depends on a set's order.
+    rule = -1 if doubt.rule is None else doubt.rule
+    return (1 if doubt.reason == OBJECT else 0, doubt.document, doubt.reason, rule, doubt.others)
 
 
 def reach_regions(tier_input: TierInput, space: Space, blocks: Iterable[Block]) -> ReachAnswer:

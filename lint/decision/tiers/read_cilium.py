@@ -319,7 +319,7 @@ def _fqdn(entry: JSON, deny: bool) -> PeerMatch:
     if isinstance(pattern, str) and name is None:
         lowered = normalise_domain(pattern)
         simple = lowered.startswith("*.") and "*" not in lowered[2:]
-        return fqdn_peer(text, (lowered,) if simple else None)
+        return fqdn_peer(text, (lowered,) if simple else None, one_label=True)
     return unreadable_peer(text)
 
 

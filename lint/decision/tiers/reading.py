@@ -391,9 +391,10 @@ def maybe_peer(text: str) -> PeerMatch:
     return unreadable_peer(text)
 
 
-def fqdn_peer(text: str, names: tuple[str, ...] | None) -> PeerMatch:
+def fqdn_peer(text: str, names: tuple[str, ...] | None, *, one_label: bool = False) -> PeerMatch:
     """An FQDN peer: ``M`` on addresses; on name points by name (or ``M``
-    when ``names`` is None: a pattern this model cannot express)."""
+    when ``names`` is None: a pattern this model cannot express).
+    ``one_label``: Cilium's reading of ``*.`` (``PeerMatch.one_label``)."""
     return PeerMatch(
         text,
         out=Tri.UNKNOWN,
@@ -402,6 +403,7 @@ def fqdn_peer(text: str, names: tuple[str, ...] | None) -> PeerMatch:
         on_name=Tri.UNKNOWN,
         names=names,
         by_name=True,
+        one_label=one_label,
     )
 
 

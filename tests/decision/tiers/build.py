@@ -125,8 +125,17 @@ def entity(name: str) -> PeerMatch:
     return PeerMatch(f"toEntities {name}", out=out, pod=pod, node=node, on_name=M)
 
 
-def fqdn(*names: str) -> PeerMatch:
-    return PeerMatch(f"domains {list(names)}", out=M, pod=M, node=M, names=names, by_name=True)
+def fqdn(*names: str, one_label: bool = False) -> PeerMatch:
+    """An FQDN peer; ``one_label``: Cilium's reading of ``*.``."""
+    return PeerMatch(
+        f"domains {list(names)}",
+        out=M,
+        pod=M,
+        node=M,
+        names=names,
+        by_name=True,
+        one_label=one_label,
+    )
 
 
 # --- rules and documents ------------------------------------------------------------------

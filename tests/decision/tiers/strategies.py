@@ -118,6 +118,8 @@ def peers() -> st.SearchStrategy[PeerMatch]:
         TRI,
         TRI,
         st.none() | st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=2).map(tuple),
+        st.just(False),
+        st.booleans(),  # ``one_label``: Cilium's reading of ``*.``, or the API's
     )
 
 
@@ -250,6 +252,8 @@ def allowances(draw: Any) -> Allowance:
             peer = Everything()
         destinations.append(Destination(peer, port_set))
     fqdns = tuple(FqdnGrant(h, "all") for h in draw(st.lists(st.sampled_from(NAMES), max_size=1)))
+    wild = [p for p in PATTERNS if p.startswith("*.")]
+    patterns = tuple(FqdnGrant(h, "all") for h in draw(st.lists(st.sampled_from(wild), max_size=1)))
     return Allowance(
         tuple(destinations),
         fqdns,
@@ -258,6 +262,7 @@ def allowances(draw: Any) -> Allowance:
         not destinations,
         "deny-all",
         NamedRef("NetworkPolicy", "x"),
+        fqdn_patterns=patterns,
     )
 
 

@@ -7,7 +7,16 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 
 from lint.decision.model import Tri
-from lint.decision.tiers.cells import Place, PortCell, Space, VectorProbe, build_space
+from lint.decision.tiers.cells import (
+    MORE_LABELS,
+    ONE_LABEL,
+    NameClass,
+    Place,
+    PortCell,
+    Space,
+    VectorProbe,
+    build_space,
+)
 from lint.decision.tiers.evaluate import build_plan, evaluate
 from lint.decision.tiers.match import NameProbe, PointProbe
 from lint.decision.tiers.model import Protocol, TierInput
@@ -91,6 +100,15 @@ def test_a_cell_verdict_contains_each_point_verdict(tier_input: TierInput, point
         assert on_cell is not (Tri.NO if inside else Tri.YES), (inside, on_cell)
 
 
+def _in_class(name: NameClass, host: str) -> bool:
+    """Whether a wildcard class holds the host, by its depth."""
+    one = name_matches(name.name, host, one_label=True)
+    if name.depth == ONE_LABEL:
+        return one
+    more = name_matches(name.name, host)
+    return more and not one if name.depth == MORE_LABELS else more
+
+
 def _name_vectors(space: Space, point: NamePoint) -> list[tuple[Tri, ...]]:
     host = normalise_domain(point.host)
     found = []
@@ -104,7 +122,7 @@ def _name_vectors(space: Space, point: NamePoint) -> list[tuple[Tri, ...]]:
                     for p in g.members
                     if not p.name.wildcard  # type: ignore[attr-defined]
                 }
-                if name_matches(place.name.name, host) and host not in listed:
+                if _in_class(place.name, host) and host not in listed:
                     found.append(group.vector)
             elif place.name.name == host:
                 found.append(group.vector)

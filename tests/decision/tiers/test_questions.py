@@ -140,11 +140,34 @@ def test_a_declared_pattern_holds_the_names_it_matches() -> None:
     a rule naming the same pattern stays inside, a wider one does not."""
     allowance = base("D").allowance
     granted = replace(allowance, fqdn_patterns=(FqdnGrant("*.pypi.org", "all"),))
-    same = cilium("c", rule(ALLOW, [fqdn("*.pypi.org")]))
+    same = cilium("c", rule(ALLOW, [fqdn("*.pypi.org", one_label=True)]))
     assert reach(base("D", same, cilium_r=True, allowance_of=granted), by_name=True).refusal is None
-    wider = cilium("c", rule(ALLOW, [fqdn("*.org")]))
+    wider = cilium("c", rule(ALLOW, [fqdn("*.org", one_label=True)]))
     answer = reach(base("D", wider, cilium_r=True, allowance_of=granted), by_name=True)
     assert answer.refusal is EgressRefusal.POLICY_WIDENS_EGRESS
+
+
+def test_a_star_is_one_label_for_cilium_and_one_or_more_for_the_network_policy_api() -> None:
+    """Cilium's ``*.pypi.org`` matches ``a.pypi.org`` but not
+    ``a.b.pypi.org``; the network-policy API's matches both. So an
+    AdminNetworkPolicy naming the declared Cilium pattern still lets out the
+    deeper names, and a Cilium rule naming it does not."""
+    allowance = base("D").allowance
+    granted = replace(allowance, fqdn_patterns=(FqdnGrant("*.pypi.org", "all"),))
+    admin = anp("a", 1, rule(ALLOW, [fqdn("*.pypi.org")]))
+    answer = reach(base("D", admin, allowance_of=granted), by_name=True)
+    assert answer.refusal is EgressRefusal.POLICY_WIDENS_EGRESS
+    assert answer.part is not None
+    assert answer.part.startswith("names more than one label under pypi.org on every port")
+    isolating = cilium("c", rule(ALLOW, [fqdn("*.pypi.org", one_label=True)]))
+    for host, verdict in (("a.pypi.org", "allowed"), ("a.b.pypi.org", "denied")):
+        query = (NameQuery(host, port=443),)
+        found = explain(base("D", isolating, cilium_r=True, allowance_of=granted), query)
+        assert found.verdict == verdict, (host, found.verdict)
+    deeper = cilium("c", rule(ALLOW, [fqdn("*.b.pypi.org", one_label=True)]))
+    answer = reach(base("D", deeper, cilium_r=True, allowance_of=granted), by_name=True)
+    assert answer.refusal is EgressRefusal.POLICY_WIDENS_EGRESS
+    assert answer.part is not None and answer.part.startswith("names matching *.b.pypi.org")
 
 
 def test_explain_names_the_deciding_rule_per_slot() -> None:
