@@ -29,15 +29,23 @@ from typing import Final, NamedTuple, TypeAlias, TypeVar
 from lint.decision.model import Tri
 from lint.decision.reach.common import StrictSelector, normalise_domain
 from lint.decision.selectors import narrower_than
-from lint.decision.tiers.evaluate import Plan, SlotMemo, Verdict, build_plan, evaluate
+from lint.decision.tiers.evaluate import (
+    Plan,
+    SlotMemo,
+    Verdict,
+    VerdictMemo,
+    build_plan,
+    evaluate,
+)
 from lint.decision.tiers.kleene import kleene_and, kleene_not, kleene_or, of_bool
-from lint.decision.tiers.match import applies
+from lint.decision.tiers.match import MaskedProbe, applies
 from lint.decision.tiers.model import (
     PORTED,
     PeerMatch,
     PodSet,
     Ports,
     Protocol,
+    TierDocument,
     TierInput,
     TierRule,
 )
@@ -380,6 +388,7 @@ class Space:
     rules: list[TierRule] = field(default_factory=list)
     memo: dict[tuple[int, int], Verdict] = field(default_factory=dict)
     slot_memo: SlotMemo = field(default_factory=dict)
+    verdict_memo: VerdictMemo = field(default_factory=dict)
     ports_index: dict[int, int] = field(default_factory=dict)
     peers_index: dict[int, int] = field(default_factory=dict)
 
@@ -406,6 +415,43 @@ class Space:
             name: sum({1 << bit_of[id(rule)] for rule in rules})
             for name, rules in self.plan.reads.items()
         }
+        self.bit_of = bit_of
+        self.entry_masks: dict[int, tuple[object, int | None]] = {}
+
+    def entries_mask(self, entries: tuple[tuple[int, TierDocument, TierRule], ...]) -> int | None:
+        """The bits of a list of entries' rules, once per list (the plan's
+        lists live as long as the space); None when a rule of a document
+        that may apply has no bit."""
+        hit = self.entry_masks.get(id(entries))
+        if hit is not None and hit[0] is entries:
+            return hit[1]
+        mask: int | None = 0
+        for _, document, rule in entries:
+            bit = self.bit_of.get(id(rule))
+            if bit is not None:
+                mask = (mask or 0) | 1 << bit
+            elif applies(document) is not Tri.NO:
+                mask = None
+                break
+        self.entry_masks[id(entries)] = (entries, mask)
+        return mask
+
+    def group_mask(
+        self, group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...]
+    ) -> int | None:
+        """``entries_mask`` over every member of a group, once per group."""
+        hit = self.entry_masks.get(id(group))
+        if hit is not None and hit[0] is group:
+            return hit[1]
+        mask: int | None = 0
+        for member in group:
+            found = self.entries_mask(member)
+            if found is None:
+                mask = None
+                break
+            mask = (mask or 0) | found
+        self.entry_masks[id(group)] = (group, mask)
+        return mask
 
     def port_masks(self, port_vector: Vector) -> Masks:
         """Each rule's port answer (bit ``i`` for rule ``i``), then each
@@ -493,8 +539,8 @@ class Space:
         keys: dict[str, Hashable] = {
             name: (name, certain & bits, possible & bits) for name, bits in self._slot_bits.items()
         }
-        probe = VectorProbe(self, port_vector, place_vector)
-        return evaluate(self.plan, probe, self.slot_memo, keys)
+        probe = MaskProbe(self, port_vector, place_vector, certain, possible)
+        return evaluate(self.plan, probe, self.slot_memo, keys, self.verdict_memo)
 
     def verdict(self, port_vector: Vector, place_vector: Vector) -> Verdict:
         ports, places = self.port_masks(port_vector), self.place_masks(place_vector)
@@ -545,6 +591,47 @@ class VectorProbe:
     def peer(self, peer: PeerMatch) -> Tri:
         index = self._peers.get(id(peer))
         return Tri.UNKNOWN if index is None else self._place_vector[index]
+
+
+class MaskProbe(VectorProbe, MaskedProbe):
+    """A cell read through its vectors, with each rule's destination answer
+    already in the certain and possible bits the space keys its verdicts
+    by: a rule's answer is a bit test, and a list of rules none of which
+    may match is passed over at once."""
+
+    __slots__ = ("_bit_of", "_certain", "_possible", "_space")
+
+    def __init__(
+        self,
+        space: Space,
+        port_vector: Vector,
+        place_vector: Vector,
+        certain: int,
+        possible: int,
+    ) -> None:
+        super().__init__(space, port_vector, place_vector)
+        self._space = space
+        self._bit_of = space.bit_of
+        self._certain = certain
+        self._possible = possible
+
+    def rule(self, rule: TierRule) -> Tri | None:
+        bit = self._bit_of.get(id(rule))
+        if bit is None:
+            return None
+        if self._certain >> bit & 1:
+            return Tri.YES
+        return Tri.UNKNOWN if self._possible >> bit & 1 else Tri.NO
+
+    def may_match(self, entries: tuple[tuple[int, TierDocument, TierRule], ...]) -> bool | None:
+        mask = self._space.entries_mask(entries)
+        return None if mask is None else bool(mask & self._possible)
+
+    def may_match_group(
+        self, group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...]
+    ) -> bool | None:
+        mask = self._space.group_mask(group)
+        return None if mask is None else bool(mask & self._possible)
 
 
 def _distinct(items: Iterable[T]) -> list[T]:

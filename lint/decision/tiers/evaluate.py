@@ -21,7 +21,7 @@ from typing import Final, Literal, TypeAlias
 
 from lint.decision.model import Tri
 from lint.decision.tiers.kleene import kleene_and, kleene_or
-from lint.decision.tiers.match import Probe, applies, destination
+from lint.decision.tiers.match import MaskedProbe, Probe, applies, destination
 from lint.decision.tiers.model import (
     SLOT_ORDER,
     Action,
@@ -346,6 +346,8 @@ def doubt_of(index: int, document: TierDocument, rule: TierRule | None) -> Doubt
 def first(entries: Iterable[Entry], probe: Probe) -> list[Out]:
     """``FIRST`` over rules in order: each rule that may match adds its
     actions; a certain match ends the list; else ``nomatch`` too."""
+    if _none_may_match(entries, probe):
+        return [NO_MATCH]  # what the loop below gives when no rule may match
     outs: list[Out] = []
     doubts: set[Doubt] = set()
     for index, document, rule in entries:
@@ -365,6 +367,24 @@ def first(entries: Iterable[Entry], probe: Probe) -> list[Out]:
             return _settle(outs)
     outs.append(Out(NOMATCH, doubts=frozenset(doubts)))
     return _settle(outs)
+
+
+def _none_may_match(entries: Iterable[Entry], probe: Probe) -> bool:
+    """Whether a cell's probe knows that no rule of ``entries`` may match."""
+    return (
+        isinstance(probe, MaskedProbe)
+        and isinstance(entries, tuple)
+        and probe.may_match(entries) is False
+    )
+
+
+def _none_may_match_in_group(group: tuple[tuple[Entry, ...], ...], probe: Probe) -> bool:
+    """Whether a cell's probe knows that no rule of any member may match."""
+    return isinstance(probe, MaskedProbe) and probe.may_match_group(group) is False
+
+
+NO_MATCH: Final = Out(NOMATCH)
+"""``FIRST`` of rules none of which may match."""
 
 
 def _settle(outs: list[Out]) -> list[Out]:
@@ -396,6 +416,8 @@ def sequence(groups: Sequence[tuple[tuple[Entry, ...], ...]], probe: Probe) -> l
     results: list[Out] = []
     carried: frozenset[Doubt] = frozenset()
     for group in groups:
+        if _none_may_match_in_group(group, probe):
+            continue  # every member gives a doubtless ``nomatch``: nothing changes
         outs = tie([first(member, probe) for member in group])
         going = [o for o in outs if o.outcome == NOMATCH]
         results.extend(
@@ -455,7 +477,10 @@ def _slot_outcome(
         key = (name, tuple(destination(rule, probe) for rule in plan.reads[name]))
     found = memo.get(key)
     if found is None:
-        found = memo[key] = evaluate_slot(plan, slot, probe)
+        fresh = evaluate_slot(plan, slot, probe)
+        # Equal outcomes are one list, so verdicts kept by the identities of
+        # the slot outcomes (``evaluate``'s ``verdicts``) are shared by them.
+        found = memo[key] = memo.setdefault((_EQUAL_OUTCOMES, name, *fresh), fresh)
     return found
 
 
@@ -625,8 +650,16 @@ def _run(plan: Plan, order: tuple[str, ...], outs: dict[str, list[SlotOut]]) -> 
     return paths
 
 
+_EQUAL_OUTCOMES: Final = object()
+"""Heads the ``SlotMemo`` keys of outcomes by value, apart from every key
+by the rules' answers."""
+
 SlotMemo: TypeAlias = dict[Hashable, list[SlotOut]]
 """Slot outcomes by slot and the answers of the rules it reads."""
+
+
+VerdictMemo: TypeAlias = dict[tuple[int, ...], tuple[list[list["SlotOut"]], "Verdict"]]
+"""Verdicts by the identities of the slot outcomes they were made from."""
 
 
 def evaluate(
@@ -634,17 +667,33 @@ def evaluate(
     probe: Probe,
     memo: SlotMemo | None = None,
     keys: dict[str, Hashable] | None = None,
+    verdicts: VerdictMemo | None = None,
 ) -> Verdict:
     """``V(p)`` over every order of the slots, plus every §7 object.
     ``memo``: the outcomes of slots at earlier points of this plan; a slot
     reads a point only through its rules' matches (``Plan.reads``), so
     points whose matches agree on a slot's rules share its outcome.
     ``keys``: each slot's key for the memo when the caller knows those
-    matches already."""
+    matches already. ``verdicts``: the verdicts of earlier points of this
+    plan, by the slot outcomes (kept in ``memo``) they were made from: the
+    verdict reads the point through those alone."""
     outs = {
         name: _slot_outcome(plan, name, slot, probe, memo, keys)
         for name, slot in plan.slots.items()
     }
+    if memo is None or verdicts is None:
+        return _verdict(plan, outs)
+    key = tuple(map(id, outs.values()))
+    hit = verdicts.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], outs.values(), strict=True)):
+        return hit[1]
+    verdict = _verdict(plan, outs)
+    verdicts[key] = (list(outs.values()), verdict)
+    return verdict
+
+
+def _verdict(plan: Plan, outs: dict[str, list[SlotOut]]) -> Verdict:
+    """``V(p)`` from each slot's outcomes at the point."""
     runs = [_run(plan, order, outs) for order in plan.orders]
     if len(runs) > 1 and len({frozenset(p.result for p in run) for run in runs}) > 1:
         # Where the unknown tier goes changes the result: its documents are in doubt.

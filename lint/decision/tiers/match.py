@@ -32,6 +32,27 @@ class Probe(Protocol):
     def peer(self, peer: PeerMatch) -> Tri: ...
 
 
+class MaskedProbe:
+    """A probe that already holds each rule's destination answer as bits
+    (a cell of ``cells.Space``): ``rule`` gives a rule's answer, None for a
+    rule it holds no bit of; ``may_match`` says whether some rule of a list
+    of entries may match at all (None: it cannot tell)."""
+
+    __slots__ = ()
+
+    def rule(self, rule: TierRule) -> Tri | None:
+        raise NotImplementedError
+
+    def may_match(self, entries: tuple[tuple[int, TierDocument, TierRule], ...]) -> bool | None:
+        raise NotImplementedError
+
+    def may_match_group(
+        self, group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...]
+    ) -> bool | None:
+        """``may_match`` over every member of a group of tied lists."""
+        raise NotImplementedError
+
+
 class PointProbe:
     """One address point (§12.2.1, §12.2.2)."""
 
@@ -69,6 +90,10 @@ def applies(document: TierDocument) -> Tri:
 
 def destination(rule: TierRule, probe: Probe) -> Tri:
     """``ports(r, p) and peer(r, p)``; a rule naming no destination matches every point."""
+    if isinstance(probe, MaskedProbe):
+        known = probe.rule(rule)
+        if known is not None:
+            return known
     ports = probe.ports(rule.ports)
     if ports is Tri.NO or rule.peers is None:
         return ports

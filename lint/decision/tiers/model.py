@@ -12,7 +12,7 @@ Everything here is frozen plain data: no I/O, no YAML.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final, TypeAlias
 
@@ -182,6 +182,18 @@ class TierRule:
     index: int
     path: tuple[str | int, ...]
     text: str
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    """The hash, kept once worked out: the evaluator hashes the steps of
+    every path through the tiers, and each step holds its rule, whose peers
+    and ports go deep. (Not set by ``__init__``, so ``replace`` never copies
+    it to a changed rule.)"""
+
+    def __hash__(self) -> int:
+        known = self._hash
+        if known is None:
+            known = hash((self.actions, self.ports, self.peers, self.index, self.path, self.text))
+            object.__setattr__(self, "_hash", known)
+        return known
 
 
 class Slot(StrEnum):
