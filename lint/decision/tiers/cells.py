@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Final, NamedTuple, TypeAlias, TypeVar
+from typing import Final, NamedTuple, TypeAlias, TypeVar, cast
 
 from lint.decision.model import Tri
 from lint.decision.reach.common import StrictSelector, normalise_domain
@@ -69,6 +69,7 @@ from lint.decision.values import ABSENT, JSON, Absent
 
 Vector: TypeAlias = tuple[Tri, ...]
 T = TypeVar("T")
+R = TypeVar("R")
 
 PROTOCOLS: Final = (*PORTED, Protocol.ICMP, Protocol.OTHER)
 FAMILIES: Final[tuple[Family, ...]] = (4, 6)
@@ -417,6 +418,8 @@ class Space:
         }
         self.bit_of = bit_of
         self.entry_masks: dict[int, tuple[object, int | None]] = {}
+        self.entry_answers: dict[tuple[int, int, int], tuple[object, object]] = {}
+        """Answers about a rule list by its rules' answers (``MaskProbe.remembered``)."""
 
     def entries_mask(self, entries: tuple[tuple[int, TierDocument, TierRule], ...]) -> int | None:
         """The bits of a list of entries' rules, once per list (the plan's
@@ -626,6 +629,21 @@ class MaskProbe(VectorProbe, MaskedProbe):
     def may_match(self, entries: tuple[tuple[int, TierDocument, TierRule], ...]) -> bool | None:
         mask = self._space.entries_mask(entries)
         return None if mask is None else bool(mask & self._possible)
+
+    def remembered(
+        self, entries: tuple[tuple[int, TierDocument, TierRule], ...], work: Callable[[], R]
+    ) -> R:
+        space = self._space
+        mask = space.entries_mask(entries)
+        if mask is None:
+            return work()
+        key = (id(entries), self._certain & mask, self._possible & mask)
+        hit = space.entry_answers.get(key)
+        if hit is not None and hit[0] is entries:
+            return cast(R, hit[1])
+        found = work()
+        space.entry_answers[key] = (entries, found)
+        return found
 
     def may_match_group(
         self, group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...]

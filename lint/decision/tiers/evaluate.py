@@ -346,8 +346,14 @@ def doubt_of(index: int, document: TierDocument, rule: TierRule | None) -> Doubt
 def first(entries: Iterable[Entry], probe: Probe) -> list[Out]:
     """``FIRST`` over rules in order: each rule that may match adds its
     actions; a certain match ends the list; else ``nomatch`` too."""
-    if _none_may_match(entries, probe):
-        return [NO_MATCH]  # what the loop below gives when no rule may match
+    if isinstance(probe, MaskedProbe) and isinstance(entries, tuple):
+        if probe.may_match(entries) is False:
+            return [NO_MATCH]  # what ``_first`` gives when no rule may match
+        return probe.remembered(entries, lambda: _first(entries, probe))
+    return _first(entries, probe)
+
+
+def _first(entries: Iterable[Entry], probe: Probe) -> list[Out]:
     outs: list[Out] = []
     doubts: set[Doubt] = set()
     for index, document, rule in entries:
@@ -367,15 +373,6 @@ def first(entries: Iterable[Entry], probe: Probe) -> list[Out]:
             return _settle(outs)
     outs.append(Out(NOMATCH, doubts=frozenset(doubts)))
     return _settle(outs)
-
-
-def _none_may_match(entries: Iterable[Entry], probe: Probe) -> bool:
-    """Whether a cell's probe knows that no rule of ``entries`` may match."""
-    return (
-        isinstance(probe, MaskedProbe)
-        and isinstance(entries, tuple)
-        and probe.may_match(entries) is False
-    )
 
 
 def _none_may_match_in_group(group: tuple[tuple[Entry, ...], ...], probe: Probe) -> bool:

@@ -10,7 +10,8 @@ are judged by the same code.
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from lint.decision.model import Tri
 from lint.decision.tiers.kleene import kleene_and, kleene_or
@@ -32,6 +33,9 @@ class Probe(Protocol):
     def peer(self, peer: PeerMatch) -> Tri: ...
 
 
+R = TypeVar("R")
+
+
 class MaskedProbe:
     """A probe that already holds each rule's destination answer as bits
     (a cell of ``cells.Space``): ``rule`` gives a rule's answer, None for a
@@ -44,6 +48,13 @@ class MaskedProbe:
         raise NotImplementedError
 
     def may_match(self, entries: tuple[tuple[int, TierDocument, TierRule], ...]) -> bool | None:
+        raise NotImplementedError
+
+    def remembered(
+        self, entries: tuple[tuple[int, TierDocument, TierRule], ...], work: Callable[[], R]
+    ) -> R:
+        """``work()``, an answer about ``entries`` that depends on nothing
+        but their rules' answers, once per those answers."""
         raise NotImplementedError
 
     def may_match_group(
