@@ -25,7 +25,7 @@ from lint.decision.policy_shape import Direction
 from lint.decision.selection import required_labels, selects_nothing
 from lint.decision.selection_index import Requirements, candidate_requirements
 from lint.decision.selection_keys import candidate_label_keys
-from lint.decision.tiers.questions import Shared
+from lint.decision.tiers.questions import NamesOnlyMemo, Shared
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
 from lint.loading import LoadProblem, locate
@@ -73,6 +73,9 @@ class JudgmentMemo:
     """Reach's judgements of new-kind candidates, per candidate and subject."""
     spaces: Shared = field(default_factory=dict)
     """The tier model's spaces and scans, shared by paths it reads alike."""
+    names_only: NamesOnlyMemo = field(default_factory=dict)
+    """Rule lists as reach rewrites them to match FQDN peers by name only,
+    kept with the lists: every path of a scope reads the same rules."""
     selection: dict[Hashable, tuple[object, list[Requirements] | None]] = field(
         default_factory=dict
     )

@@ -15,7 +15,7 @@ import bisect
 import operator
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import chain
+from itertools import chain, compress
 from typing import Final
 
 from lint.checks.candidates import Sourced, location_of, unparsed_placeholders
@@ -64,7 +64,7 @@ from lint.decision.reach.selection import selects_nothing as reach_selects_nothi
 from lint.decision.tiers.build import Built, PathFacts, build_tier_input
 from lint.decision.tiers.credit import CALICO_EVIDENCE, CILIUM_EVIDENCE, Evidence
 from lint.decision.tiers.model import Slot, TierDocument, TierInput, Undecidable
-from lint.decision.tiers.questions import Listed, ReachAnswer, Shared, reach
+from lint.decision.tiers.questions import Listed, NamesOnlyMemo, ReachAnswer, Shared, reach
 from lint.decision.tiers.reading import ReadMemo
 from lint.decision.values import JSON
 from lint.inventory import KubeObject
@@ -554,7 +554,7 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
         memo=_read_memo(ctx),
     )
     built = _split_copies(built, offered, given.union)
-    model, answer = _reach_selecting(built.input, ctx.memo.spaces)
+    model, answer = _reach_selecting(built.input, ctx.memo.spaces, ctx.memo.names_only)
     asked = _Asked(built, answer, offered, bases, model, unselected)
     ctx.memo.reach[key] = (given.template, asked)
     return asked
@@ -581,8 +581,8 @@ def _judged_unselected(
     leaves = [id(each.obj) in absent for each in every]
     for index in bases:
         leaves[index] = False
-    kept = tuple(each for each, leaving in zip(every, leaves, strict=True) if not leaving)
-    left = tuple(each for each, leaving in zip(every, leaves, strict=True) if leaving)
+    kept = tuple(compress(every, map(operator.not_, leaves)))
+    left = tuple(compress(every, leaves))
     first_base = len(kept) - len(bases)
     moved = {first_base + at: bases[index] for at, index in enumerate(sorted(bases))}
     return kept, left, moved
@@ -620,7 +620,9 @@ def _identities(entries: Sequence[JudgedEntry]) -> set[int]:
         return {id(getattr(entry.origin, "obj", None)) for entry in entries}
 
 
-def _reach_selecting(full: TierInput, shared: Shared) -> tuple[TierInput | None, ReachAnswer]:
+def _reach_selecting(
+    full: TierInput, shared: Shared, named: NamesOnlyMemo
+) -> tuple[TierInput | None, ReachAnswer]:
     """Reach asked of the documents that may select the pod: one that
     certainly does not never matches a point nor isolates it, so leaving it
     out changes no verdict, and a namespace's many other policies no longer
@@ -628,9 +630,9 @@ def _reach_selecting(full: TierInput, shared: Shared) -> tuple[TierInput | None,
     the left-out documents listed as not selecting."""
     keep = [i for i, document in enumerate(full.documents) if document.subject is not Tri.NO]
     if len(keep) == len(full.documents):
-        return None, reach(full, by_name=True, shared=shared)
+        return None, reach(full, by_name=True, shared=shared, named=named)
     model = replace(full, documents=tuple(full.documents[i] for i in keep))
-    answer = reach(model, by_name=True, shared=shared)
+    answer = reach(model, by_name=True, shared=shared, named=named)
     listed: list[Listed] = []
     kept = iter(item for item in answer.listed if not item.undecidable)
     for index, each in enumerate(full.documents):

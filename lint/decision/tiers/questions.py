@@ -570,7 +570,25 @@ def _has_names(tier_input: TierInput) -> bool:
     )
 
 
-def names_only(tier_input: TierInput) -> TierInput:
+NamesOnlyMemo: TypeAlias = dict[int, tuple[tuple[TierRule, ...], tuple[TierRule, ...]]]
+"""Rule lists as ``names_only`` rewrites them, by the identity of the list
+(kept with it, so the id is not reused while the memo lives)."""
+
+
+def _rules_named_only_once(
+    rules: tuple[TierRule, ...], memo: NamesOnlyMemo | None
+) -> tuple[TierRule, ...]:
+    if memo is None:
+        return _rules_named_only(rules)
+    hit = memo.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    found = _rules_named_only(rules)
+    memo[id(rules)] = (rules, found)
+    return found
+
+
+def names_only(tier_input: TierInput, memo: NamesOnlyMemo | None = None) -> TierInput:
     """The input with every FQDN peer matching on name points only (on an
     address point it matches nothing), and every other peer that may hold a
     name's address matching no name point. What a name resolves to is the
@@ -583,8 +601,8 @@ def names_only(tier_input: TierInput) -> TierInput:
     documents = tuple(
         replace(
             document,
-            rules=_rules_named_only(document.rules),
-            deny_rules=_rules_named_only(document.deny_rules),
+            rules=_rules_named_only_once(document.rules, memo),
+            deny_rules=_rules_named_only_once(document.deny_rules, memo),
         )
         if any(map(_names_in, (*document.rules, *document.deny_rules)))
         else document
@@ -650,14 +668,17 @@ def reach(
     *,
     by_name: bool = False,
     shared: Shared | None = None,
+    named: NamesOnlyMemo | None = None,
 ) -> ReachAnswer:
     """Reach over every point: every address point and every name point
     an FQDN rule names. ``by_name``: FQDN peers match name points only
     (``names_only``); ``space``, when given, must be built from that input.
     ``shared``: spaces and scans of earlier inputs, reused for an input the
-    engine reads the same way (``content_key``) and added to."""
+    engine reads the same way (``content_key``) and added to. ``named``:
+    rule lists already rewritten by ``names_only``, for a caller that asks
+    about many inputs built from the same rules."""
     if by_name:
-        tier_input = names_only(tier_input)
+        tier_input = names_only(tier_input, named)
     largest = too_large(tier_input)
     if largest is not None:
         return _too_large_answer(tier_input, largest)

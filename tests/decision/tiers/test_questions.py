@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from lint.decision.model import (
     Allowance,
@@ -16,6 +17,7 @@ from lint.decision.tiers.questions import (
     ISOLATES_THE_POD,
     describe_addresses,
     explain,
+    names_only,
     reach,
 )
 from tests.decision.tiers.build import (
@@ -191,3 +193,16 @@ def test_an_undecided_destination_names_both_paths_and_the_undecided_documents()
     assert deciding == {("deny", 1, True), ("allow", 2, True)}
     assert {d.document for d in answer.doubts} == {1, 2}
     assert answer.reach.refusal is EgressRefusal.NOT_EVALUABLE
+
+
+def test_names_only_with_a_memo_rewrites_each_rule_list_once() -> None:
+    named = cilium("c", rule(ALLOW, [fqdn("api.example.com")], port("TCP", 443)))
+    tier_input = base("D", named, cilium_r=True)
+    memo: dict[int, Any] = {}
+    first = names_only(tier_input, memo)
+    again = names_only(tier_input, memo)
+    assert first == names_only(tier_input)
+    changed = [d for d in first.documents if d not in tier_input.documents]
+    assert changed and all(
+        a.rules is b.rules for a, b in zip(first.documents, again.documents, strict=True)
+    )
