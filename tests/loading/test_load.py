@@ -184,6 +184,33 @@ def test_irrelevant_typed_list_is_counted_by_item_kind(tree: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("items", "composed"),
+    [
+        ("- metadata: {name: a}\n- 3\n- kind: Service\n", 0),  # every item skipped
+        ("- metadata: {name: a}\n- kind: NetworkPolicy\n  metadata: {name: p}\n", 1),
+    ],
+)
+def test_a_list_is_composed_only_for_an_item_that_is_read(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, items: str, composed: int
+) -> None:
+    import lint.loading.loader as loader  # noqa: PLC0415 - the module whose compose is counted
+
+    calls: list[str] = []
+    compose = loader._quiet_compose
+
+    def counted(text: str) -> Any:
+        calls.append(text)
+        return compose(text)
+
+    monkeypatch.setattr(loader, "_quiet_compose", counted)
+    result = load_text(tree, "kind: PodList\nitems:\n" + items)
+    assert len(calls) == composed
+    assert [(d.kind, d.line, d.end_line, d.list_index) for d in result.documents] == (
+        [("NetworkPolicy", 4, 5, 1)] if composed else []
+    )
+
+
+@pytest.mark.parametrize(
     ("text", "suspect"),
     [
         (
