@@ -211,11 +211,13 @@ def _agreed_mapping(mapping: dict[Any, Any], room: int) -> dict[str, Any] | None
         if known is False:
             return None
         kind = type(item)
-        value = item
+        value: Any
         if kind is str:
-            if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
-                return None
-            value = shared.setdefault(item, item)
+            value = shared.get(item)
+            if value is None:
+                value = _agreed_string(item)
+                if value is None:
+                    return None
         elif kind is dict:
             value = _agreed_mapping(item, room)
             if value is None:
@@ -223,11 +225,16 @@ def _agreed_mapping(mapping: dict[Any, Any], room: int) -> dict[str, Any] | None
         elif kind is list:
             if not _agreed_sequence(item, room):
                 return None
-        elif not _scalar_agrees(item):
+            value = item
+        elif kind is int:  # ports and counts: inlined, as common as lists
+            if not _INT64_MIN <= item <= _INT64_MAX:
+                return None
+            value = item
+        elif _scalar_agrees(item):
+            value = item
+        else:
             return None
         agreed[known] = value
-    if len(shared) >= _MAX_VERDICTS:
-        shared.clear()  # kept small: the repeated strings come back at once
     return agreed
 
 
@@ -241,9 +248,12 @@ def _agreed_sequence(sequence: list[Any], room: int) -> bool:
     for index, item in enumerate(sequence):
         kind = type(item)
         if kind is str:
-            if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
-                return False
-            sequence[index] = shared.setdefault(item, item)
+            value = shared.get(item)
+            if value is None:
+                value = _agreed_string(item)
+                if value is None:
+                    return False
+            sequence[index] = value
         elif kind is dict:
             agreed = _agreed_mapping(item, room)
             if agreed is None:
@@ -255,6 +265,15 @@ def _agreed_sequence(sequence: list[Any], room: int) -> bool:
         elif not _scalar_agrees(item):
             return False
     return True
+
+
+def _agreed_string(text: str) -> str | None:
+    """A string value met for the first time lately: the copy to share when
+    Kubernetes reads it the same, else None. Only agreeing strings are
+    shared, so finding one in ``_SHARED`` settles both questions at once."""
+    if text and text[0] in _CHECKED_STARTS and not _text_agrees(text):
+        return None
+    return _remember(_SHARED, text, text)
 
 
 def _key_agrees(key: Any) -> bool:

@@ -404,3 +404,15 @@ def test_vouched_documents_share_their_keys_and_strings() -> None:
     ]
     assert all(ours is theirs for ours, theirs in pairs)
     assert first["metadata"]["name"] != second["metadata"]["name"]
+
+
+@pytest.mark.parametrize("word", ["y", "on", "|x", "No"])
+def test_a_string_that_reads_otherwise_is_refused_every_time(word: str) -> None:
+    """Only strings that read the same are remembered for sharing, so a
+    remembered string is known to agree: one that does not is refused
+    however often it comes, as a value and as an item."""
+    quoted = fast_value(HEADER + f"a: '{word}'\n", 100)  # a quoted '|x' is fine
+    for _ in range(3):
+        assert fast_value(HEADER + f"a: {word}\nb: ok\n", 100) is None
+        assert fast_value(HEADER + f"a: [ok, {word}]\n", 100) is None
+    assert (fast_value(HEADER + f"a: '{word}'\n", 100) is None) == (quoted is None)
