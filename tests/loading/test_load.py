@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import os
 from pathlib import Path
 from typing import Any
 
@@ -547,3 +548,33 @@ def test_loading_twice_gives_equal_results(tree: Path) -> None:
     first, second = load(["."]), load(["."])
     assert first == second
     assert [d.file for d in first.documents] == sorted(d.file for d in first.documents)
+
+
+@pytest.mark.parametrize(
+    ("where", "named"),
+    [
+        ("", "."),
+        ("", "a"),
+        ("a", ".."),  # the named directory contains the current one
+        ("a/b", "../.."),
+        ("a/b", "../../a"),
+        ("a", "../c"),
+        ("a", "./../a/../c/"),
+        ("c", "ABSOLUTE"),
+    ],
+)
+def test_file_names_are_relative_to_the_current_directory(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, where: str, named: str
+) -> None:
+    """Names built from their directory's name agree with ``os.path.relpath``
+    of each file, also where the named directory contains the current one."""
+    for name in ("a/x.yaml", "a/b/y.yaml", "a/b/c/z.yaml", "c/w.yaml", "c/d/u.yaml", "v.yaml"):
+        write(tree, name, POLICY.format(name=name.replace("/", "-").replace(".", "-")))
+    monkeypatch.chdir(tree / where)
+    root = str(tree) if named == "ABSOLUTE" else named
+    result = load([root])
+    expected = sorted(
+        os.path.relpath(path) for path in Path(root).rglob("*.yaml") if path.is_file()
+    )
+    assert sorted(d.file for d in result.documents) == expected
+    assert len(expected) > 1
