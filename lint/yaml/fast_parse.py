@@ -19,7 +19,10 @@ Why a vouched value is exact:
   escapes included (every escape was compared). Two exceptions: a block
   scalar running to the end of a text without a final line break, and an
   empty one at the end of a document, where yaml_rs adds a line break
-  libyaml does not; a gate and a walk rule exclude them.
+  libyaml does not; a walk rule excludes the second, and the first is the
+  last scalar of its document, so a text without a final line break that
+  may hold a block scalar is vouched for only when the last scalar yaml_rs
+  read does not end with a line break (``_open_ended``, ``_last_scalar``).
 - A plain scalar yaml_rs leaves as a string ``s``: ``s`` is the folded text,
   which is what go-yaml resolves, so Kubernetes reads ``resolve_plain(s)``
   and the walk accepts only ``s`` itself. That catches ``yes``, ``on``, ``y``
@@ -159,6 +162,10 @@ def fast_value(piece: str, max_depth: int) -> FastValue | None:
         value: Any = yaml_rs.loads(piece, parse_datetime=False)
     except Exception:  # any refusal, whatever its type, leaves it to the slow path
         return None
+    if _open_ended(piece):
+        last = _last_scalar(value)
+        if type(last) is str and last.endswith("\n"):
+            return None  # perhaps a block scalar running to the end of the text
     kind = type(value)
     if kind is dict:
         return _agreed_mapping(value, max_depth)
@@ -182,8 +189,6 @@ def _plain_text(piece: str) -> bool:
         "%" in piece and (piece.startswith("%") or "\n%" in piece)
     ):
         return False  # merge keys, directives
-    if not piece.endswith("\n") and ("|" in piece or ">" in piece) and _BLOCK_HEADER.search(piece):
-        return False  # a block scalar may run to the end of the text
     if ("&" in piece or "*" in piece or "!" in piece) and _PROPERTY.search(piece):
         return False
     if "_" in piece and _UNDERSCORE.search(piece):
@@ -197,6 +202,31 @@ def _plain_text(piece: str) -> bool:
     if ("," in piece or "]" in piece or "}" in piece) and _FLOW_VALUE_CLOSED.search(piece):
         return False
     return _VALUE_OPENS_LINE.search(piece) is None
+
+
+def _open_ended(piece: str) -> bool:
+    """Whether a block scalar may run to the end of the text, which has no
+    final line break."""
+    return (
+        not piece.endswith("\n")
+        and ("|" in piece or ">" in piece)
+        and _BLOCK_HEADER.search(piece) is not None
+    )
+
+
+def _last_scalar(value: Any) -> Any:
+    """The scalar a document's text ends with: the last item of the last
+    collection, all the way down (keys come in the text's order, and a
+    repeated one is refused). An empty collection stands for itself."""
+    while value:
+        kind = type(value)
+        if kind is dict:
+            value = next(reversed(value.values()))
+        elif kind is list:
+            value = value[-1]
+        else:
+            break
+    return value
 
 
 def _agreed_mapping(mapping: dict[Any, Any], room: int) -> dict[str, Any] | None:

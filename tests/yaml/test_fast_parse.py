@@ -262,6 +262,30 @@ def test_block_scalar_at_the_end_without_a_line_break() -> None:
     assert fast_value("a: x|y\nb: x", 100) == {"a": "x|y", "b": "x"}
 
 
+@pytest.mark.parametrize(
+    ("text", "vouched"),
+    [
+        ("a: |\n  x\nb: z", True),  # the block scalar ends before the last line
+        ("a: |\n  x\nb: [c, {d: e}]", True),
+        ("a: |-\n  x", True),  # stripped: no line break to add
+        ("a: |\n  x\nb: ''", True),
+        ("a: |\n  x\nb: {}", True),
+        ("a: |\n  x\n# end", False),  # it ends with a line break either way: not told apart
+        ("a: >\n  x\n  y", False),
+        ("a: |+\n  x\n", True),
+        ("a: |+\n  x\n  ", False),
+        ("a:\n- b: 1\n- |\n  x", False),
+        ("b: [1]\na:\n  c:\n    d: |2\n      x", False),
+    ],
+)
+def test_without_a_final_line_break_the_last_scalar_decides(text: str, vouched: bool) -> None:
+    """Only the last scalar of a text can be a block scalar running to its
+    end: the text is vouched for unless yaml_rs read that one as a string
+    ending in a line break (which check_stream holds against libyaml)."""
+    assert (fast_value(text, 100) is not None) == vouched
+    assert check_stream(text).vouched == vouched
+
+
 def test_repeated_key_is_left_to_the_slow_path(tree: Path) -> None:
     text = HEADER + "a: 1\na: 2\n"
     assert fast_value(text, 100) is None
