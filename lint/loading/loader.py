@@ -175,9 +175,11 @@ def _load_stream(
     stream = _Stream(source.name, text, layout, source.chart_root)
     into = reading.into
     mentions = _Mentions.of(stream.layout)
+    shifted = first_line != 1 or first_index != 0
     for chunk in split_stream(stream.layout):
-        chunk.line += first_line - 1
-        chunk.index += first_index
+        if shifted:
+            chunk.line += first_line - 1
+            chunk.index += first_index
         if chunk.content is None and chunk.problem is None:
             continue
         if chunk.problem is not None:
