@@ -143,11 +143,12 @@ def _relative(path: Path) -> str:
 
 
 def _children_prefix(relative: str) -> str:
-    """What the name of each file in a directory starts with, given the
-    directory's own (``_relative``): ``os.path.relpath`` of ``d/f`` is that
-    of ``d``, a ``/`` and ``f``, so one call per directory names all its
-    files. It could differ only for an entry on the way to the current
-    directory, which is a directory, and each directory is named anew."""
+    """What the name of each entry of a directory starts with, given the
+    directory's own (``_relative``): ``os.path.relpath`` of ``d/e`` is that
+    of ``d``, a ``/`` and ``e``, so one call names a whole tree. It differs
+    only for a directory ``e`` on the way to the current directory, below
+    one that contains it (``b`` of ``..`` seen from ``/a/b`` is ``.``): the
+    walk names those anew."""
     return "" if relative == "." else relative + "/"
 
 
@@ -280,7 +281,7 @@ class _Walker:
             yield _problem(path, error, suspect=True)
 
     def _directory(
-        self, path: Path, ancestors: frozenset[tuple[int, int]]
+        self, path: Path, ancestors: frozenset[tuple[int, int]], relative: str | None = None
     ) -> Iterator[SourceFile | LoadProblem]:
         try:
             status = path.stat()
@@ -305,9 +306,13 @@ class _Walker:
             yield unrendered
             return
         inner = ancestors | {identity}
-        prefix = _children_prefix(_relative(path)) if entries else ""
+        own = (_relative(path) if relative is None else relative) if entries else "."
+        prefix = _children_prefix(own)
+        # Below a directory that contains the current one, a directory may
+        # lie on the way to it, and is named anew (``_children_prefix``).
+        climbs = all(part == ".." for part in own.split("/"))
         for entry in entries:
-            yield from self._entry(Path(entry.path), entry, inner, prefix + entry.name)
+            yield from self._entry(Path(entry.path), entry, inner, prefix + entry.name, climbs)
 
     def _entry(
         self,
@@ -315,6 +320,7 @@ class _Walker:
         entry: os.DirEntry[str],
         ancestors: frozenset[tuple[int, int]],
         relative: str | None = None,
+        climbs: bool = True,
     ) -> Iterator[SourceFile | LoadProblem]:
         try:
             if entry.is_symlink() and not self._inside_root(path):
@@ -324,7 +330,7 @@ class _Walker:
             if is_dir and entry.name in SKIPPED_DIRECTORIES:
                 return
             if is_dir:
-                yield from self._directory(path, ancestors)
+                yield from self._directory(path, ancestors, None if climbs else relative)
                 return
             if path.suffix.lower() not in MANIFEST_SUFFIXES:
                 return
