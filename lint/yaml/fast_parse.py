@@ -14,7 +14,9 @@ Why a vouched value is exact:
 - Structure. Both parsers build the same tree of mappings and sequences from
   text that has none of what the gates in ``_plain_text`` exclude: node
   properties (anchors, aliases, tags), merge keys, directives, tabs,
-  control characters, lone CRs, non-ASCII text.
+  control characters, lone CRs, non-ASCII text (but for dashes, quotes,
+  arrows and Latin letters on comment lines, which both parsers skip, or
+  copy where such a line is a scalar's text).
 - Quoted and block scalars are strings in both, folded and chomped alike,
   escapes included (every escape was compared). Two exceptions: a block
   scalar running to the end of a text without a final line break, and an
@@ -128,6 +130,17 @@ _DOTTED: Final = re.compile(rf"\.[0-9_]{_signed_start(2)}{_NUMERIC_REST}")
 _BLOCK_HEADER: Final = re.compile(r"[|>][0-9+\- ]*(?:#[^\n]*)?\r?(?:\n|\Z)")
 """What may open a block scalar: '|' or '>' ending its line."""
 
+_COMMENT_CHARACTERS: Final = (
+    "\u00a1-\u00ac\u00ae-\u024f"  # Latin-1 and Latin Extended: no NBSP or soft hyphen
+    "\u2010-\u2027\u2030-\u205e"  # dashes, quotes, bullets: no separators or spaces
+    "\u2190-\u21ff\u2500-\u257f"  # arrows, box drawing
+)
+"""Non-ASCII characters allowed on comment lines (``_ascii_stand_in``):
+the dashes, quotes and arrows manifests' comments are written with."""
+_NON_ASCII: Final = re.compile(r"[^\x00-\x7f]")
+_UNSAFE_CHARACTER: Final = re.compile(rf"[^\x00-\x7f{_COMMENT_CHARACTERS}]")
+_NON_ASCII_CONTENT: Final = re.compile(r"^(?![ ]*#)[^\n]*[^\x00-\x7f]", re.M)
+"""A non-ASCII character on a line that is not a comment line."""
 _FLOW_VALUE_CLOSED: Final = re.compile(r":[,\]}]")
 """``{a:}``: libyaml refuses a ':' that a flow indicator follows."""
 _VALUE_OPENS_LINE: Final = re.compile(r"\n[ ]*:")
@@ -179,7 +192,10 @@ def _plain_text(piece: str) -> bool:
     and cannot nest deep enough to exhaust yaml_rs's stack. The cheap
     one-character searches come first."""
     if not piece.isascii():
-        return False
+        stand_in = _ascii_stand_in(piece)
+        if stand_in is None:
+            return False
+        piece = stand_in
     classes = piece.encode("ascii").translate(_BYTE_CLASSES)
     if b"\0" in classes or _DEEP_LINE in classes or classes.startswith(_DEEP_LINE[1:]):
         return False
@@ -227,6 +243,18 @@ def _last_scalar(value: Any) -> Any:
         else:
             break
     return value
+
+
+def _ascii_stand_in(piece: str) -> str | None:
+    """For the gates, a text whose non-ASCII characters all stand on comment
+    lines and are printable, neither blank nor a line break for either
+    parser (``_COMMENT_CHARACTERS``), with each written as ``x``: none of
+    the gates' patterns tells such a character from ``x``. Both parsers
+    skip a comment, and copy such a line verbatim where it is a block or
+    quoted scalar's text. None for any other non-ASCII text."""
+    if _UNSAFE_CHARACTER.search(piece) or _NON_ASCII_CONTENT.search(piece):
+        return None
+    return _NON_ASCII.sub("x", piece)
 
 
 def _agreed_mapping(mapping: dict[Any, Any], room: int) -> dict[str, Any] | None:

@@ -440,3 +440,26 @@ def test_a_string_that_reads_otherwise_is_refused_every_time(word: str) -> None:
         assert fast_value(HEADER + f"a: {word}\nb: ok\n", 100) is None
         assert fast_value(HEADER + f"a: [ok, {word}]\n", 100) is None
     assert (fast_value(HEADER + f"a: '{word}'\n", 100) is None) == (quoted is None)
+
+
+@pytest.mark.parametrize(
+    ("lines", "vouched"),
+    [
+        ("# Egress — see the README → below\na: b\n", True),
+        ("a: |\n  # — kept, as the block's text\n  x\n", True),
+        ('a: "x\n  # \u2013 folded in"\n', True),
+        ("a:\n  # café, \u2018quoted\u2019\n  b: c\n", True),
+        ("a: b  # — after a value\n", False),  # not a comment line
+        ("a: café\n", False),
+        ("# a\u00a0non-breaking space\na: b\n", False),  # blank for yaml_rs
+        ("# a line\u2028separator\na: b\n", False),  # a line break for libyaml
+        ("# a\ufeffbyte order mark\na: b\n", False),
+    ],
+)
+def test_non_ascii_text_only_on_comment_lines(lines: str, vouched: bool) -> None:
+    """Dashes, quotes, arrows and Latin letters on comment lines leave a
+    document to yaml_rs (check_stream holds its value and line against
+    libyaml's); anything else non-ASCII leaves it to libyaml."""
+    text = HEADER + lines
+    assert (fast_value(text, 100) is not None) == vouched
+    assert check_stream(text).vouched == vouched
