@@ -30,6 +30,8 @@ Why a vouched value is exact:
   and the walk accepts only ``s`` itself. That catches ``yes``, ``on``, ``y``
   and every other YAML 1.1 form YAML 1.2 leaves alone. A string yaml_rs
   would have resolved had it been plain (``"53"``) was quoted: accepted.
+  So is a word such as ``y`` that the text never holds where a plain
+  scalar could be it (``_only_quoted``): it was quoted (``namespace: "y"``).
 - A plain scalar yaml_rs resolves to a bool, null, int or float agrees with
   ``resolve_plain``, token by token (see the tests), except for tokens
   starting with ``_`` or with a dot and a digit or ``_`` (yaml_rs drops
@@ -161,6 +163,12 @@ _TEXT_VERDICTS: Final[dict[str, bool]] = {}
 _SHARED: Final[dict[str, str]] = {}
 """One copy of each recent string value, shared by every document read."""
 _MAX_VERDICTS: Final = 16_384
+_QUOTED_WORDS: Final[set[str]] = set()
+"""Words go-yaml would resolve had they been plain (``y``, ``yes``) that the
+document being walked holds only quoted (``_only_quoted``), so strings."""
+_REFUSED: Final[list[str]] = []
+"""Such a word, when one stopped the walk."""
+_MAX_QUOTED_WORDS: Final = 4
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 
@@ -180,11 +188,37 @@ def fast_value(piece: str, max_depth: int) -> FastValue | None:
         if type(last) is str and last.endswith("\n"):
             return None  # perhaps a block scalar running to the end of the text
     kind = type(value)
-    if kind is dict:
-        return _agreed_mapping(value, max_depth)
-    if kind is list:
-        return value if _agreed_sequence(value, max_depth) else None
-    return None  # empty, null or scalar documents are rare: the slow path
+    if kind is not dict and kind is not list:
+        return None  # empty, null or scalar documents are rare: the slow path
+    try:
+        for _ in range(_MAX_QUOTED_WORDS + 1):
+            _REFUSED.clear()
+            if kind is dict:
+                agreed = _agreed_mapping(value, max_depth)
+            else:
+                agreed = value if _agreed_sequence(value, max_depth) else None
+            if agreed is not None:
+                return agreed
+            # A word such as "y" stopped the walk: if the text holds it only
+            # quoted, it is a string for go-yaml too. Walk again allowing it.
+            word = _REFUSED[-1] if _REFUSED else None
+            if word is None or word in _QUOTED_WORDS or not _only_quoted(piece, word):
+                return None
+            _QUOTED_WORDS.add(word)
+        return None
+    finally:
+        _QUOTED_WORDS.clear()
+        _REFUSED.clear()
+
+
+def _only_quoted(piece: str, word: str) -> bool:
+    """Whether no plain scalar of ``piece`` can be ``word``, one token of
+    ``_TOKEN``'s characters: a plain scalar is its own text, so it would
+    stand between a blank, a flow indicator or a ':' (or an end of the
+    text) on both sides. A quote or any other character next to each
+    occurrence proves it part of another scalar."""
+    pattern = rf"(?<![^\s\[{{,:]){re.escape(word)}(?![^\s,\]}}:])"
+    return re.search(pattern, piece) is None
 
 
 def _plain_text(piece: str) -> bool:
@@ -334,6 +368,10 @@ def _agreed_string(text: str) -> str | None:
     Kubernetes reads it the same, else None. Only agreeing strings are
     shared, so finding one in ``_SHARED`` settles both questions at once."""
     if text and text[0] in _CHECKED_STARTS and not _text_agrees(text):
+        if text in _QUOTED_WORDS:
+            return text  # agrees in this document only: never shared
+        if _TOKEN.fullmatch(text) is not None:
+            _REFUSED.append(text)
         return None
     return _remember(_SHARED, text, text)
 

@@ -135,8 +135,9 @@ CASES: list[tuple[str, str, Any, bool]] = [
     ("a: 'true'\n", "a", "true", True),
     ('a: "1.20"\n', "a", "1.20", True),
     ('"80": x\n', "80", "x", True),
-    # ... but yaml_rs does not resolve `yes`, so a quoted one proves nothing.
-    ("a: 'yes'\n", "a", "yes", False),
+    # yaml_rs does not resolve `yes`, so a quoted one proves nothing alone;
+    # the text does: it holds `yes` nowhere a plain scalar could be.
+    ("a: 'yes'\n", "a", "yes", True),
     # Leading zeros: octal or float for go-yaml, decimal for yaml_rs.
     ("a: 010\n", "a", 8, False),
     ("a: -010\n", "a", -8, False),
@@ -460,6 +461,29 @@ def test_non_ascii_text_only_on_comment_lines(lines: str, vouched: bool) -> None
     """Dashes, quotes, arrows and Latin letters on comment lines leave a
     document to yaml_rs (check_stream holds its value and line against
     libyaml's); anything else non-ASCII leaves it to libyaml."""
+    text = HEADER + lines
+    assert (fast_value(text, 100) is not None) == vouched
+    assert check_stream(text).vouched == vouched
+
+
+@pytest.mark.parametrize(
+    ("lines", "vouched"),
+    [
+        ("a: 'y'\nb: \"yes\"\nc: ['on', \"n\"]\n", True),  # four words, each quoted
+        ("a: 'y'\nb: x-y\nc: \"a y\"\nd: 'y z'\n", True),  # inside other scalars
+        ("a: 'y'\nb: y\n", False),  # also plain: true for go-yaml
+        ("a: 'y'\nb: [x,y]\n", False),
+        ('a: "y"\nb: {"c":y}\n', False),
+        ("a: 'y'\nb: |\n  y\n", False),  # a block scalar: refused all the same
+        ("a: 'y'  # y\n", False),  # a comment: refused all the same
+        ("'y': 1\n", False),  # a key is never let through
+        ("a: ['y', 'yes', 'on', 'n', 'off']\n", False),  # past the number of words tried
+    ],
+)
+def test_a_word_only_quoted_in_the_text_is_a_string(lines: str, vouched: bool) -> None:
+    """A word go-yaml resolves when plain (``y``, ``yes``) is vouched for
+    when the text holds it nowhere a plain scalar could (check_stream holds
+    the value against libyaml's)."""
     text = HEADER + lines
     assert (fast_value(text, 100) is not None) == vouched
     assert check_stream(text).vouched == vouched

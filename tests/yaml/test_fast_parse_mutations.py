@@ -139,6 +139,14 @@ spec:
     # \u2013 folded in
     last"
 """,
+    """kind: NetworkPolicy
+metadata:
+  name: words
+  namespace: "y"
+  labels: {test: 'yes', flag: "on", x-y: 'n'}
+spec:
+  values: ["x", "y"]
+""",
     """data:
   config.yaml: |-
     rules:
