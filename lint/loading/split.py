@@ -251,6 +251,7 @@ def _scan(text: str) -> list[_Segment]:
     current = segments[0]
     # The leading newline puts the first line on the same footing as the rest;
     # a match at padded offset i describes the line at text offset i.
+    size = len(text)
     for event in _LINE_EVENTS.finditer("\n" + text):
         what = event.lastindex
         if what == _KIND_EVENT:
@@ -258,9 +259,15 @@ def _scan(text: str) -> list[_Segment]:
         elif what == _OTHER_EVENT:
             current.plain_keys = False
         else:
-            current = _after_marker(text, current, event.start(), event.group(2))
+            at, rest = event.start(), event.group(2)
+            if not rest and text[at] == "-":
+                # A bare '---' line, by far the most common marker: inline.
+                current.stop = current.end = at
+                current = _Segment(at, at, min(at + 4, size))
+            else:
+                current = _after_marker(text, current, at, rest)
             segments.append(current)
-    current.stop = current.end = len(text)
+    current.stop = current.end = size
     return segments
 
 
