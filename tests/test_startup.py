@@ -106,6 +106,16 @@ def test_a_check_of_files_imports_no_render_runner() -> None:
     assert [m for m in loaded if m.startswith(RENDER_RUNNER) or m == "subprocess"] == []
 
 
+def test_a_json_check_imports_no_text_report() -> None:
+    code = (
+        "from lint.cli import run_cli\n"
+        "sys.argv = ['egress-lint', 'check', 'fixtures/demo', '--format', 'json']\nrun_cli()"
+    )
+    loaded = _loaded_after(code)
+    assert "lint.report.json_report" in loaded
+    assert "lint.report.text_report" not in loaded
+
+
 def test_the_render_package_gives_its_runner_when_asked() -> None:
     from lint import render  # noqa: PLC0415 - the package, after other tests loaded it or not
     from lint.render import run  # noqa: PLC0415
