@@ -9,7 +9,6 @@ suppressions included: ``lint.checks.runner.check_run``) and an
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -257,6 +256,8 @@ def _pass_through(stdin: bytes) -> None:
         if not isinstance(stdin, RenderedInput):
             # Input past the file limit was not checked (the report says
             # so), but it still passes through whole.
+            import shutil  # noqa: PLC0415 - only under --passthrough
+
             shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
         sys.stdout.flush()
 
