@@ -92,6 +92,12 @@ def bounded_json(
     return fit_document(members, size, limit)
 
 
+KEPT_PARTS: Final = 1 << 22
+"""Entry texts a writer keeps on its examined lists between measuring and
+writing them (a reference each, 32 MiB in all): past it, a list is looked
+up in the memo again when it is written, so a report of tens of millions
+of entries adds no more than that to memory."""
+
 # Compact, so the C encoder writes it. Pipe the report through `jq` to read it.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _escape = encode_basestring  # what `_encode` writes for a str
@@ -101,9 +107,9 @@ class _Entries:
     """One decision's examined list as written: the entries listed, what
     closes the list (``]``, and under ``selecting`` the count left out),
     and, once measured, the texts of its entries in order (``parts``,
-    references into the writer's memo), the bytes of the entries with their
-    commas and, for a capped writer, how many strings its entries had
-    capped."""
+    references into the writer's memo, while ``KEPT_PARTS`` allows), the
+    bytes of the entries with their commas and, for a capped writer, how
+    many strings its entries had capped."""
 
     __slots__ = ("close", "count", "entries", "parts", "size")
 
@@ -148,6 +154,8 @@ class JsonWriter:
         self._sizes: dict[int, int] = {}
         self._counts: dict[int, int] = {}
         self._lists: dict[int, _Entries] = {}
+        self._kept = 0
+        """The texts kept on lists (``_Entries.parts``), all lists together."""
         self._plain = True
         """Whether every text in the memo has as many UTF-8 bytes as
         characters (ASCII, nothing to escape), so a list's size is the sum
@@ -321,15 +329,19 @@ class JsonWriter:
         return ",".join(self._parts(listed))
 
     def _parts(self, listed: _Entries) -> list[str]:
-        """The texts of the list's entries, in order, kept on the list: a
-        list shared by several sandboxes is looked up in the memo once, and
-        its text is joined from them whenever it is written."""
+        """The texts of the list's entries, in order, kept on the list while
+        ``KEPT_PARTS`` allows: a list is then looked up in the memo once,
+        when it is measured, and its text joined from them whenever it is
+        written."""
         parts = listed.parts
         if parts is None:
             found = list(map(self._texts.get, map(id, listed.entries)))
             if not all(found):  # no text is empty: some entries are new
                 self._learn(listed.entries, found)
-            parts = listed.parts = cast("list[str]", found)
+            parts = cast("list[str]", found)
+            if self._kept + len(parts) <= KEPT_PARTS:
+                listed.parts = parts
+                self._kept += len(parts)
         return parts
 
     def _learn(self, entries: tuple[ExaminedEntry, ...], found: list[str | None]) -> None:

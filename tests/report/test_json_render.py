@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from lint.checks.runner import CheckOptions, run_check
+from lint.report import json_report
 from lint.report.json_report import (
     EXAMINED_MODES,
     Examined,
@@ -217,3 +218,17 @@ def test_a_list_measured_after_a_wide_entry_is_measured_in_bytes() -> None:
     text = compact(report_document(report)).replace("##[", "##\\u005b")
     assert writer.size() == len(text.encode("utf-8"))
     assert "".join(writer.chunks()) == compact(report_document(report))
+
+
+def test_lists_past_the_kept_texts_are_looked_up_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``KEPT_PARTS`` entry texts kept on lists, a list keeps none and
+    is looked up again when written: the same size and bytes."""
+    report = _report(DEMO)
+    whole = compact(report_document(report))
+    monkeypatch.setattr(json_report, "KEPT_PARTS", 3)
+    writer = JsonWriter(report)
+    assert writer.size() == len(whole.encode("utf-8"))
+    lists = list(writer._lists.values())
+    assert any(listed.parts is None and listed.entries for listed in lists)
+    assert sum(len(listed.parts or ()) for listed in lists) <= 3
+    assert "".join(writer.chunks()) == whole
