@@ -89,6 +89,47 @@ def test_a_run_with_a_valid_declaration_file_imports_no_pydantic() -> None:
     assert [m for m in loaded if m.startswith(("pydantic", "lint.declarations.models"))] == []
 
 
+RENDER_RUNNER = (
+    "lint.render.run",
+    "lint.render.bounded",
+    "lint.render.origins",
+    "lint.render.lines",
+)
+
+
+def test_a_check_of_files_imports_no_render_runner() -> None:
+    """Running helm or kustomize, and reading their origins and template
+    lines, is loaded only by a command that renders."""
+    code = "from lint.cli import run_cli\nsys.argv = ['egress-lint', 'check', 'fixtures/demo']\nrun_cli()"
+    loaded = _loaded_after(code)
+    assert "lint.checks.runner" in loaded and "lint.render.spec" in loaded
+    assert [m for m in loaded if m.startswith(RENDER_RUNNER) or m in ("subprocess", "shutil")] == []
+
+
+def test_a_json_check_imports_no_text_report() -> None:
+    code = (
+        "from lint.cli import run_cli\n"
+        "sys.argv = ['egress-lint', 'check', 'fixtures/demo', '--format', 'json']\nrun_cli()"
+    )
+    loaded = _loaded_after(code)
+    assert "lint.report.json_report" in loaded
+    assert "lint.report.text_report" not in loaded
+
+
+def test_the_render_package_gives_its_runner_when_asked() -> None:
+    from lint import render  # noqa: PLC0415 - the package, after other tests loaded it or not
+    from lint.render import run  # noqa: PLC0415
+
+    assert (render.render, render.RenderError, render.ToolMissing) == (
+        run.render,
+        run.RenderError,
+        run.ToolMissing,
+    )
+    assert render.render_command is run.render_command
+    with pytest.raises(AttributeError, match="nonesuch"):
+        _ = render.nonesuch
+
+
 def test_the_schema_command_prints_the_shipped_file_without_pydantic() -> None:
     """`egress-lint schema` reads the checked-in file; only a test
     generates it from the models."""

@@ -17,7 +17,6 @@ object of an apiVersion §2 does not list is not checked at all.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -170,6 +169,8 @@ def _walk(value: object, fields: Fields, path: tuple[str, ...], found: _Found) -
         if not isinstance(key, str):
             continue
         if key not in fields.known:
+            import difflib  # noqa: PLC0415 - only for an unknown field
+
             nearest = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
             found.unknown.append(((*path, key), nearest[0] if nearest else None, tuple(known)))
             continue

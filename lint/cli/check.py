@@ -9,7 +9,6 @@ suppressions included: ``lint.checks.runner.check_run``) and an
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -54,8 +53,6 @@ from lint.loading import STDIN_NAME, LoadLimits, RenderedInput
 from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
 from lint.render import RenderPolicy, RenderSpec
-from lint.render.lines import stream_reader, template_lines
-from lint.render.origins import kustomize_places
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, truncation_note
 from lint.report.environments import failed_environment, in_environment, joined
 from lint.report.json_report import bounded_json
@@ -127,6 +124,9 @@ def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> 
     except BaselineError as error:
         fail(str(error), USAGE)
     if isinstance(stdin, RenderedInput) and stdin.kustomize_origins is not None:
+        # Only a Kustomize render needs its origins read (``lint.render``).
+        from lint.render.origins import kustomize_places  # noqa: PLC0415
+
         # Every format shows a Kustomize object at its file: the stream has no name
         # a reader can open.
         text = bytes(stdin).decode("utf-8", "replace")
@@ -138,6 +138,9 @@ def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> 
     chart_root = out.rendering.helm_chart_root
     if isinstance(stdin, RenderedInput):
         chart_root = None
+    # Only Helm findings need their templates read (``lint.render.lines``).
+    from lint.render.lines import stream_reader, template_lines  # noqa: PLC0415
+
     placed = template_lines(run.report, stream_reader(stdin, STDIN_NAME), chart_root)
     return dataclasses.replace(run, report=placed)
 
@@ -253,6 +256,8 @@ def _pass_through(stdin: bytes) -> None:
         if not isinstance(stdin, RenderedInput):
             # Input past the file limit was not checked (the report says
             # so), but it still passes through whole.
+            import shutil  # noqa: PLC0415 - only under --passthrough
+
             shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
         sys.stdout.flush()
 

@@ -35,14 +35,11 @@ from lint.render import (
     DEFAULT_RENDER_TIMEOUT,
     HelmRender,
     KustomizeRender,
-    RenderError,
     RenderPolicy,
     RenderRefused,
     RenderSpec,
-    ToolMissing,
     repository_root,
 )
-from lint.render import render as run_render
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, MIN_MAX_REPORT_BYTES
 from lint.report.json_report import EXAMINED_MODES, Examined
 
@@ -469,6 +466,10 @@ def rendered_input(render: RenderSpec, policy: RenderPolicy) -> RenderedInput:
     is a usage error (exit 2) that shows why (the tool's standard error,
     quoted). Output past the limit comes back cut, for the loader to
     refuse."""
+    # Only a command that renders needs the tools' runner (``lint.render``).
+    from lint.render.run import RenderError  # noqa: PLC0415
+    from lint.render.run import render as run_render  # noqa: PLC0415
+
     try:
         return run_render(render, policy)
     except (RenderError, RenderRefused) as error:
@@ -514,6 +515,9 @@ def environment_input(
     usage error here: it comes back empty with its ``failure``, which the
     check reports for that environment alone (``render-failed``), failing
     closed. A missing tool still is: no environment could render."""
+    from lint.render.run import RenderError, ToolMissing  # noqa: PLC0415 - as rendered_input
+    from lint.render.run import render as run_render  # noqa: PLC0415
+
     spec = environment.spec
     if isinstance(spec, HelmRender) and spec.namespace is None:
         spec = dataclasses.replace(spec, namespace=namespace)

@@ -11,7 +11,6 @@ erases it first).
 
 from __future__ import annotations
 
-import shutil
 import sys
 from typing import Final, TextIO
 
@@ -38,6 +37,8 @@ class Progress:
         if self._stream is None:
             return
         global _showing  # noqa: PLW0603 - the one line on the terminal, for fail()
+        import shutil  # noqa: PLC0415 - only at a terminal
+
         # Never wider than the terminal: a wrapped line cannot be erased.
         columns = shutil.get_terminal_size().columns - 1
         # The step may name an environment or a path from the repository.

@@ -26,18 +26,20 @@ from lint.cli.exits import USAGE, fail
 from lint.report.escaping import Neutraliser, Style
 
 BATCH = 1 << 16
-"""Characters gathered before one ``click.echo``: each call flushes, so a
-report of many short blocks is not a write per line."""
+"""Characters gathered before they are made safe and written (one
+``click.echo``, which flushes, or one write to a file): a report of many
+short blocks is neither a write per line nor a pass of the neutraliser per
+block (a JSON report is some 8,000 pieces, most of a few bytes)."""
 
 
 def write_output(path: Path, chunks: Iterable[str], style: Style, *, colour: bool = False) -> None:
-    """Write the chunks to a file the command line named, in UTF-8, made
-    safe as on standard output (the file may be ``/dev/stdout``, or shown
-    in a log later); ``colour``: the text report's colours, asked for with
-    ``--color always``, are kept."""
+    """Write the chunks to a file the command line named, in UTF-8, in
+    batches, made safe as on standard output (the file may be
+    ``/dev/stdout``, or shown in a log later); ``colour``: the text
+    report's colours, asked for with ``--color always``, are kept."""
     try:
         with path.open("w", encoding="utf-8") as stream:
-            for chunk in safe_chunks(chunks, style, colour=colour):
+            for chunk in safe_chunks(_batches(chunks), style, colour=colour):
                 stream.write(chunk)
     except OSError as error:
         fail(f"cannot write {path}: {error.strerror or type(error).__name__}", USAGE)
@@ -47,16 +49,17 @@ def write_standard(
     chunks: Iterable[str], *, to_stderr: bool, style: Style, colour: bool = False
 ) -> None:
     """Write the chunks to standard output (or error) with ``click.echo``,
-    a batch of whole chunks at a time (each echo flushes), made safe to
-    show (``safe_chunks``; ``colour``: the text report's colours kept).
-    Text that may hold a terminal escape sequence is stripped of them when
-    the stream is no terminal, as click does; JSON (every control character
-    escaped) holds none, so it is not searched for them, and painted text
-    keeps the colours ``--color`` asked for even off a terminal."""
+    a batch of chunks at a time (each echo flushes), made safe to show
+    (``safe_chunks``; ``colour``: the text report's colours kept). Made
+    safe, unpainted text holds no escape character (it is written as a
+    visible escape), so click's stripping of escape sequences off a
+    terminal finds none wherever a batch ends; JSON holds none either, so
+    it is not searched for them, and painted text keeps the colours
+    ``--color`` asked for even off a terminal."""
     stream = sys.stderr if to_stderr else sys.stdout
     as_is = True if style == "json" or colour else None  # True: click strips nothing
     with reader_may_leave(stream):
-        for batch in _batches(safe_chunks(chunks, style, colour=colour)):
+        for batch in safe_chunks(_batches(chunks), style, colour=colour):
             click.echo(batch, err=to_stderr, nl=False, color=as_is)
 
 
@@ -91,10 +94,9 @@ def reader_may_leave(stream: TextIO) -> Iterator[None]:
 
 def _batches(chunks: Iterable[str]) -> Iterator[str]:
     """The chunks joined into batches of at least ``BATCH`` characters (the
-    last may be shorter), a long chunk on its own. A batch ends where a
-    chunk does, at the end of a line for the formats that may hold an
-    escape sequence, and none spans a line end, so click strips from the
-    batches what it stripped from the whole."""
+    last may be shorter), a long chunk on its own. Where a batch ends does
+    not change what is written: the neutraliser holds back what it cannot
+    yet judge until the next batch."""
     pending: list[str] = []
     size = 0
     for chunk in chunks:

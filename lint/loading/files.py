@@ -129,11 +129,31 @@ def display_name(path: Path) -> str:
     Bytes of the name that are not UTF-8 are shown as ``\\xNN``: Python
     carries them as lone surrogates, which no report can encode.
     """
+    return _shown(_relative(path))
+
+
+def _relative(path: Path) -> str:
+    """The path relative to the current directory, with ``/`` separators,
+    as Python carries it."""
     try:
         relative = os.path.relpath(path)
     except ValueError:  # another drive on Windows
         relative = str(path)
-    name = relative.replace(os.sep, "/")
+    return relative.replace(os.sep, "/")
+
+
+def _children_prefix(relative: str) -> str:
+    """What the name of each entry of a directory starts with, given the
+    directory's own (``_relative``): ``os.path.relpath`` of ``d/e`` is that
+    of ``d``, a ``/`` and ``e``, so one call names a whole tree. It differs
+    only for a directory ``e`` on the way to the current directory, below
+    one that contains it (``b`` of ``..`` seen from ``/a/b`` is ``.``): the
+    walk names those anew."""
+    return "" if relative == "." else relative + "/"
+
+
+def _shown(name: str) -> str:
+    """A relative name as reports show it (``display_name``)."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
@@ -243,10 +263,12 @@ class _Walker:
             # ``load`` gets the same note as for one inside a tree.
             yield _skipped(path, "not a regular file")
 
-    def _file(self, path: Path, status: os.stat_result) -> Iterator[SourceFile | LoadProblem]:
+    def _file(
+        self, path: Path, status: os.stat_result, relative: str | None = None
+    ) -> Iterator[SourceFile | LoadProblem]:
         if not self.first_visit((status.st_dev, status.st_ino)):
             return
-        name = display_name(path)
+        name = display_name(path) if relative is None else _shown(relative)
         if stat.S_ISREG(status.st_mode):
             refused = self.budget.refusal(name, status.st_size)
             if refused is not None:
@@ -259,7 +281,7 @@ class _Walker:
             yield _problem(path, error, suspect=True)
 
     def _directory(
-        self, path: Path, ancestors: frozenset[tuple[int, int]]
+        self, path: Path, ancestors: frozenset[tuple[int, int]], relative: str | None = None
     ) -> Iterator[SourceFile | LoadProblem]:
         try:
             status = path.stat()
@@ -284,11 +306,21 @@ class _Walker:
             yield unrendered
             return
         inner = ancestors | {identity}
+        own = (_relative(path) if relative is None else relative) if entries else "."
+        prefix = _children_prefix(own)
+        # Below a directory that contains the current one, a directory may
+        # lie on the way to it, and is named anew (``_children_prefix``).
+        climbs = all(part == ".." for part in own.split("/"))
         for entry in entries:
-            yield from self._entry(Path(entry.path), entry, inner)
+            yield from self._entry(Path(entry.path), entry, inner, prefix + entry.name, climbs)
 
     def _entry(
-        self, path: Path, entry: os.DirEntry[str], ancestors: frozenset[tuple[int, int]]
+        self,
+        path: Path,
+        entry: os.DirEntry[str],
+        ancestors: frozenset[tuple[int, int]],
+        relative: str | None = None,
+        climbs: bool = True,
     ) -> Iterator[SourceFile | LoadProblem]:
         try:
             if entry.is_symlink() and not self._inside_root(path):
@@ -298,7 +330,7 @@ class _Walker:
             if is_dir and entry.name in SKIPPED_DIRECTORIES:
                 return
             if is_dir:
-                yield from self._directory(path, ancestors)
+                yield from self._directory(path, ancestors, None if climbs else relative)
                 return
             if path.suffix.lower() not in MANIFEST_SUFFIXES:
                 return
@@ -311,7 +343,7 @@ class _Walker:
             # reading one could block forever.
             yield _skipped(path, "not a regular file")
             return
-        yield from self._file(path, status)
+        yield from self._file(path, status, relative)
 
     def _inside_root(self, path: Path) -> bool:
         """Whether a symbolic link resolves inside the directory named."""
@@ -334,7 +366,6 @@ def unrendered_tree(path: Path, names: set[str]) -> LoadProblem | None:
     gives them one. It is not read, and since it may hold any policy for
     any namespace, the check fails closed. The message names the flag and
     the ``renders:`` entry that check it rendered (DESIGN §11)."""
-    shown = display_name(path)
     found: str | None
     if HELM_CHART_FILE in names:
         found, flag, key = HELM_CHART_FILE, "--helm", "helm"
@@ -345,6 +376,7 @@ def unrendered_tree(path: Path, names: set[str]) -> LoadProblem | None:
             return None
         flag, key = "--kustomize", "kustomize"
         what = "a Kustomize directory: its objects get their namespaces and patches only when built"
+    shown = display_name(path)
     message = (
         f"{shown} holds {found}, so it is {what}. Nothing in it was read, and any policy it "
         f"renders could select a sandbox, so those sandboxes fail closed. Check it rendered: "

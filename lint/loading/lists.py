@@ -101,7 +101,7 @@ def harvest(
     """Add ``document`` (or its list items) to ``into``, or count it skipped.
 
     ``root`` gives the document's node tree, for the lines of list items; it
-    is only called for lists.
+    is only called for a list with an item that is read or reported.
     """
     value = document.value
     if value is None:
@@ -111,7 +111,7 @@ def harvest(
         return
     kind = kind_of(value)
     if is_list_object(value, kind):
-        _open_list(document, kind or NO_KIND, relevant, root(), into)
+        _open_list(document, kind or NO_KIND, relevant, root, into)
     elif kind is None:
         _kindless(document, value, into)
     elif keeps(value, kind, relevant):
@@ -145,24 +145,48 @@ def _open_list(
     wrapper: LoadedDocument,
     kind: str,
     relevant: frozenset[str],
-    root: Node | None,
+    root: Callable[[], Node | None],
     into: Harvest,
     nesting: int = 1,
 ) -> None:
+    """Add the items of a list. Its node tree, for the items' lines, is
+    only composed when an item is read or reported: most items of a large
+    list (a ``PodList``) are skipped for their kind alone."""
     items = wrapper.value.get("items")
-    spans = _item_spans(root, wrapper)
     if items is None:
         return
+    spans = _LazySpans(root, wrapper)
     if not isinstance(items, list):
-        into.problems.append(_items_not_a_list(wrapper, kind, spans.items_line))
+        into.problems.append(_items_not_a_list(wrapper, kind, spans.get().items_line))
         return
+    implied = item_kind_of(kind)
     for index, item in enumerate(items):
-        line, end_line = spans.item(index)
+        skipped = _skipped_kind(item, kind, implied, relevant)
+        if skipped is not None:
+            into.skipped[skipped] += 1
+            continue
+        known = spans.get()
+        line, end_line = known.item(index)
         document = replace(
             wrapper, value=item, line=line, end_line=end_line, list_kind=kind, list_index=index
         )
-        inner = _Inner(relevant, into, spans.node(index), nesting)
+        inner = _Inner(relevant, into, known.node(index), nesting)
         _add_item(document, kind, inner)
+
+
+def _skipped_kind(
+    item: Any, list_kind: str, implied: str | None, relevant: frozenset[str]
+) -> str | None:
+    """The kind an item is counted under when it is skipped, which its value
+    alone settles; None when it is read, opened or reported (``_add_item``)."""
+    if isinstance(item, dict):
+        kind = kind_of(item) or implied
+        if kind is None or is_list_object(item, kind) or keeps(item, kind, relevant):
+            return None
+        return kind
+    if list_kind in TYPED_POLICY_LISTS or implied is None or implied in relevant:
+        return None
+    return implied
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,22 +201,20 @@ class _Inner:
 
 
 def _add_item(document: LoadedDocument, list_kind: str, inner: _Inner) -> None:
+    """Read, open or report an item that ``_skipped_kind`` does not skip."""
     item = document.value
-    implied = item_kind_of(list_kind)
-    relevant, into = inner.relevant, inner.into
+    into = inner.into
     if isinstance(item, dict):
-        kind = kind_of(item) or implied
+        kind = kind_of(item) or item_kind_of(list_kind)
         if is_list_object(item, kind):
             _nested_list(document, kind or NO_KIND, inner)
         elif kind is None:
             _kindless(document, item, into)
-        elif keeps(item, kind, relevant):
-            _keep(document, kind, into)
         else:
-            into.skipped[kind] += 1
+            _keep(document, kind, into)
     elif list_kind in TYPED_POLICY_LISTS:
         into.documents.append(document)
-    elif implied is None or implied in relevant:
+    else:
         into.problems.append(
             LoadProblem(
                 document.file,
@@ -200,8 +222,6 @@ def _add_item(document: LoadedDocument, list_kind: str, inner: _Inner) -> None:
                 f"item {document.list_index} of the {list_kind} is not an object",
             )
         )
-    else:
-        into.skipped[implied] += 1
 
 
 def _nested_list(document: LoadedDocument, kind: str, inner: _Inner) -> None:
@@ -221,7 +241,8 @@ def _nested_list(document: LoadedDocument, kind: str, inner: _Inner) -> None:
     # The inner list's items are placed from its own node; their lines are
     # offsets in the text the outer document was parsed from.
     wrapper = replace(document, list_kind=None, list_index=None)
-    _open_list(wrapper, kind, inner.relevant, inner.node, inner.into, inner.nesting + 1)
+    node = inner.node
+    _open_list(wrapper, kind, inner.relevant, lambda: node, inner.into, inner.nesting + 1)
 
 
 def _items_not_a_list(wrapper: LoadedDocument, kind: str, line: int) -> LoadProblem:
@@ -251,6 +272,22 @@ class _Spans:
 
     def node(self, index: int) -> Node | None:
         return self.nodes[index] if index < len(self.nodes) else None
+
+
+class _LazySpans:
+    """The spans of a list's items, read from its node tree on first use."""
+
+    __slots__ = ("_root", "_spans", "_wrapper")
+
+    def __init__(self, root: Callable[[], Node | None], wrapper: LoadedDocument) -> None:
+        self._root = root
+        self._wrapper = wrapper
+        self._spans: _Spans | None = None
+
+    def get(self) -> _Spans:
+        if self._spans is None:
+            self._spans = _item_spans(self._root(), self._wrapper)
+        return self._spans
 
 
 def _item_spans(root: Node | None, wrapper: LoadedDocument) -> _Spans:

@@ -13,7 +13,7 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from yaml.nodes import Node
@@ -124,6 +124,9 @@ class _Reading:
     relevant: frozenset[str]
     limits: LoadLimits
     into: Harvest
+    rules: dict[str, int] = field(default_factory=dict)
+    """``_skip``'s rule for each kind met, worked out once (``relevant``
+    answers in Python)."""
 
 
 def _load_json(name: str, text: str, reading: _Reading) -> bool:
@@ -172,14 +175,16 @@ def _load_stream(
     stream = _Stream(source.name, text, layout, source.chart_root)
     into = reading.into
     mentions = _Mentions.of(stream.layout)
+    shifted = first_line != 1 or first_index != 0
     for chunk in split_stream(stream.layout):
-        chunk.line += first_line - 1
-        chunk.index += first_index
+        if shifted:
+            chunk.line += first_line - 1
+            chunk.index += first_index
         if chunk.content is None and chunk.problem is None:
             continue
         if chunk.problem is not None:
             into.problems.append(_stream_problem(stream, chunk))
-        elif unusual or not _skip(stream.layout, chunk, reading.relevant, into, mentions):
+        elif unusual or not _skip(stream.layout, chunk, reading, mentions):
             _load_chunk(stream, chunk, reading)
 
 
@@ -244,25 +249,43 @@ class _Mentions:
         )
 
 
-def _skip(
-    text: str, chunk: Chunk, relevant: frozenset[str], into: Harvest, mentions: _Mentions
-) -> bool:
+_PARSE, _CONTROLLER, _CONFIG_MAP, _OTHER = range(4)
+"""What ``_skip`` does with a document of a kind (``_rule``): parse it; parse
+it when it may run the controller; when it may name a ConfigMap the check
+reads; skip it, unless it belongs to a catch-all group."""
+
+
+def _rule(kind: str, relevant: frozenset[str]) -> int:
+    if is_list_kind(kind):
+        return _PARSE
+    if kind in CONTROLLER_WORKLOADS and kind not in relevant:
+        return _CONTROLLER
+    if kind in relevant:
+        return _CONFIG_MAP if kind == CONFIG_MAP.name else _PARSE
+    return _OTHER
+
+
+def _skip(text: str, chunk: Chunk, reading: _Reading, mentions: _Mentions) -> bool:
     """Count and skip a document whose text settles that it is not read."""
     kind = certain_kind(text, chunk)
-    if kind is None or is_list_kind(kind):
+    if kind is None:
         return False
-    if kind in CONTROLLER_WORKLOADS and kind not in relevant:
+    rules = reading.rules
+    rule = rules.get(kind)
+    if rule is None:
+        rule = rules[kind] = _rule(kind, reading.relevant)
+    if rule == _PARSE:
+        return False
+    if rule == _CONTROLLER:
         if mentions.controller_image and may_run_controller(text, chunk):
             return False
-    elif kind in relevant and (
-        kind != CONFIG_MAP.name or (mentions.config_map_name and may_name_config_map(text, chunk))
-    ):
+    elif rule == _CONFIG_MAP and mentions.config_map_name and may_name_config_map(text, chunk):
         return False
     if mentions.catch_all_group and any(
         text.find(group, chunk.start, chunk.end) >= 0 for group in CATCH_ALL_GROUPS
     ):
         return False  # any kind of these groups may be a policy: parse it
-    into.skipped[kind] += 1
+    reading.into.skipped[kind] += 1
     return True
 
 

@@ -21,7 +21,6 @@ from lint.kinds import (
 from lint.loading.split import Chunk
 from lint.yaml.scalars import resolve_plain
 
-_FIRST_CONTENT: Final = re.compile(r"^[ \t]*[^ \t\r\n#]", re.M)
 _KIND_VALUE: Final = re.compile(
     r"[ \t]+(?:([A-Za-z][A-Za-z0-9]*)|\"([A-Za-z][A-Za-z0-9]*)\"|'([A-Za-z][A-Za-z0-9]*)')"
     r"(?:[ \t]+#[^\n]*)?[ \t\r]*"
@@ -69,12 +68,33 @@ def certain_kind(text: str, chunk: Chunk) -> str | None:
     """
     if not chunk.plain_keys or len(chunk.kind_lines) != 1:
         return None
-    first = _FIRST_CONTENT.search(text, chunk.body, chunk.stop)
-    if first is None or text[first.start()] in "- \t":
+    # With plain keys only, no column-0 directive line comes before the
+    # first content line, so the split's ``content`` is where it starts.
+    first = chunk.content
+    if first is None or text[first] in "- \t":
         return None
     value_text, end = chunk.kind_lines[0]
+    try:
+        kind = _KIND_NAMES[value_text]
+    except KeyError:
+        if len(_KIND_NAMES) >= _MAX_KIND_NAMES:
+            _KIND_NAMES.clear()
+        kind = _KIND_NAMES[value_text] = _kind_named(value_text)
+    if kind is None or _CONTINUED.match(text, end, chunk.stop) is not None:
+        return None
+    return kind
+
+
+# What the text after `kind:` names, by that text: a tree repeats the same
+# few kind lines thousands of times.
+_KIND_NAMES: Final[dict[str, str | None]] = {}
+_MAX_KIND_NAMES: Final = 4_096
+
+
+def _kind_named(value_text: str) -> str | None:
+    """The kind a ``kind:`` line's one-line value names, or None."""
     value = _KIND_VALUE.fullmatch(value_text)
-    if value is None or _CONTINUED.match(text, end, chunk.stop) is not None:
+    if value is None:
         return None
     plain = value.group(1)
     if plain is not None and not isinstance(resolve_plain(plain), str):

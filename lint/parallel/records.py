@@ -29,8 +29,8 @@ import types
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import starmap
-from operator import attrgetter
+from itertools import compress, count, repeat, starmap
+from operator import attrgetter, is_
 from typing import Any, Final, Generic, TypeVar
 
 Result = TypeVar("Result")
@@ -251,10 +251,12 @@ def _each_once(convert: Convert, done: dict[int, Any], container: type) -> Conve
     the same entries, so one converted already is looked up without a call."""
 
     def each(items: Any) -> Any:
-        for item in items:
-            if id(item) not in done:
-                convert(item)
-        return container(map(done.__getitem__, map(id, items)))
+        # Looked up at C speed; only the items not converted yet are visited
+        # (``convert`` looks an item up again: it may be met twice here).
+        found = list(map(done.get, map(id, items)))
+        for index in compress(count(), map(is_, found, repeat(None))):
+            found[index] = convert(items[index])
+        return found if container is list else container(found)
 
     return each
 

@@ -23,8 +23,9 @@ standard error, quoted so that it cannot start a CI workflow command
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from lint.render.root import RenderRefused, repository_root
-from lint.render.run import RenderError, ToolMissing, render, render_command
 from lint.render.spec import (
     DEFAULT_RENDER_TIMEOUT,
     HelmRender,
@@ -32,6 +33,24 @@ from lint.render.spec import (
     RenderPolicy,
     RenderSpec,
 )
+
+if TYPE_CHECKING:
+    from lint.render.run import RenderError, ToolMissing, render, render_command
+
+_RUN: frozenset[str] = frozenset({"RenderError", "ToolMissing", "render", "render_command"})
+"""What ``lint.render.run`` gives, imported when first asked for: a command
+that renders nothing (every plain ``check`` of files) only needs the specs,
+and running a tool brings in ``subprocess``, ``tempfile`` and the scan of
+what a render reads."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RUN:
+        from lint.render import run  # noqa: PLC0415 - only when a render runs
+
+        return getattr(run, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_RENDER_TIMEOUT",

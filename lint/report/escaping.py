@@ -113,23 +113,30 @@ class Neutraliser:
     def feed(self, chunk: str) -> str:
         text = self._held + self._controls(chunk)
         start = self._at_line_start
-        keep = _held_from(text, start, whole_lines=self.style == "annotations")
+        line = max(text.rfind("\n"), text.rfind("\r")) + 1
+        keep = _held_from(text, line, start, whole_lines=self.style == "annotations")
         self._held = text[keep:]
         self._at_line_start = _line_starts_at(text, keep, start)
-        return self._safe(text[:keep], start)
+        # No line break in ``text``: no line starts in it but maybe its first.
+        return self._safe(text[:keep], start, breaks=line > 0)
 
     def end(self) -> str:
         text, self._held = self._held, ""
         start, self._at_line_start = self._at_line_start, True
         return self._safe(text, start)
 
-    def _safe(self, text: str, at_line_start: bool) -> str:
-        """``text``, its controls already escaped, with no command."""
+    def _safe(self, text: str, at_line_start: bool, *, breaks: bool = True) -> str:
+        """``text``, its controls already escaped, with no command; without
+        ``breaks`` it has no line break. A ``::`` matters only at a line's
+        start, so a text that starts no line is not searched for one (a
+        JSON report is one line of tens of megabytes, and a search for a
+        ``::`` or a ``##[`` is slower than one for a single character)."""
         if not text:
             return text
-        if "::" in text:
+        if (at_line_start or breaks) and "::" in text:
             text = self._colons(text, at_line_start)
-        if COMMAND in text:
+        hash_at = text.find("#")
+        if hash_at >= 0 and text.find(COMMAND, hash_at) >= 0:
             text = text.replace(COMMAND, "##" + self._bracket)
         return text
 
@@ -193,12 +200,12 @@ def _after_blanks(text: str, index: int, colour: bool) -> int:
     return index
 
 
-def _held_from(text: str, at_line_start: bool, *, whole_lines: bool) -> int:
-    """Where the part of ``text`` to hold back starts: its last line when
-    that is only blanks (and maybe one colon) so far, or at all when
-    ``whole_lines`` (an annotation is known by its whole line), else a
-    trailing ``#`` or ``##``; ``len(text)`` when nothing need wait."""
-    line = max(text.rfind("\n"), text.rfind("\r")) + 1
+def _held_from(text: str, line: int, at_line_start: bool, *, whole_lines: bool) -> int:
+    """Where the part of ``text`` to hold back starts: its last line (which
+    starts at ``line``) when that is only blanks (and maybe one colon) so
+    far, or at all when ``whole_lines`` (an annotation is known by its
+    whole line), else a trailing ``#`` or ``##``; ``len(text)`` when
+    nothing need wait."""
     if whole_lines:
         return line
     if line or at_line_start:

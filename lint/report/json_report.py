@@ -21,7 +21,7 @@ import json
 import operator
 from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 from lint import __version__
 from lint.decision.model import EgressVerdict
@@ -92,6 +92,12 @@ def bounded_json(
     return fit_document(members, size, limit)
 
 
+KEPT_PARTS: Final = 1 << 22
+"""Entry texts a writer keeps on its examined lists between measuring and
+writing them (a reference each, 32 MiB in all): past it, a list is looked
+up in the memo again when it is written, so a report of tens of millions
+of entries adds no more than that to memory."""
+
 # Compact, so the C encoder writes it. Pipe the report through `jq` to read it.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _escape = encode_basestring  # what `_encode` writes for a str
@@ -100,14 +106,17 @@ _escape = encode_basestring  # what `_encode` writes for a str
 class _Entries:
     """One decision's examined list as written: the entries listed, what
     closes the list (``]``, and under ``selecting`` the count left out),
-    and, once measured, the bytes of the entries with their commas and, for
-    a capped writer, how many strings its entries had capped."""
+    and, once measured, the texts of its entries in order (``parts``,
+    references into the writer's memo, while ``KEPT_PARTS`` allows), the
+    bytes of the entries with their commas and, for a capped writer, how
+    many strings its entries had capped."""
 
-    __slots__ = ("close", "count", "entries", "size")
+    __slots__ = ("close", "count", "entries", "parts", "size")
 
     def __init__(self, entries: tuple[ExaminedEntry, ...], close: str) -> None:
         self.entries = entries
         self.close = close
+        self.parts: list[str] | None = None
         self.size = -1
         self.count = 0
 
@@ -145,6 +154,12 @@ class JsonWriter:
         self._sizes: dict[int, int] = {}
         self._counts: dict[int, int] = {}
         self._lists: dict[int, _Entries] = {}
+        self._kept = 0
+        """The texts kept on lists (``_Entries.parts``), all lists together."""
+        self._plain = True
+        """Whether every text in the memo has as many UTF-8 bytes as
+        characters (ASCII, nothing to escape), so a list's size is the sum
+        of its texts' lengths."""
         self._measured_pieces: list[list[_Piece]] = []
 
     def chunks(self) -> Iterator[str]:
@@ -300,34 +315,52 @@ class JsonWriter:
 
     def _measured(self, listed: _Entries) -> int:
         if listed.size < 0:
-            ids = list(map(id, listed.entries))
-            self._learn(listed.entries, ids)
-            listed.size = sum(map(self._sizes.__getitem__, ids)) + max(len(ids) - 1, 0)
+            parts = self._parts(listed)
+            if self._plain:  # every text's UTF-8 bytes are its characters
+                size = sum(map(len, parts))
+            else:
+                size = sum(map(self._sizes.__getitem__, map(id, listed.entries)))
+            listed.size = size + max(len(parts) - 1, 0)
             if self.capped:  # each occurrence of an entry counts its strings
-                listed.count = sum(map(self._counts.__getitem__, ids))
+                listed.count = sum(map(self._counts.__getitem__, map(id, listed.entries)))
         return listed.size
 
     def _joined(self, listed: _Entries) -> str:
-        try:
-            return ",".join(map(self._texts.__getitem__, map(id, listed.entries)))
-        except KeyError:  # not measured: encode the entries not seen before
-            ids = list(map(id, listed.entries))
-            self._learn(listed.entries, ids)
-            return ",".join(map(self._texts.__getitem__, ids))
+        return ",".join(self._parts(listed))
 
-    def _learn(self, entries: tuple[ExaminedEntry, ...], ids: list[int]) -> None:
-        """Encode the entries not seen before. Most of a list's entries were
-        in lists before it, so they are passed over at C speed."""
+    def _parts(self, listed: _Entries) -> list[str]:
+        """The texts of the list's entries, in order, kept on the list while
+        ``KEPT_PARTS`` allows: a list is then looked up in the memo once,
+        when it is measured, and its text joined from them whenever it is
+        written."""
+        parts = listed.parts
+        if parts is None:
+            found = list(map(self._texts.get, map(id, listed.entries)))
+            if not all(found):  # no text is empty: some entries are new
+                self._learn(listed.entries, found)
+            parts = cast("list[str]", found)
+            if self._kept + len(parts) <= KEPT_PARTS:
+                listed.parts = parts
+                self._kept += len(parts)
+        return parts
+
+    def _learn(self, entries: tuple[ExaminedEntry, ...], found: list[str | None]) -> None:
+        """Encode the entries not seen before, the ``None`` of ``found``,
+        and fill them in. Most of a list's entries were in lists before it,
+        so they are passed over at C speed."""
         texts = self._texts
-        unseen = itertools.compress(entries, map(operator.not_, map(texts.__contains__, ids)))
-        for entry in unseen:
+        for index in itertools.compress(itertools.count(), map(operator.not_, found)):
+            entry = entries[index]
             key = id(entry)
-            if key not in texts:  # the same entry twice in one list
+            text = texts.get(key)
+            if text is None:  # else: the same entry twice in one list
                 text, self._counts[key] = (
                     _capped_entry_text(entry) if self.capped else (_entry_text(entry), 0)
                 )
                 texts[key] = text
-                self._sizes[key] = report_size(text)
+                size = self._sizes[key] = report_size(text)
+                self._plain = self._plain and size == len(text)
+            found[index] = text
 
 
 def _head(report: Report) -> dict[str, Any]:

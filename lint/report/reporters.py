@@ -20,7 +20,6 @@ from typing import Any, Final, Protocol, TypeVar
 from lint.report.escaping import Style
 from lint.report.json_report import Examined, JsonWriter
 from lint.report.model import Report
-from lint.report.text_report import TextOptions, text_chunks
 
 ReportT_contra = TypeVar("ReportT_contra", contravariant=True)
 OptionsT_contra = TypeVar("OptionsT_contra", contravariant=True)
@@ -94,6 +93,9 @@ class CheckReporter(Reporter[Report, RenderOptions], Protocol):
 
 
 class TextReporter:
+    """The text report, imported when asked for, as the formats after it:
+    a ``check`` that writes JSON never pays for it at start-up."""
+
     name: Final = "text"
     style: Final[Style] = "text"
     shows_template_lines: Final = True
@@ -102,6 +104,8 @@ class TextReporter:
         return "".join(self.chunks(report, options))
 
     def chunks(self, report: Report, options: RenderOptions) -> Iterable[str]:
+        from lint.report.text_report import TextOptions, text_chunks  # noqa: PLC0415
+
         text = TextOptions(options.colour, options.show_suppressed, options.verbose, options.quiet)
         return text_chunks(report, text)
 

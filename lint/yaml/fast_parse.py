@@ -14,17 +14,24 @@ Why a vouched value is exact:
 - Structure. Both parsers build the same tree of mappings and sequences from
   text that has none of what the gates in ``_plain_text`` exclude: node
   properties (anchors, aliases, tags), merge keys, directives, tabs,
-  control characters, lone CRs, non-ASCII text.
+  control characters, lone CRs, non-ASCII text (but for dashes, quotes,
+  arrows and Latin letters on comment lines, which both parsers skip, or
+  copy where such a line is a scalar's text).
 - Quoted and block scalars are strings in both, folded and chomped alike,
   escapes included (every escape was compared). Two exceptions: a block
   scalar running to the end of a text without a final line break, and an
   empty one at the end of a document, where yaml_rs adds a line break
-  libyaml does not; a gate and a walk rule exclude them.
+  libyaml does not; a walk rule excludes the second, and the first is the
+  last scalar of its document, so a text without a final line break that
+  may hold a block scalar is vouched for only when the last scalar yaml_rs
+  read does not end with a line break (``_open_ended``, ``_last_scalar``).
 - A plain scalar yaml_rs leaves as a string ``s``: ``s`` is the folded text,
   which is what go-yaml resolves, so Kubernetes reads ``resolve_plain(s)``
   and the walk accepts only ``s`` itself. That catches ``yes``, ``on``, ``y``
   and every other YAML 1.1 form YAML 1.2 leaves alone. A string yaml_rs
   would have resolved had it been plain (``"53"``) was quoted: accepted.
+  So is a word such as ``y`` that the text never holds where a plain
+  scalar could be it (``_only_quoted``): it was quoted (``namespace: "y"``).
 - A plain scalar yaml_rs resolves to a bool, null, int or float agrees with
   ``resolve_plain``, token by token (see the tests), except for tokens
   starting with ``_`` or with a dot and a digit or ``_`` (yaml_rs drops
@@ -125,6 +132,17 @@ _DOTTED: Final = re.compile(rf"\.[0-9_]{_signed_start(2)}{_NUMERIC_REST}")
 _BLOCK_HEADER: Final = re.compile(r"[|>][0-9+\- ]*(?:#[^\n]*)?\r?(?:\n|\Z)")
 """What may open a block scalar: '|' or '>' ending its line."""
 
+_COMMENT_CHARACTERS: Final = (
+    "\u00a1-\u00ac\u00ae-\u024f"  # Latin-1 and Latin Extended: no NBSP or soft hyphen
+    "\u2010-\u2027\u2030-\u205e"  # dashes, quotes, bullets: no separators or spaces
+    "\u2190-\u21ff\u2500-\u257f"  # arrows, box drawing
+)
+"""Non-ASCII characters allowed on comment lines (``_ascii_stand_in``):
+the dashes, quotes and arrows manifests' comments are written with."""
+_NON_ASCII: Final = re.compile(r"[^\x00-\x7f]")
+_UNSAFE_CHARACTER: Final = re.compile(rf"[^\x00-\x7f{_COMMENT_CHARACTERS}]")
+_NON_ASCII_CONTENT: Final = re.compile(r"^(?![ ]*#)[^\n]*[^\x00-\x7f]", re.M)
+"""A non-ASCII character on a line that is not a comment line."""
 _FLOW_VALUE_CLOSED: Final = re.compile(r":[,\]}]")
 """``{a:}``: libyaml refuses a ':' that a flow indicator follows."""
 _VALUE_OPENS_LINE: Final = re.compile(r"\n[ ]*:")
@@ -145,6 +163,12 @@ _TEXT_VERDICTS: Final[dict[str, bool]] = {}
 _SHARED: Final[dict[str, str]] = {}
 """One copy of each recent string value, shared by every document read."""
 _MAX_VERDICTS: Final = 16_384
+_QUOTED_WORDS: Final[set[str]] = set()
+"""Words go-yaml would resolve had they been plain (``y``, ``yes``) that the
+document being walked holds only quoted (``_only_quoted``), so strings."""
+_REFUSED: Final[list[str]] = []
+"""Such a word, when one stopped the walk."""
+_MAX_QUOTED_WORDS: Final = 4
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 
@@ -159,12 +183,42 @@ def fast_value(piece: str, max_depth: int) -> FastValue | None:
         value: Any = yaml_rs.loads(piece, parse_datetime=False)
     except Exception:  # any refusal, whatever its type, leaves it to the slow path
         return None
+    if _open_ended(piece):
+        last = _last_scalar(value)
+        if type(last) is str and last.endswith("\n"):
+            return None  # perhaps a block scalar running to the end of the text
     kind = type(value)
-    if kind is dict:
-        return _agreed_mapping(value, max_depth)
-    if kind is list:
-        return value if _agreed_sequence(value, max_depth) else None
-    return None  # empty, null or scalar documents are rare: the slow path
+    if kind is not dict and kind is not list:
+        return None  # empty, null or scalar documents are rare: the slow path
+    try:
+        for _ in range(_MAX_QUOTED_WORDS + 1):
+            _REFUSED.clear()
+            if kind is dict:
+                agreed = _agreed_mapping(value, max_depth)
+            else:
+                agreed = value if _agreed_sequence(value, max_depth) else None
+            if agreed is not None:
+                return agreed
+            # A word such as "y" stopped the walk: if the text holds it only
+            # quoted, it is a string for go-yaml too. Walk again allowing it.
+            word = _REFUSED[-1] if _REFUSED else None
+            if word is None or word in _QUOTED_WORDS or not _only_quoted(piece, word):
+                return None
+            _QUOTED_WORDS.add(word)
+        return None
+    finally:
+        _QUOTED_WORDS.clear()
+        _REFUSED.clear()
+
+
+def _only_quoted(piece: str, word: str) -> bool:
+    """Whether no plain scalar of ``piece`` can be ``word``, one token of
+    ``_TOKEN``'s characters: a plain scalar is its own text, so it would
+    stand between a blank, a flow indicator or a ':' (or an end of the
+    text) on both sides. A quote or any other character next to each
+    occurrence proves it part of another scalar."""
+    pattern = rf"(?<![^\s\[{{,:]){re.escape(word)}(?![^\s,\]}}:])"
+    return re.search(pattern, piece) is None
 
 
 def _plain_text(piece: str) -> bool:
@@ -172,7 +226,10 @@ def _plain_text(piece: str) -> bool:
     and cannot nest deep enough to exhaust yaml_rs's stack. The cheap
     one-character searches come first."""
     if not piece.isascii():
-        return False
+        stand_in = _ascii_stand_in(piece)
+        if stand_in is None:
+            return False
+        piece = stand_in
     classes = piece.encode("ascii").translate(_BYTE_CLASSES)
     if b"\0" in classes or _DEEP_LINE in classes or classes.startswith(_DEEP_LINE[1:]):
         return False
@@ -182,8 +239,6 @@ def _plain_text(piece: str) -> bool:
         "%" in piece and (piece.startswith("%") or "\n%" in piece)
     ):
         return False  # merge keys, directives
-    if not piece.endswith("\n") and ("|" in piece or ">" in piece) and _BLOCK_HEADER.search(piece):
-        return False  # a block scalar may run to the end of the text
     if ("&" in piece or "*" in piece or "!" in piece) and _PROPERTY.search(piece):
         return False
     if "_" in piece and _UNDERSCORE.search(piece):
@@ -192,7 +247,48 @@ def _plain_text(piece: str) -> bool:
         return False  # an escaped line break could join a key over two lines
     if _LEADING_ZERO.search(piece) or _DOTTED.search(piece):
         return False
-    return _FLOW_VALUE_CLOSED.search(piece) is None and _VALUE_OPENS_LINE.search(piece) is None
+    # A flow indicator is rare in block-style manifests, and one-character
+    # tests run at memory speed, where the pattern stops at every ':'.
+    if ("," in piece or "]" in piece or "}" in piece) and _FLOW_VALUE_CLOSED.search(piece):
+        return False
+    return _VALUE_OPENS_LINE.search(piece) is None
+
+
+def _open_ended(piece: str) -> bool:
+    """Whether a block scalar may run to the end of the text, which has no
+    final line break."""
+    return (
+        not piece.endswith("\n")
+        and ("|" in piece or ">" in piece)
+        and _BLOCK_HEADER.search(piece) is not None
+    )
+
+
+def _last_scalar(value: Any) -> Any:
+    """The scalar a document's text ends with: the last item of the last
+    collection, all the way down (keys come in the text's order, and a
+    repeated one is refused). An empty collection stands for itself."""
+    while value:
+        kind = type(value)
+        if kind is dict:
+            value = next(reversed(value.values()))
+        elif kind is list:
+            value = value[-1]
+        else:
+            break
+    return value
+
+
+def _ascii_stand_in(piece: str) -> str | None:
+    """For the gates, a text whose non-ASCII characters all stand on comment
+    lines and are printable, neither blank nor a line break for either
+    parser (``_COMMENT_CHARACTERS``), with each written as ``x``: none of
+    the gates' patterns tells such a character from ``x``. Both parsers
+    skip a comment, and copy such a line verbatim where it is a block or
+    quoted scalar's text. None for any other non-ASCII text."""
+    if _UNSAFE_CHARACTER.search(piece) or _NON_ASCII_CONTENT.search(piece):
+        return None
+    return _NON_ASCII.sub("x", piece)
 
 
 def _agreed_mapping(mapping: dict[Any, Any], room: int) -> dict[str, Any] | None:
@@ -211,11 +307,13 @@ def _agreed_mapping(mapping: dict[Any, Any], room: int) -> dict[str, Any] | None
         if known is False:
             return None
         kind = type(item)
-        value = item
+        value: Any
         if kind is str:
-            if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
-                return None
-            value = shared.setdefault(item, item)
+            value = shared.get(item)
+            if value is None:
+                value = _agreed_string(item)
+                if value is None:
+                    return None
         elif kind is dict:
             value = _agreed_mapping(item, room)
             if value is None:
@@ -223,11 +321,16 @@ def _agreed_mapping(mapping: dict[Any, Any], room: int) -> dict[str, Any] | None
         elif kind is list:
             if not _agreed_sequence(item, room):
                 return None
-        elif not _scalar_agrees(item):
+            value = item
+        elif kind is int:  # ports and counts: inlined, as common as lists
+            if not _INT64_MIN <= item <= _INT64_MAX:
+                return None
+            value = item
+        elif _scalar_agrees(item):
+            value = item
+        else:
             return None
         agreed[known] = value
-    if len(shared) >= _MAX_VERDICTS:
-        shared.clear()  # kept small: the repeated strings come back at once
     return agreed
 
 
@@ -241,9 +344,12 @@ def _agreed_sequence(sequence: list[Any], room: int) -> bool:
     for index, item in enumerate(sequence):
         kind = type(item)
         if kind is str:
-            if item and item[0] in _CHECKED_STARTS and not _text_agrees(item):
-                return False
-            sequence[index] = shared.setdefault(item, item)
+            value = shared.get(item)
+            if value is None:
+                value = _agreed_string(item)
+                if value is None:
+                    return False
+            sequence[index] = value
         elif kind is dict:
             agreed = _agreed_mapping(item, room)
             if agreed is None:
@@ -255,6 +361,19 @@ def _agreed_sequence(sequence: list[Any], room: int) -> bool:
         elif not _scalar_agrees(item):
             return False
     return True
+
+
+def _agreed_string(text: str) -> str | None:
+    """A string value met for the first time lately: the copy to share when
+    Kubernetes reads it the same, else None. Only agreeing strings are
+    shared, so finding one in ``_SHARED`` settles both questions at once."""
+    if text and text[0] in _CHECKED_STARTS and not _text_agrees(text):
+        if text in _QUOTED_WORDS:
+            return text  # agrees in this document only: never shared
+        if _TOKEN.fullmatch(text) is not None:
+            _REFUSED.append(text)
+        return None
+    return _remember(_SHARED, text, text)
 
 
 def _key_agrees(key: Any) -> bool:

@@ -125,15 +125,21 @@ def parse_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def _deeper_than(value: Any, max_depth: int) -> bool:
-    """Whether ``value`` nests more than ``max_depth`` collections; iterative,
-    so that depth never costs recursion."""
-    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list) else []
-    while stack:
-        item, depth = stack.pop()
+    """Whether ``value`` nests more than ``max_depth`` collections; one
+    level at a time, so that depth never costs recursion and each level's
+    collections are gathered by a comprehension. ``value`` is what
+    ``json.loads`` built: its collections are plain dicts and lists."""
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 0
+    while level:
+        depth += 1
         if depth > max_depth:
             return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+        inner: list[Any] = []
+        for item in level:
+            children = item.values() if type(item) is dict else item
+            inner += [child for child in children if type(child) is dict or type(child) is list]
+        level = inner
     return False
 
 

@@ -285,6 +285,21 @@ def test_text_without_commands_is_unchanged() -> None:
             assert neutralise(text, style) == text
 
 
+@pytest.mark.parametrize("style", ["text", "json", "annotations"])
+def test_a_chunk_without_a_line_break_is_searched_only_where_a_line_starts(style: str) -> None:
+    """A chunk with no line break starts a line only at its start: a ``::``
+    there is escaped, one in the middle of a line is not; a ``##[`` after
+    an earlier ``#`` is escaped anywhere."""
+    colon = "\\u003a" if style == "json" else "\\x3a"
+    neutraliser = Neutraliser(style)  # type: ignore[arg-type]
+    written = [
+        neutraliser.feed(chunk) for chunk in ("a\n", "::b ::c", "x::y # ##[z", "q\n::e", "\n")
+    ]
+    written.append(neutraliser.feed(" ::d") + neutraliser.end())
+    bracket = colon.replace("3a", "5b")
+    assert "".join(written) == f"a\n{colon}:b ::cx::y # ##{bracket}zq\n{colon}:e\n {colon}:d"
+
+
 _WRITERS = re.compile(r"click\.(?:echo|secho)\(|sys\.std(?:out|err)\.(?:write|buffer)|\bprint\(")
 _CHOKE_POINTS = {
     "lint/cli/writing.py": "every report, listing and manifest (safe_chunks)",

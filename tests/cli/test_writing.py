@@ -17,6 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from lint.cli import main
+from lint.cli.writing import BATCH, write_output, write_standard
+from lint.report.escaping import Style, neutralise
 from tests.bench_tree import generate_tree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -160,3 +162,23 @@ def test_a_named_pipe_whose_reader_left_is_a_usage_error_naming_it(
     assert code == 2
     assert f"cannot write {fifo}: Broken pipe" in stderr
     assert "internal error" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("style", "colour"), [("text", False), ("text", True), ("json", False), ("annotations", False)]
+)
+def test_many_small_chunks_are_written_as_their_whole_made_safe(
+    style: Style, colour: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Chunks are gathered into batches before they are made safe: a
+    command split over chunks, a colour sequence within one, a chunk past
+    the batch size, and thousands of chunks of a few bytes come out as the
+    whole text made safe at once, in a file and on standard output."""
+    pieces = ["\x1b[31merror\x1b[0m", "\n  ", ":", ":warning::x\n", "#", "#", "[y", " \x07\n"]
+    chunks = [*pieces * 3000, "z" * (BATCH + 5), "::tail\n"]
+    whole = neutralise("".join(chunks), style, colour=colour)
+    path = tmp_path / "report"
+    write_output(path, chunks, style, colour=colour)
+    assert path.read_text(encoding="utf-8") == whole
+    write_standard(chunks, to_stderr=False, style=style, colour=colour)
+    assert capsys.readouterr().out == whole

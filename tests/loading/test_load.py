@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import os
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +182,33 @@ def test_irrelevant_typed_list_is_counted_by_item_kind(tree: Path) -> None:
     assert result.documents == ()
     assert result.problems == ()
     assert result.skipped == {"Pod": 2}
+
+
+@pytest.mark.parametrize(
+    ("items", "composed"),
+    [
+        ("- metadata: {name: a}\n- 3\n- kind: Service\n", 0),  # every item skipped
+        ("- metadata: {name: a}\n- kind: NetworkPolicy\n  metadata: {name: p}\n", 1),
+    ],
+)
+def test_a_list_is_composed_only_for_an_item_that_is_read(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, items: str, composed: int
+) -> None:
+    import lint.loading.loader as loader  # noqa: PLC0415 - the module whose compose is counted
+
+    calls: list[str] = []
+    compose = loader._quiet_compose
+
+    def counted(text: str) -> Any:
+        calls.append(text)
+        return compose(text)
+
+    monkeypatch.setattr(loader, "_quiet_compose", counted)
+    result = load_text(tree, "kind: PodList\nitems:\n" + items)
+    assert len(calls) == composed
+    assert [(d.kind, d.line, d.end_line, d.list_index) for d in result.documents] == (
+        [("NetworkPolicy", 4, 5, 1)] if composed else []
+    )
 
 
 @pytest.mark.parametrize(
@@ -520,3 +548,33 @@ def test_loading_twice_gives_equal_results(tree: Path) -> None:
     first, second = load(["."]), load(["."])
     assert first == second
     assert [d.file for d in first.documents] == sorted(d.file for d in first.documents)
+
+
+@pytest.mark.parametrize(
+    ("where", "named"),
+    [
+        ("", "."),
+        ("", "a"),
+        ("a", ".."),  # the named directory contains the current one
+        ("a/b", "../.."),
+        ("a/b", "../../a"),
+        ("a", "../c"),
+        ("a", "./../a/../c/"),
+        ("c", "ABSOLUTE"),
+    ],
+)
+def test_file_names_are_relative_to_the_current_directory(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, where: str, named: str
+) -> None:
+    """Names built from their directory's name agree with ``os.path.relpath``
+    of each file, also where the named directory contains the current one."""
+    for name in ("a/x.yaml", "a/b/y.yaml", "a/b/c/z.yaml", "c/w.yaml", "c/d/u.yaml", "v.yaml"):
+        write(tree, name, POLICY.format(name=name.replace("/", "-").replace(".", "-")))
+    monkeypatch.chdir(tree / where)
+    root = str(tree) if named == "ABSOLUTE" else named
+    result = load([root])
+    expected = sorted(
+        os.path.relpath(path) for path in Path(root).rglob("*.yaml") if path.is_file()
+    )
+    assert sorted(d.file for d in result.documents) == expected
+    assert len(expected) > 1

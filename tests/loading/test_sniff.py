@@ -105,6 +105,18 @@ def test_kind_in_a_later_document_is_not_this_documents_kind() -> None:
     assert certain_kind(text, second) == "Service"
 
 
+@pytest.mark.parametrize("line", ["kind: yes", "kind: Service", "kind: 'yes'", "kind: ~"])
+def test_a_repeated_kind_line_names_the_same_kind_every_time(line: str) -> None:
+    """The kind a line names is remembered by its text: the second reading,
+    from memory, must agree with the first, and continuation still counts."""
+    text = f"{line}\n---\n{line}\n---\n{line}\n  more\n"
+    first, second, third = split_stream(text)
+    expected = {"kind: Service": "Service", "kind: 'yes'": "yes"}.get(line)
+    assert certain_kind(text, first) == expected
+    assert certain_kind(text, second) == expected
+    assert certain_kind(text, third) is None  # an indented line continues the value
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from lint.checks.runner import CheckOptions, run_check
+from lint.report import json_report
 from lint.report.json_report import (
     EXAMINED_MODES,
     Examined,
@@ -193,3 +194,41 @@ def test_shared_and_odd_entries_render_to_their_json_value() -> None:
     assert rendered == compact(report_document(report))
     entries = json.loads(rendered)["sandboxes"][0]["egress"]["union"]["examined"]
     assert entries[0] == entries[2] and entries[0]["detail"] == "tab\there \x00 é 😀"
+
+
+def test_a_list_measured_after_a_wide_entry_is_measured_in_bytes() -> None:
+    """A list of ASCII entries is measured by its texts' lengths; once an
+    entry with wider UTF-8 bytes (or a ``##[`` to escape) is met, every
+    list after it is measured in bytes, the ASCII lists before it too."""
+    plain = _entry("plain", Location("a.yaml", 1), "ascii")
+    wide = _entry("wide", Location("b.yaml", 2), "é 😀 ##[x")
+    lists = [(plain,), (plain, wide), (wide, plain, wide), (plain, plain)]
+    sandboxes = tuple(
+        SandboxReport(
+            ref=SandboxRef("ns", f"t{index}", None, "direct"),
+            pod_labels={},
+            egress=EgressReport("deny-all", "core", "union", None, None, None, None),
+            ingress=IngressReport(1, DecisionReport(None, None, examined)),
+            declaration=None,
+        )
+        for index, examined in enumerate(lists)
+    )
+    report = Report(defaults_applied=False, sandboxes=sandboxes, findings=(), parse_errors=())
+    writer = JsonWriter(report)
+    text = compact(report_document(report)).replace("##[", "##\\u005b")
+    assert writer.size() == len(text.encode("utf-8"))
+    assert "".join(writer.chunks()) == compact(report_document(report))
+
+
+def test_lists_past_the_kept_texts_are_looked_up_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``KEPT_PARTS`` entry texts kept on lists, a list keeps none and
+    is looked up again when written: the same size and bytes."""
+    report = _report(DEMO)
+    whole = compact(report_document(report))
+    monkeypatch.setattr(json_report, "KEPT_PARTS", 3)
+    writer = JsonWriter(report)
+    assert writer.size() == len(whole.encode("utf-8"))
+    lists = list(writer._lists.values())
+    assert any(listed.parts is None and listed.entries for listed in lists)
+    assert sum(len(listed.parts or ()) for listed in lists) <= 3
+    assert "".join(writer.chunks()) == whole

@@ -135,8 +135,9 @@ CASES: list[tuple[str, str, Any, bool]] = [
     ("a: 'true'\n", "a", "true", True),
     ('a: "1.20"\n', "a", "1.20", True),
     ('"80": x\n', "80", "x", True),
-    # ... but yaml_rs does not resolve `yes`, so a quoted one proves nothing.
-    ("a: 'yes'\n", "a", "yes", False),
+    # yaml_rs does not resolve `yes`, so a quoted one proves nothing alone;
+    # the text does: it holds `yes` nowhere a plain scalar could be.
+    ("a: 'yes'\n", "a", "yes", True),
     # Leading zeros: octal or float for go-yaml, decimal for yaml_rs.
     ("a: 010\n", "a", 8, False),
     ("a: -010\n", "a", -8, False),
@@ -260,6 +261,30 @@ def test_block_scalar_at_the_end_without_a_line_break() -> None:
     assert parse_yaml("a: |\n  x").value == {"a": "x"}
     # Without a block scalar header, the missing line break changes nothing.
     assert fast_value("a: x|y\nb: x", 100) == {"a": "x|y", "b": "x"}
+
+
+@pytest.mark.parametrize(
+    ("text", "vouched"),
+    [
+        ("a: |\n  x\nb: z", True),  # the block scalar ends before the last line
+        ("a: |\n  x\nb: [c, {d: e}]", True),
+        ("a: |-\n  x", True),  # stripped: no line break to add
+        ("a: |\n  x\nb: ''", True),
+        ("a: |\n  x\nb: {}", True),
+        ("a: |\n  x\n# end", False),  # it ends with a line break either way: not told apart
+        ("a: >\n  x\n  y", False),
+        ("a: |+\n  x\n", True),
+        ("a: |+\n  x\n  ", False),
+        ("a:\n- b: 1\n- |\n  x", False),
+        ("b: [1]\na:\n  c:\n    d: |2\n      x", False),
+    ],
+)
+def test_without_a_final_line_break_the_last_scalar_decides(text: str, vouched: bool) -> None:
+    """Only the last scalar of a text can be a block scalar running to its
+    end: the text is vouched for unless yaml_rs read that one as a string
+    ending in a line break (which check_stream holds against libyaml)."""
+    assert (fast_value(text, 100) is not None) == vouched
+    assert check_stream(text).vouched == vouched
 
 
 def test_repeated_key_is_left_to_the_slow_path(tree: Path) -> None:
@@ -404,3 +429,61 @@ def test_vouched_documents_share_their_keys_and_strings() -> None:
     ]
     assert all(ours is theirs for ours, theirs in pairs)
     assert first["metadata"]["name"] != second["metadata"]["name"]
+
+
+@pytest.mark.parametrize("word", ["y", "on", "|x", "No"])
+def test_a_string_that_reads_otherwise_is_refused_every_time(word: str) -> None:
+    """Only strings that read the same are remembered for sharing, so a
+    remembered string is known to agree: one that does not is refused
+    however often it comes, as a value and as an item."""
+    quoted = fast_value(HEADER + f"a: '{word}'\n", 100)  # a quoted '|x' is fine
+    for _ in range(3):
+        assert fast_value(HEADER + f"a: {word}\nb: ok\n", 100) is None
+        assert fast_value(HEADER + f"a: [ok, {word}]\n", 100) is None
+    assert (fast_value(HEADER + f"a: '{word}'\n", 100) is None) == (quoted is None)
+
+
+@pytest.mark.parametrize(
+    ("lines", "vouched"),
+    [
+        ("# Egress — see the README → below\na: b\n", True),
+        ("a: |\n  # — kept, as the block's text\n  x\n", True),
+        ('a: "x\n  # \u2013 folded in"\n', True),
+        ("a:\n  # café, \u2018quoted\u2019\n  b: c\n", True),
+        ("a: b  # — after a value\n", False),  # not a comment line
+        ("a: café\n", False),
+        ("# a\u00a0non-breaking space\na: b\n", False),  # blank for yaml_rs
+        ("# a line\u2028separator\na: b\n", False),  # a line break for libyaml
+        ("# a\ufeffbyte order mark\na: b\n", False),
+    ],
+)
+def test_non_ascii_text_only_on_comment_lines(lines: str, vouched: bool) -> None:
+    """Dashes, quotes, arrows and Latin letters on comment lines leave a
+    document to yaml_rs (check_stream holds its value and line against
+    libyaml's); anything else non-ASCII leaves it to libyaml."""
+    text = HEADER + lines
+    assert (fast_value(text, 100) is not None) == vouched
+    assert check_stream(text).vouched == vouched
+
+
+@pytest.mark.parametrize(
+    ("lines", "vouched"),
+    [
+        ("a: 'y'\nb: \"yes\"\nc: ['on', \"n\"]\n", True),  # four words, each quoted
+        ("a: 'y'\nb: x-y\nc: \"a y\"\nd: 'y z'\n", True),  # inside other scalars
+        ("a: 'y'\nb: y\n", False),  # also plain: true for go-yaml
+        ("a: 'y'\nb: [x,y]\n", False),
+        ('a: "y"\nb: {"c":y}\n', False),
+        ("a: 'y'\nb: |\n  y\n", False),  # a block scalar: refused all the same
+        ("a: 'y'  # y\n", False),  # a comment: refused all the same
+        ("'y': 1\n", False),  # a key is never let through
+        ("a: ['y', 'yes', 'on', 'n', 'off']\n", False),  # past the number of words tried
+    ],
+)
+def test_a_word_only_quoted_in_the_text_is_a_string(lines: str, vouched: bool) -> None:
+    """A word go-yaml resolves when plain (``y``, ``yes``) is vouched for
+    when the text holds it nowhere a plain scalar could (check_stream holds
+    the value against libyaml's)."""
+    text = HEADER + lines
+    assert (fast_value(text, 100) is not None) == vouched
+    assert check_stream(text).vouched == vouched

@@ -125,6 +125,28 @@ spec:
 - "k": v
   'k2': v2
 """,
+    """# Egress — one rule per namespace → see the README
+kind: NetworkPolicy
+metadata:
+  name: egress  # a comment after a value stays ASCII
+  # \u2018quoted\u2019 \u2013 dashes \u201chere\u201d · too
+  namespace: team-a
+spec:
+  script: |
+    # — a comment line of the script, kept
+    echo ok
+  note: "first
+    # \u2013 folded in
+    last"
+""",
+    """kind: NetworkPolicy
+metadata:
+  name: words
+  namespace: "y"
+  labels: {test: 'yes', flag: "on", x-y: 'n'}
+spec:
+  values: ["x", "y"]
+""",
     """data:
   config.yaml: |-
     rules:
@@ -140,7 +162,7 @@ ATOMS: tuple[str, ...] = (
     " ", "  ", ":", ": ", "-", "- ", "'", '"', "[", "]", "{", "}", ",", "\n", "\n  ",
     "#", " #", "|", ">", "|-", "?", "? ", "\\", "0", "1", ".", "_", "e", "x", "y", "on",
     "~", "null", "*", "&", "!", "%", "@", "`", "<<", "\t", "\r\n", "\r", "\x01", "...",
-    "---", "\n- ",
+    "---", "\n- ", "—", "é", "\u00a0", "\u2028", "\u0085", "\ufeff", "# —",
 )  # fmt: skip
 
 

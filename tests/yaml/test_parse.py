@@ -138,6 +138,23 @@ def test_parse_json(text: str, expected: Any) -> None:
     assert parse_json(text) == expected
 
 
+def _nested(levels: int) -> str:
+    """JSON nesting ``levels`` collections, mappings and lists in turn."""
+    text = "1"
+    for level in range(levels):
+        text = f'{{"a": {text}}}' if level % 2 else f"[{text}]"
+    return text
+
+
+@pytest.mark.parametrize("levels", [1, 2, 9, 10, 11])
+@pytest.mark.parametrize("beside", ["", '"x", [], {}, '])
+def test_json_past_the_depth_limit_goes_to_the_yaml_reader(levels: int, beside: str) -> None:
+    # The deep branch sits after shallow ones, in a list in a mapping.
+    text = f'{{"s": 1, "deep": [{beside}{_nested(levels)}]}}'
+    assert (parse_json(text, max_depth=12) is None) == (levels + 2 > 12)
+    assert (parse_json(_nested(levels), max_depth=10) is None) == (levels > 10)
+
+
 @pytest.mark.parametrize(
     ("text", "value"),
     [
