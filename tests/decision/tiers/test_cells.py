@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from lint.decision.model import Tri
 from lint.decision.reach.common import Requirement
 from lint.decision.tiers.cells import (
     AddressQuery,
     PortCell,
     VectorProbe,
+    _spelled,
     build_space,
     pods_on_class,
     pods_within,
@@ -119,3 +123,12 @@ def test_only_documents_that_may_apply_add_boundaries() -> None:
     space = build_space(base("Dn", ignored, calico=True))
     lows = {p.address.low for g in space.place_groups for p in g.members}  # type: ignore[attr-defined]
     assert cidr("1.2.3.0/24").base not in lows
+
+
+@given(st.integers(0, 2**48), st.integers(0, 2**48), st.integers(0, 40))
+def test_masks_are_spelled_bit_by_bit(certain: int, maybe: int, size: int) -> None:
+    expected = tuple(
+        Tri.YES if certain >> bit & 1 else Tri.UNKNOWN if maybe >> bit & 1 else Tri.NO
+        for bit in range(size)
+    )
+    assert _spelled((certain, maybe), size) == expected
