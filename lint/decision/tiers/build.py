@@ -200,7 +200,7 @@ def build_tier_input(
         if reader is None or kind is CALICO_TIER:
             continue
         read = reader(candidate, context)
-        documents += [replace(document, ref=index) for document in read.documents]
+        documents += [_placed(document, index, memo) for document in read.documents]
         undecidable += [replace(item, ref=index) for item in read.undecidable]
         skipped += read.skipped
     for tier in data.calico_tiers:
@@ -295,7 +295,32 @@ def _place_key(document: TierDocument) -> tuple[str, str, bytes, str]:
     )
 
 
+def _placed(document: TierDocument, ref: int, memo: ReadMemo | None) -> TierDocument:
+    """The document at its place among the candidates: one object per read
+    document and place while the memo lives, so that what is worked out of
+    it (``_content_key``) is kept too."""
+    if memo is None:
+        return replace(document, ref=ref)
+    kept = _memo_for(document, memo)
+    return kept.once((document,), ("placed", ref), partial(replace, document, ref=ref))
+
+
 def _content_key(document: TierDocument, memo: ReadMemo | None) -> str:
+    """``_written`` once per document while the memo lives."""
+    if memo is None:
+        return _written(document, None)
+    kept = _memo_for(document, memo)
+    return kept.once((document,), "content-key", partial(_written, document, memo))
+
+
+def _memo_for(document: TierDocument, memo: ReadMemo) -> ReadMemo:
+    """Where to keep what is worked out of a document: for the run when it
+    is a cluster-scoped policy's (every namespace's pods read it again),
+    else for the namespace."""
+    return memo.lasting if document.namespace is None and memo.lasting is not None else memo
+
+
+def _written(document: TierDocument, memo: ReadMemo | None) -> str:
     """The document written out as its ``repr``, its ``ref`` aside. Its
     rules are most of the text, and a cluster-scoped policy's rules are one
     shared tuple for every pod (``ReadContext.remembered_everywhere``), so

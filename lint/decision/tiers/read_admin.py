@@ -34,6 +34,7 @@ from lint.decision.reach.admin import (
     ANP_FLAVOUR,
     BANP_FLAVOUR,
     Flavour,
+    Shape,
     read_shape,
     read_wanted_peers,
     subject_selects,
@@ -98,6 +99,33 @@ def read_cnp(candidate: ReachCandidate, context: ReadContext) -> Read:
 def _read(
     candidate: ReachCandidate, context: ReadContext, kind: Kind, flavour: Flavour, slot: Slot
 ) -> Read:
+    """The object's document for the pod: only the subject depends on the
+    pod and its namespace, so the document is kept for the run per object,
+    subject and credit (``ReadContext.remembered_everywhere``)."""
+    shape = read_shape(candidate.raw, flavour.unreadable_tier)
+    subject = (
+        Tri.UNKNOWN
+        if isinstance(shape, str)
+        else subject_selects(shape.subject, context.namespace_view, context.pod)
+    )
+    credit = context.credit(kind.key)
+    flavoured = (kind.key, flavour.group, flavour.actions, flavour.peer_fields, slot)
+    return context.remembered_everywhere(
+        (candidate.raw,),
+        ("admin-document", candidate.position, *flavoured, credit, subject),
+        lambda: _document(candidate, context, kind, flavour, slot, shape, subject),
+    )
+
+
+def _document(
+    candidate: ReachCandidate,
+    context: ReadContext,
+    kind: Kind,
+    flavour: Flavour,
+    slot: Slot,
+    shape: Shape | str,
+    subject: Tri,
+) -> Read:
     name = object_name(candidate.raw, candidate.position)
     ordered = kind is not BASELINE_ADMIN_NETWORK_POLICY
     base = shell(
@@ -111,14 +139,12 @@ def _read(
         candidate.position,
     )
     actions = _actions_of(flavour)
-    shape = read_shape(candidate.raw, flavour.unreadable_tier)
     if isinstance(shape, str):
         return Read(documents=(unreadable_document(base, shape, ("spec",), actions),))
     priority: JSON = shape.spec.get("priority")
     if ordered and (not is_integer(priority) or priority < 0):
         detail = f"`spec.priority` {compact_json(priority)} is not a non-negative integer"
         return Read(documents=(unreadable_document(base, detail, ("spec",), actions),))
-    subject = subject_selects(shape.subject, context.namespace_view, context.pod)
     egress = shape.egress or []
     document = replace(
         base,
