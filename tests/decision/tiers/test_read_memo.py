@@ -18,6 +18,7 @@ from lint.decision.reach.model import (
 )
 from lint.decision.tiers.build import COPY_IN_DOUBT, PathFacts, _content_key, build_tier_input
 from lint.decision.tiers.model import PodSet, TierDocument
+from lint.decision.tiers.read_admin import read_anp
 from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
 from lint.decision.tiers.read_core import read_core
 from lint.decision.tiers.reading import ReadContext, ReadMemo, namespace_pin
@@ -252,3 +253,24 @@ def test_a_document_is_written_out_as_its_repr_with_a_memo_too() -> None:
     for document in _built(_admin_copies(), None, POD_LABELS).documents:
         assert _content_key(document, memo) == repr(replace(document, ref=0))
         assert _content_key(document, memo) == _content_key(document, None)
+
+
+def test_an_admin_document_is_kept_per_subject_for_the_run() -> None:
+    lasting = ReadMemo()
+    policy = anp("a", 1, [{"action": "Deny", "to": [{"networks": ["10.0.0.0/8"]}]}])
+    policy["spec"]["subject"] = {
+        "pods": {"namespaceSelector": {}, "podSelector": {"matchLabels": {"app": "a"}}}
+    }
+    (candidate,) = candidates([policy])
+    read = {
+        (namespace, app): read_anp(
+            candidate, context(namespace, {"app": app}, memo=ReadMemo(lasting))
+        ).documents[0]
+        for namespace in ("first", "second")
+        for app in ("a", "b")
+    }
+    assert read["first", "a"] is read["second", "a"]
+    assert read["first", "b"] is read["second", "b"]
+    assert (read["first", "a"].subject, read["first", "b"].subject) == (Tri.YES, Tri.NO)
+    fresh = read_anp(candidate, context("second", {"app": "b"})).documents[0]
+    assert read["second", "b"] == fresh
