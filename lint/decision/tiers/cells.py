@@ -440,6 +440,23 @@ class Space:
         self.entry_masks[id(entries)] = (entries, mask)
         return mask
 
+    def document_mask(self, document: TierDocument) -> int | None:
+        """The bits of a document's deny rules and rules, once per document;
+        None when one has no bit (a document that may apply holds a bit for
+        each of its rules)."""
+        hit = self.entry_masks.get(id(document))
+        if hit is not None and hit[0] is document:
+            return hit[1]
+        mask: int | None = 0
+        for rule in (*document.deny_rules, *document.rules):
+            bit = self.bit_of.get(id(rule))
+            if bit is None:
+                mask = None
+                break
+            mask = (mask or 0) | 1 << bit
+        self.entry_masks[id(document)] = (document, mask)
+        return mask
+
     def group_mask(
         self, group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...]
     ) -> int | None:
@@ -645,6 +662,10 @@ class MaskProbe(VectorProbe, MaskedProbe):
         found = work()
         space.entry_answers[key] = (entries, found)
         return found
+
+    def may_match_document(self, document: TierDocument) -> bool | None:
+        mask = self._space.document_mask(document)
+        return None if mask is None else bool(mask & self._possible)
 
     def may_match_group(
         self, group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...]

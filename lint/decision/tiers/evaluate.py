@@ -375,6 +375,11 @@ def _first(entries: Iterable[Entry], probe: Probe) -> list[Out]:
     return _settle(outs)
 
 
+def _no_rule_may_match(document: TierDocument, probe: Probe) -> bool:
+    """Whether a cell's probe knows that none of the document's rules may match."""
+    return isinstance(probe, MaskedProbe) and probe.may_match_document(document) is False
+
+
 def _none_may_match_in_group(group: tuple[tuple[Entry, ...], ...], probe: Probe) -> bool:
     """Whether a cell's probe knows that no rule of any member may match."""
     return isinstance(probe, MaskedProbe) and probe.may_match_group(group) is False
@@ -547,8 +552,8 @@ def _network_api(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
     for i in slot.documents:
         document = documents[i]
         head = applies(document)
-        if head is Tri.NO:
-            continue
+        if head is Tri.NO or _no_rule_may_match(document, probe):
+            continue  # it adds no allow and no deny here
         denying = len(document.deny_rules)
         for at, rule in enumerate((*document.deny_rules, *document.rules)):
             matched = kleene_and(head, destination(rule, probe))

@@ -57,6 +57,10 @@ class MaskedProbe:
         but their rules' answers, once per those answers."""
         raise NotImplementedError
 
+    def may_match_document(self, document: TierDocument) -> bool | None:
+        """``may_match`` over a document's deny rules and rules."""
+        raise NotImplementedError
+
     def may_match_group(
         self, group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...]
     ) -> bool | None:
