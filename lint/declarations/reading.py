@@ -4,7 +4,9 @@ The declaration file is small, so it is loaded with ruamel.yaml's round-trip
 loader (configured in ``ruamel_loader``), which records where every key and
 list item starts. The tree is then copied into plain JSON-shaped values
 (dict, list, str, int, float, bool, None) for the rest of the tool, and the
-positions are kept apart in a mapping from key tuple to 1-based line.
+positions are kept apart in a mapping from key tuple to 1-based line. A
+plain file skips both steps: ``plain_nodes`` builds the same values and
+lines straight from the nodes the C parser composed.
 ``docs/dependencies.md`` has the cost of this choice.
 """
 
