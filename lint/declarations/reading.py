@@ -4,7 +4,9 @@ The declaration file is small, so it is loaded with ruamel.yaml's round-trip
 loader (configured in ``ruamel_loader``), which records where every key and
 list item starts. The tree is then copied into plain JSON-shaped values
 (dict, list, str, int, float, bool, None) for the rest of the tool, and the
-positions are kept apart in a mapping from key tuple to 1-based line.
+positions are kept apart in a mapping from key tuple to 1-based line. A
+plain file skips both steps: ``plain_nodes`` builds the same values and
+lines straight from the nodes the C parser composed.
 ``docs/dependencies.md`` has the cost of this choice.
 """
 
@@ -23,6 +25,7 @@ from ruamel.yaml.scalarbool import ScalarBoolean
 from lint.decision.values import JSON
 from lint.declarations.errors import DeclarationError
 from lint.declarations.fieldpaths import Path, format_path
+from lint.declarations.plain_nodes import PlainTree, plain_tree
 from lint.declarations.ruamel_loader import SELF_REFERENCE, Unsupported, load
 from lint.yaml.tags import STR_TAG, TIMESTAMP_TAG
 
@@ -107,13 +110,15 @@ def parse_yaml(text: str, display: str) -> SourceTree:
     documents, non-string keys and values JSON has no type for (dates,
     binary, custom tags) are declaration errors with their line."""
     try:
-        node = load(text)
+        node = load(text, plain=plain_tree)
     except MarkedYAMLError as error:
         raise _syntax_error(error, text, display) from error
     except YAMLError as error:
         raise _yaml_error(str(error), display) from error
     except RecursionError:
         raise _yaml_error("the document is nested too deeply", display) from None
+    if isinstance(node, PlainTree):  # a plain file, read straight from its nodes
+        return SourceTree(display, node.value, node.lines, text)
     lines: dict[Path, int] = {(): _start_line(node)}
     converter = _Converter(display, text, lines)
     return SourceTree(display, converter.plain(node, ()), lines, text)

@@ -93,6 +93,10 @@ def test_entries_get_their_own_copies_of_defaults() -> None:
     assert one["policy"] == two["policy"]
     assert one["policy"] is not two["policy"]
     assert one["policy"] is not tree.value["defaults"]["policy"]  # type: ignore[index]
+    # All the way down: the hosts list is each entry's own too.
+    hosts = one["policy"]["allowedHosts"]
+    assert hosts == two["policy"]["allowedHosts"]
+    assert hosts is not two["policy"]["allowedHosts"]
 
 
 def test_merged_keys_and_aliases_take_the_lines_the_reader_gave_them() -> None:
