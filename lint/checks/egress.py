@@ -338,6 +338,7 @@ def judge_union(
         data=reach_data_of(ctx),
         allowance=allowance,
         memo=ctx.memo.scopes,
+        context=_context(ctx, given.translation),
     )
     return report, judged, refusal_findings(judged.selecting, summary, refusal)
 
