@@ -292,6 +292,29 @@ def examined_entries(
     return tuple(entries)
 
 
+def origin_entries(
+    examined: Sequence[Examined], origin: Sourced, rules_key: str
+) -> tuple[ExaminedEntry, ...]:
+    """``examined_entries`` of the documents of one object: what every entry
+    takes from the object is read once."""
+    namespace = _namespace_of(origin)
+    source = origin.origin
+    entries = []
+    for entry in examined:
+        entries.append(
+            ExaminedEntry(
+                kind=entry.kind,
+                name=entry.name,
+                namespace=namespace,
+                verdict=str(entry.verdict),
+                detail=entry.detail,
+                origin=source,
+                location=_entry_location(origin, entry, rules_key),
+            )
+        )
+    return tuple(entries)
+
+
 def _namespace_of(origin: Origin) -> str | None:
     if isinstance(origin, Sourced):
         return None if origin.candidate.clusterwide else origin.obj.namespace
