@@ -23,7 +23,11 @@ from lint.decision.model import (
 )
 from lint.decision.policy_shape import Direction
 from lint.decision.selection import required_labels, selects_nothing
-from lint.decision.selection_index import Requirements, candidate_requirements
+from lint.decision.selection_index import (
+    DirectedRequirements,
+    Requirements,
+    directed_requirements,
+)
 from lint.decision.selection_keys import candidate_label_keys
 from lint.decision.tiers.questions import NamesOnlyMemo, Shared
 from lint.decision.values import JSON
@@ -76,23 +80,22 @@ class JudgmentMemo:
     names_only: NamesOnlyMemo = field(default_factory=dict)
     """Rule lists as reach rewrites them to match FQDN peers by name only,
     kept with the lists: every path of a scope reads the same rules."""
-    selection: dict[Hashable, tuple[object, list[Requirements] | None]] = field(
-        default_factory=dict
-    )
-    """What each candidate's selectors require, per direction (``selection_index``)."""
+    selection: dict[Hashable, tuple[object, DirectedRequirements]] = field(default_factory=dict)
+    """What each candidate's selectors require, in each direction (``selection_index``)."""
 
     def requirements_of(
         self, candidate: Candidate, direction: Direction
     ) -> list[Requirements] | None:
-        """``candidate_requirements``, once per object and direction: every
+        """``candidate_requirements``, once per object: every
         scope of a namespace indexes the same objects."""
         raw = candidate.raw
-        key = (id(raw), candidate.kind, direction)
+        key = (id(raw), candidate.kind)
         hit = self.selection.get(key)
         if hit is None or hit[0] is not raw:
-            hit = (raw, candidate_requirements(candidate, direction))
+            # Both directions at once: each selector is read once.
+            hit = (raw, directed_requirements(candidate))
             self.selection[key] = hit
-        return hit[1]
+        return hit[1][direction]
 
     namespace: str | None = None
     """The namespace being judged (``begin_namespace``)."""
@@ -283,6 +286,29 @@ def examined_entries(
                 verdict=str(entry.verdict),
                 detail=entry.detail,
                 origin=origin.origin if isinstance(origin, Sourced) else "manifest",
+                location=_entry_location(origin, entry, rules_key),
+            )
+        )
+    return tuple(entries)
+
+
+def origin_entries(
+    examined: Sequence[Examined], origin: Sourced, rules_key: str
+) -> tuple[ExaminedEntry, ...]:
+    """``examined_entries`` of the documents of one object: what every entry
+    takes from the object is read once."""
+    namespace = _namespace_of(origin)
+    source = origin.origin
+    entries = []
+    for entry in examined:
+        entries.append(
+            ExaminedEntry(
+                kind=entry.kind,
+                name=entry.name,
+                namespace=namespace,
+                verdict=str(entry.verdict),
+                detail=entry.detail,
+                origin=source,
                 location=_entry_location(origin, entry, rules_key),
             )
         )

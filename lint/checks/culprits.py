@@ -72,6 +72,11 @@ class RefusalContext:
     memo: dict[Hashable, tuple[object, Any]] | None = None
     """Where a culprit's offending rules are kept for the other paths of the
     namespace that blame the same document under the same allowance."""
+    context: Hashable | None = None
+    """The key of what the allowance is read from (``union_context``):
+    paths whose translations give equal keys have allowances that judge
+    every rule alike, so a culprit is made once for all of them. None: the
+    allowance itself is the key."""
 
 
 def refusal_findings(
@@ -105,32 +110,15 @@ def _render_remedy(kind: str, directory: str) -> str:
 
 
 def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
-    entry, document, origin = judged.entry, judged.examined.document, judged.origin
+    entry, origin = judged.entry, judged.origin
     unrendered = isinstance(origin, Placeholder) and origin.render
     # An unrendered chart or overlay is not broken: it needs rendering.
     blamed = refusal.culprit_rules[entry.verdict]
     rule_id = RENDER_NEEDED if unrendered else blamed
-    index = first_rule(document, _OUTCOME[entry.verdict]) if document.unreadable is None else None
-    where = rule_path(document, refusal.rules_key, index)
     sourced = origin if isinstance(origin, Sourced) else None
-    raw = value_at(sourced.candidate.raw, where) if sourced is not None else None
-    more = _more_content(judged, sourced, index, raw, refusal)
     synthesized = sourced is not None and sourced.origin == "synthesized"
     template = refusal.template if synthesized else None
-    rules = () if unrendered else _offending_rules(judged, sourced, refusal, synthesized)
-    culprit = Culprit(
-        kind=entry.kind,
-        name=entry.name,
-        namespace=entry.namespace,
-        origin=entry.origin,
-        verb=verb(blamed),
-        lets_out=tuple(r.lets_out for r in rules) or (lets_out_clause(where, entry.detail),),
-        content_hash=content_hash(
-            entry.kind, entry.namespace, entry.name, raw, entry.detail, more=more
-        ),
-        template=template.name if template is not None else None,
-        rules=rules,
-    )
+    culprit, message = _culprit_of(judged, refusal, blamed, template)
     location = entry.location or refusal.declaration
     # The declaration entry and the template of each affected path.
     related = [refusal.declaration]
@@ -151,7 +139,7 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
         block = controller_block(sourced.candidate.raw, refusal.translation)
     return rule_finding(
         rule_id,
-        culprit_message(culprit, 1),
+        message,
         location,
         sandbox=refusal.sandbox,
         obj=obj,
@@ -159,6 +147,55 @@ def _culprit_finding(judged: JudgedEntry, refusal: RefusalContext) -> Finding:
         related=related,
         culprit=culprit,
         remedy_yaml=block,
+    )
+
+
+def _culprit_of(
+    judged: JudgedEntry, refusal: RefusalContext, blamed: str, template: KubeObject | None
+) -> tuple[Culprit, str]:
+    """The culprit of one offending entry and its message, made once for
+    every path of the namespace that blames the same entry under equal
+    allowances (``RefusalContext.context``), data and template: the entries
+    are shared by those paths, and none of this reads the path itself."""
+    allowance = refusal.allowance if refusal.context is None else None
+    held = (judged, refusal.data, template, allowance)
+    context = refusal.context
+    key = ("culprit", *map(id, held), context, refusal.rules_key, blamed)
+    memo = refusal.memo if refusal.memo is not None else {}
+    hit = memo.get(key)
+    if hit is not None and _same(hit[0], held):
+        known: tuple[Culprit, str] = hit[1]
+        return known
+    culprit = _made_culprit(judged, refusal, blamed, template)
+    made = (culprit, culprit_message(culprit, 1))
+    memo[key] = (held, made)
+    return made
+
+
+def _made_culprit(
+    judged: JudgedEntry, refusal: RefusalContext, blamed: str, template: KubeObject | None
+) -> Culprit:
+    entry, document, origin = judged.entry, judged.examined.document, judged.origin
+    unrendered = isinstance(origin, Placeholder) and origin.render
+    index = first_rule(document, _OUTCOME[entry.verdict]) if document.unreadable is None else None
+    where = rule_path(document, refusal.rules_key, index)
+    sourced = origin if isinstance(origin, Sourced) else None
+    raw = value_at(sourced.candidate.raw, where) if sourced is not None else None
+    more = _more_content(judged, sourced, index, raw, refusal)
+    synthesized = sourced is not None and sourced.origin == "synthesized"
+    rules = () if unrendered else _offending_rules(judged, sourced, refusal, synthesized)
+    return Culprit(
+        kind=entry.kind,
+        name=entry.name,
+        namespace=entry.namespace,
+        origin=entry.origin,
+        verb=verb(blamed),
+        lets_out=tuple(r.lets_out for r in rules) or (lets_out_clause(where, entry.detail),),
+        content_hash=content_hash(
+            entry.kind, entry.namespace, entry.name, raw, entry.detail, more=more
+        ),
+        template=template.name if template is not None else None,
+        rules=rules,
     )
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -44,7 +45,7 @@ from lint.decision.model import (
 from lint.decision.named import compare_named
 from lint.decision.tiers.model import TierInput
 from lint.decision.union import examine, union_refusal
-from lint.decision.values import compact_json
+from lint.decision.values import JSON, compact_json
 from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import KubeObject
 from lint.report.model import (
@@ -338,6 +339,7 @@ def judge_union(
         data=reach_data_of(ctx),
         allowance=allowance,
         memo=ctx.memo.scopes,
+        context=_context(ctx, given.translation),
     )
     return report, judged, refusal_findings(judged.selecting, summary, refusal)
 
@@ -348,10 +350,21 @@ def union_context(translation: Translation) -> Hashable:
     is read from the translation's kind and egress rules (§4)."""
     spec = translation.manifest.get("spec")
     egress = spec.get("egress") if isinstance(spec, dict) else None
-    context = ("egress", translation.kind, translation.policy_kind, compact_json(egress))
+    context = ("egress", translation.kind, translation.policy_kind, _key_text(egress))
     if translation.companion is None and translation.named:
         return context
     # An `allow` intent's hosts are part of its allowance; a translation
     # read back by no host exempts no document (issue 17).
-    companion = compact_json(translation.companion.get("spec")) if translation.companion else ""
+    companion = _key_text(translation.companion.get("spec")) if translation.companion else ""
     return (*context, companion, translation.named)
+
+
+def _key_text(value: JSON) -> tuple[str, str]:
+    """A text of ``value`` for a memo key: equal texts, equal values. JSON
+    written at C speed where it can be (it tells ``1`` from ``1.0`` and keeps
+    key order, so it is never coarser than ``compact_json``), else
+    ``compact_json``; the two are told apart, so they never meet."""
+    try:
+        return ("json", json.dumps(value, separators=(",", ":"), check_circular=False))
+    except (TypeError, ValueError, RecursionError):
+        return ("compact", compact_json(value))

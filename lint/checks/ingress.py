@@ -77,6 +77,7 @@ def check_ingress(ctx: CheckContext, given: IngressInput) -> tuple[IngressReport
         culprit_rules=culprit_rules("ingress"),
         rules_key="ingress",
         template=given.template,
+        memo=ctx.memo.scopes,
     )
     findings = refusal_findings(judged.selecting, summary, refusal)
     return IngressReport(given.agent_port, report), [*findings, *advisories]

@@ -15,7 +15,7 @@ import dataclasses
 import operator
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from typing import Any, Final
 
 from lint.checks.candidates import (
@@ -31,6 +31,7 @@ from lint.checks.context import (
     JudgmentMemo,
     Origin,
     examined_entries,
+    origin_entries,
 )
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import document_name
@@ -160,8 +161,11 @@ class _Quiet:
 
     def fill(self, index: int, entries: tuple[JudgedEntry, ...]) -> None:
         self.slots[index] = entries
-        if any(j.entry.verdict != EgressVerdict.DOES_NOT_SELECT for j in entries):
-            self.loud.add(index)
+        # A plain loop: most slots hold one entry, and no generator is made.
+        for judged in entries:
+            if judged.entry.verdict != EgressVerdict.DOES_NOT_SELECT:
+                self.loud.add(index)
+                break
 
 
 @dataclass(frozen=True)
@@ -480,11 +484,10 @@ def _unselected(
 
 
 def _judge(prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
-    documents = judging.read(prepared.item.candidate)
-    examined = [judging.examine(document) for document in documents]
-    origins: dict[int, Origin] = {id(document): prepared.item for document in documents}
-    entries = examined_entries(examined, origins, judging.rules_key)
-    return tuple(JudgedEntry(e, r, prepared.item) for e, r in zip(examined, entries, strict=True))
+    item = prepared.item
+    examined = list(map(judging.examine, judging.read(item.candidate)))
+    entries = origin_entries(examined, item, judging.rules_key)
+    return tuple(map(JudgedEntry, examined, entries, repeat(item, len(examined))))
 
 
 def examined_of(judged: Sequence[JudgedEntry]) -> list[Examined]:

@@ -111,30 +111,49 @@ def candidate_requirements(candidate: Candidate, direction: Direction) -> list[R
 
     Mirrors ``selection.selects_nothing``: the same shape checks in the same
     order. A Cilium spec with a ``nodeSelector`` selects no pod."""
+    return directed_requirements(candidate)[direction]
+
+
+DirectedRequirements = dict[Direction, list[Requirements] | None]
+"""``candidate_requirements`` in each direction."""
+
+_DIRECTIONS: tuple[Direction, ...] = ("egress", "ingress")
+
+
+def directed_requirements(candidate: Candidate) -> DirectedRequirements:
+    """``candidate_requirements`` in both directions at once: only the shape
+    checks depend on the direction, so each selector is read once. Either
+    way a direction with an unreadable document or a selector that can
+    select any pod is None, whichever is met first."""
     raw = candidate.raw
     if not isinstance(raw, dict) or candidate.unreadable is not None:
-        return None
+        return dict.fromkeys(_DIRECTIONS)
     if candidate.kind == CORE_KIND:
-        shape = read_core_shape(raw, direction)
-        if isinstance(shape, str):
-            return None
-        required = selector_requirements(shape.spec.get("podSelector", ABSENT), cilium=False)
-        return [required] if required else None
+        spec = raw.get("spec")
+        selector = spec.get("podSelector", ABSENT) if isinstance(spec, dict) else ABSENT
+        required = selector_requirements(selector, cilium=False)
+        readable = [not isinstance(read_core_shape(raw, d), str) for d in _DIRECTIONS]
+        return {
+            d: [required] if required and ok else None
+            for d, ok in zip(_DIRECTIONS, readable, strict=True)
+        }
     entries = spec_entries(raw)
     if isinstance(entries, str):
-        return None
-    documents: list[Requirements] = []
+        return dict.fromkeys(_DIRECTIONS)
+    documents: DirectedRequirements = {d: [] for d in _DIRECTIONS}
     for spec, spec_index in entries:
         if not isinstance(spec, dict):
-            return None
+            return dict.fromkeys(_DIRECTIONS)
         if "nodeSelector" in spec:
             continue
-        if isinstance(read_cilium_shape(spec, direction, spec_index), str):
-            return None
         required = selector_requirements(spec.get("endpointSelector", ABSENT), cilium=True)
-        if not required:
-            return None
-        documents.append(required)
+        for direction, listed in documents.items():
+            if listed is None:
+                continue
+            if not required or isinstance(read_cilium_shape(spec, direction, spec_index), str):
+                documents[direction] = None
+            else:
+                listed.append(required)
     return documents
 
 

@@ -18,6 +18,7 @@ from lint.decision.selection import selects_nothing
 from lint.decision.selection_index import (
     ScopeSelection,
     candidate_requirements,
+    directed_requirements,
     selection_index,
     selector_requirements,
 )
@@ -198,3 +199,30 @@ def test_the_index_leaves_out_what_cannot_select() -> None:
 )
 def test_selector_requirements(selector: Any, cilium: bool, required: Any) -> None:
     assert selector_requirements(selector, cilium=cilium) == required
+
+
+def test_each_direction_keeps_its_own_shape_checks() -> None:
+    """Both directions are read at once, but a list only one of them reads
+    makes only that one unreadable: the other still has its requirements."""
+    selector = {"matchLabels": {"app": "a"}}
+    core = Candidate("NetworkPolicy", {"spec": {"podSelector": selector, "egress": "x"}}, 0)
+    assert directed_requirements(core) == {"egress": None, "ingress": [(("app", "a"),)]}
+    cilium = Candidate(
+        "CiliumNetworkPolicy",
+        {
+            "specs": [
+                {"endpointSelector": {"matchLabels": {"k8s:app": "a"}}},
+                {"endpointSelector": {"matchLabels": {"app": "b"}}, "ingress": "x"},
+                {"nodeSelector": {}, "egress": "x"},
+            ]
+        },
+        1,
+    )
+    assert directed_requirements(cilium) == {
+        "egress": [(("app", "a"),), (("app", "b"),)],
+        "ingress": None,
+    }
+    for candidate in (core, cilium):
+        for direction in ("egress", "ingress"):
+            expected = directed_requirements(candidate)[direction]
+            assert candidate_requirements(candidate, direction) == expected
