@@ -156,3 +156,36 @@ def test_clusterwide_policies_are_judged_per_namespace(tmp_path: Path) -> None:
     report = report_document(run_check(CheckOptions(paths=(str(tree),), config=config)))
     verdicts = {s["namespace"]: _verdict(s, "cluster") for s in report["sandboxes"]}
     assert verdicts == {"other": ["does-not-select"], NS: ["widens-egress"]}
+
+
+def _lets_out(root: Path, config: Path) -> set[str]:
+    report = report_document(run_check(CheckOptions(paths=(str(root),), config=config)))
+    return {
+        clause for f in report["findings"] if f.get("culprit") for clause in f["culprit"]["letsOut"]
+    }
+
+
+def test_a_culprit_is_made_again_under_another_allowance(tmp_path: Path) -> None:
+    """Culprits are made once for the paths that blame the same entry under
+    equal allowances; under another allowance the same policy lets out
+    something else beyond it, and says so."""
+    wide = _policy("NetworkPolicy", "wide", {})
+    wide["spec"]["egress"] = [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}]
+    wide["spec"]["policyTypes"] = ["Egress"]
+    del wide["spec"]["ingress"]
+    documents = [wide, *(_template(name, {"app": name}) for name in ("one", "two", "three"))]
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "all.yaml").write_text("".join(f"---\n{json.dumps(d)}\n" for d in documents))
+    public = "egress: {policy: {kind: public-internet}}"
+    entries = [("one", CORE), ("two", public), ("three", CORE)]
+    together = tmp_path / "together.yaml"
+    together.write_text(_declaration(entries))
+    alone: set[str] = set()
+    for index, entry in enumerate(entries):
+        config = tmp_path / f"alone-{index}.yaml"
+        config.write_text(_declaration([entry]))
+        alone |= _lets_out(tree, config)
+    # Two allowances, two clauses: each says what it lets out beyond its own.
+    assert len(alone) == 2
+    assert _lets_out(tree, together) == alone
