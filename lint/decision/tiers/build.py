@@ -314,10 +314,19 @@ def _content_key(document: TierDocument, memo: ReadMemo | None) -> str:
 
 
 def _memo_for(document: TierDocument, memo: ReadMemo) -> ReadMemo:
-    """Where to keep what is worked out of a document: for the run when it
-    is a cluster-scoped policy's (every namespace's pods read it again),
-    else for the namespace."""
-    return memo.lasting if document.namespace is None and memo.lasting is not None else memo
+    """Where to keep what is worked out of a document: for the run when its
+    reader keeps the document itself for the run (``read_admin``: every
+    namespace's pods read the same object again), else for the namespace,
+    so that documents read afresh for each pod are let go with it."""
+    lasting = memo.lasting
+    return lasting if lasting is not None and document.kind in _KEPT_FOR_THE_RUN else memo
+
+
+_KEPT_FOR_THE_RUN: Final = frozenset(
+    kind.key
+    for kind in (ADMIN_NETWORK_POLICY, BASELINE_ADMIN_NETWORK_POLICY, CLUSTER_NETWORK_POLICY)
+)
+"""The kinds whose documents the tier readers keep for the whole run."""
 
 
 def _written(document: TierDocument, memo: ReadMemo | None) -> str:

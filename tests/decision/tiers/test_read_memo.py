@@ -16,7 +16,13 @@ from lint.decision.reach.model import (
     namespace_label_view,
     pod_label_view,
 )
-from lint.decision.tiers.build import COPY_IN_DOUBT, PathFacts, _content_key, build_tier_input
+from lint.decision.tiers.build import (
+    COPY_IN_DOUBT,
+    PathFacts,
+    _content_key,
+    _memo_for,
+    build_tier_input,
+)
 from lint.decision.tiers.model import PodSet, TierDocument
 from lint.decision.tiers.read_admin import read_anp
 from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
@@ -274,3 +280,15 @@ def test_an_admin_document_is_kept_per_subject_for_the_run() -> None:
     assert (read["first", "a"].subject, read["first", "b"].subject) == (Tri.YES, Tri.NO)
     fresh = read_anp(candidate, context("second", {"app": "b"})).documents[0]
     assert read["second", "b"] == fresh
+
+
+def test_only_documents_kept_for_the_run_have_their_places_kept_for_the_run() -> None:
+    lasting = ReadMemo()
+    memo = ReadMemo(lasting)
+    documents = _built(_admin_copies(), memo, POD_LABELS).documents
+    assert documents and all(_memo_for(d, memo) is lasting for d in documents)
+    cilium = cilium_np({"egress": [{"toEndpoints": [{}]}]})
+    cilium["kind"] = "CiliumClusterwideNetworkPolicy"
+    del cilium["metadata"]["namespace"]
+    (read,) = _built([cilium], memo, POD_LABELS).documents
+    assert read.namespace is None and _memo_for(read, memo) is memo
