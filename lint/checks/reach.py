@@ -429,17 +429,21 @@ def _same_entry(entry: ExaminedEntry, kind: str, name: str, obj: KubeObject) -> 
 
 
 def _unparsed_entry(item: _Judged) -> _Entry:
+    return _judged_entry(item, None), None, ()
+
+
+def _judged_entry(item: _Judged, namespace: str | None) -> ExaminedEntry:
+    """A reach document with its place, as the report lists it."""
     document = item.document
-    entry = ExaminedEntry(
+    return ExaminedEntry(
         kind=document.kind,
         name=document.name,
-        namespace=None,
+        namespace=namespace,
         verdict=str(document.verdict),
         detail=document.detail,
         origin="manifest",
         location=item.location,
     )
-    return entry, None, ()
 
 
 def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Listed) -> _Entry:
@@ -922,18 +926,8 @@ def _ingress_entries(
     (the decision hands back what it was given; anything else, given order)."""
     by_identity: dict[int, tuple[ExaminedEntry, KubeObject | None]] = {}
     for item in judged:
-        document = item.document
         namespace = item.obj.namespace if item.obj is not None else None
-        report_entry = ExaminedEntry(
-            kind=document.kind,
-            name=document.name,
-            namespace=namespace,
-            verdict=str(document.verdict),
-            detail=document.detail,
-            origin="manifest",
-            location=item.location,
-        )
-        by_identity[id(document)] = (report_entry, item.obj)
+        by_identity[id(item.document)] = (_judged_entry(item, namespace), item.obj)
     ordered = [by_identity.get(id(document)) for document in documents]
     if len(ordered) == len(by_identity) and all(entry is not None for entry in ordered):
         return [entry for entry in ordered if entry is not None]

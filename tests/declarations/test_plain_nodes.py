@@ -19,7 +19,7 @@ from lint.declarations.errors import DeclarationError
 from lint.declarations.plain_nodes import PlainTree, plain_tree
 from lint.declarations.ruamel_loader import compose_in_c, load
 from tests.bench_tree import generate_tree
-from tests.declarations.test_ruamel_paths import _KEYS, _TREES, _block
+from tests.declarations.test_ruamel_paths import _KEYS, _TREES, _block, _declaration_files
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,12 +51,6 @@ def _full_reading(text: str) -> Any:
 
 def _assert_alike(text: str) -> None:
     assert _reading(text) == _full_reading(text), text
-
-
-def _declaration_files() -> list[Path]:
-    found = sorted(REPO.glob("fixtures/**/.egress-lint.yaml"))
-    found += sorted(REPO.glob("docs/**/*.yaml"))
-    return found
 
 
 @pytest.mark.parametrize("path", _declaration_files(), ids=lambda p: str(p.relative_to(REPO)))

@@ -85,9 +85,10 @@ def test_only_icmp_reaching_the_default_allow_is_named() -> None:
     assert EVERY_PORT.every
 
 
-def test_a_name_destination_is_judged_on_name_points() -> None:
+def _granted_api() -> Allowance:
+    """Base allowance ``D`` with ``api.example.com`` granted on every port."""
     allowance = base("D").allowance
-    granted = Allowance(
+    return Allowance(
         allowance.destinations,
         (FqdnGrant("api.example.com", "all"),),
         "all",
@@ -96,6 +97,10 @@ def test_a_name_destination_is_judged_on_name_points() -> None:
         allowance.policy_kind,
         allowance.named_object,
     )
+
+
+def test_a_name_destination_is_judged_on_name_points() -> None:
+    granted = _granted_api()
     named = cilium("c", rule(ALLOW, [fqdn("api.example.com")], port("TCP", 443)))
     outside = explain(base("D", named, cilium_r=True), (NameQuery("api.example.com", port=443),))
     assert outside.verdict == "allowed"
@@ -113,16 +118,7 @@ def test_fqdn_peers_by_name_only() -> None:
     """With ``by_name``, an FQDN rule for an allowed name passes reach
     (without it, every address is undecided); explain's verdict for an
     address still shows the rule as possible, its exit status follows reach."""
-    allowance = base("D").allowance
-    granted = Allowance(
-        allowance.destinations,
-        (FqdnGrant("api.example.com", "all"),),
-        "all",
-        False,
-        False,
-        allowance.policy_kind,
-        allowance.named_object,
-    )
+    granted = _granted_api()
     named = cilium("c", rule(ALLOW, [fqdn("api.example.com")], port("TCP", 443)))
     tier_input = base("D", named, cilium_r=True, allowance_of=granted)
     assert reach(tier_input).refusal is EgressRefusal.NOT_EVALUABLE
