@@ -29,7 +29,15 @@ from typing import Any, Final
 
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
+from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
 from ruamel.yaml.error import YAMLError, YAMLWarning
+from ruamel.yaml.events import (
+    MappingEndEvent,
+    MappingStartEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scanner import RoundTripScanner
@@ -90,7 +98,7 @@ def composed_alike(text: str) -> bool:
     return (
         _SCANNED_ALIKE.fullmatch(text) is not None
         and _DIRECTIVE.search(text) is None
-        and _nesting_bound(text) <= _C_NESTING_BOUND
+        and (_nesting_bound(text) <= _C_NESTING_BOUND or _nesting_depth(text) <= _C_NESTING_BOUND)
     )
 
 
@@ -124,6 +132,42 @@ def _nesting_bound(text: str) -> int:
         indents.add(len(line) - len(line.lstrip(" ")))
         indicators = max(indicators, line.count("-") + line.count("?"))
     return 2 * flow + 2 * len(indents) * (indicators + 2) + 2
+
+
+def _nesting_depth(text: str) -> int:
+    """How deep the collections of ``text`` nest, counted from the C
+    parser's events; past the bound when the text does not parse.
+
+    ``_nesting_bound`` counts every bracket as a level, so a file with
+    thousands of one-line flow mappings (``policy: {kind: deny-all}``) is
+    past it while two levels deep. The event parser keeps its levels on the
+    heap and cannot crash; it is a fifth of the cost of composing, and asked
+    only when the quick bound fails."""
+    parser = CParser(text)
+    depth = deepest = 0
+    try:
+        while True:
+            change = _DEPTH_CHANGE.get(type(parser.get_event()))
+            if change is None:
+                continue
+            if not change:
+                return deepest
+            depth += change
+            deepest = max(deepest, depth)
+    except YAMLError:
+        return _C_NESTING_BOUND + 1
+    finally:
+        parser.dispose()
+
+
+_DEPTH_CHANGE: Final[dict[type, int]] = {
+    MappingStartEvent: 1,
+    SequenceStartEvent: 1,
+    MappingEndEvent: -1,
+    SequenceEndEvent: -1,
+    StreamEndEvent: 0,
+}
+"""How each event changes the depth of nesting; 0 ends the stream."""
 
 
 def _nests_within(node: Node, levels: int, heights: dict[int, int]) -> bool:

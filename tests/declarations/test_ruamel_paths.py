@@ -259,16 +259,60 @@ def test_the_nesting_bound_is_never_below_the_depth(
     assert ruamel_loader._nesting_bound(text) >= _depth(yaml.safe_load(text))
 
 
-def test_a_long_declaration_file_takes_the_c_path() -> None:
-    """Thousands of entries nest no deeper than one: the bound says so (each
-    flow bracket still counts, so past about 2,000 flow mappings the file
-    goes to the pure-Python parser)."""
+@pytest.mark.parametrize("entries", [1_500, 8_000])
+def test_a_long_declaration_file_takes_the_c_path(entries: int) -> None:
+    """Thousands of entries nest five levels deep. Up to about 2,000
+    flow mappings the quick bound says so; past it (each flow bracket counts
+    there) the C parser's events count the depth, and the file still goes
+    to the C parser, not to the pure-Python one."""
     entry = (
         "  - template: tpl-{0}\n    namespace: team\n    egress: {{policy: {{kind: deny-all}}}}\n"
     )
-    text = "version: 1\nsandboxes:\n" + "".join(entry.format(i) for i in range(1_500))
+    text = "version: 1\nsandboxes:\n" + "".join(entry.format(i) for i in range(entries))
     assert text.count("\n") > 4_000  # the earlier bound counted every line
     assert composed_alike(text)
+    assert ruamel_loader._nesting_depth(text) == 5
+    with mock.patch.object(ruamel_loader, "load_round_trip", side_effect=AssertionError):
+        value = load(text)
+    assert len(value["sandboxes"]) == entries
+
+
+@pytest.mark.parametrize(
+    ("text", "depth"),
+    [
+        ("a: 1\n", 1),
+        ("[[[[1]]]]\n", 4),
+        ("a: [b, {c: [d]}]\n", 4),
+        ("a: '[[[{{{'\n", 1),
+        ("- - - a\n", 3),
+        ("a: 1\n---\n[[b]]\n", 2),
+        ("", 0),
+    ],
+)
+def test_the_event_count_is_the_depth(text: str, depth: int) -> None:
+    assert ruamel_loader._nesting_depth(text) == depth
+
+
+def test_text_the_events_cannot_read_counts_past_the_bound() -> None:
+    assert ruamel_loader._nesting_depth("a: [\n") > ruamel_loader._C_NESTING_BOUND
+
+
+def test_many_flow_levels_are_still_too_deep_by_the_events() -> None:
+    """Past the quick bound, the events still refuse a text that nests
+    deeper than the C composer may go."""
+    depth = ruamel_loader._C_NESTING_BOUND + 1
+    text = "[" * depth + "]" * depth
+    assert ruamel_loader._nesting_depth(text) == depth
+    assert not composed_alike(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_nested, st.sampled_from([False, None, True]), st.sampled_from([2, 4]))
+def test_the_event_count_is_the_depth_of_any_tree(
+    value: object, flow: bool | None, indent: int
+) -> None:
+    text = yaml.safe_dump(value, default_flow_style=flow, indent=indent)
+    assert ruamel_loader._nesting_depth(text) == _depth(yaml.safe_load(text))
 
 
 def test_the_c_path_looks_the_tag_table_up_once_per_document() -> None:
