@@ -17,8 +17,9 @@ measures:
 
 With ``--scale`` it also runs the scale families of issue 18 (``--scale
 all``, or some of ``one-namespace,dense,large``): one namespace with 250,
-500, 1,000 and 2,000 templates each with a named policy; one namespace with
-20,000 NetworkPolicies and 500 templates; the 132 MB tree; each with its
+500, 1,000, 2,000, 4,000 and 8,000 templates each with a named policy
+(and how time and peak RSS grow from 500 to 2,000 and from 2,000 to
+8,000); one namespace with 20,000 NetworkPolicies and 500 templates; the 132 MB tree; each with its
 wall time and peak RSS (a JSON report written whole, to /dev/null). The
 start-up table (``python -c pass`` beside ``--version``, ``--help`` and
 ``check fixtures/demo``) ends every run that runs the CLI.
@@ -264,7 +265,7 @@ def tree_for(megabytes: int, calico: int = 0, cluster_policies: int = 0) -> Path
     return root
 
 
-ONE_NAMESPACE_SIZES = (250, 500, 1000, 2000)
+ONE_NAMESPACE_SIZES = (250, 500, 1000, 2000, 4000, 8000)
 """Templates in the one-namespace family, each with its own named policy."""
 DENSE_POLICIES, DENSE_TEMPLATES = 20_000, 500
 LARGE_MEGABYTES = 132
@@ -357,6 +358,7 @@ def measure_scale(repeat: int, jobs: int | None, families: set[str]) -> str:
         root = large_tree()
         cases += [(f"generated {LARGE_MEGABYTES} MB", root, f) for f in ("text", "json")]
     lines = ["| scale | MB | format | best | peak RSS |", "|---|---|---|---|---|"]
+    measured: dict[Path, tuple[float, float]] = {}
     for name, root, fmt in cases:
         runs = [run_once(root, fmt, jobs) for _ in range(repeat)]
         size = sum(p.stat().st_size for p in manifest_files(root)) / MB
@@ -364,9 +366,31 @@ def measure_scale(repeat: int, jobs: int | None, families: set[str]) -> str:
         note = "" if codes[-1] <= 1 else f" (exit {codes[-1]})"
         best = min(wall for wall, _, _ in runs)
         peak = max(rss for _, rss, _ in runs)
+        measured[root] = (best, peak)
         lines.append(f"| {name} | {size:.1f} | {fmt} | {best:.2f} s{note} | {peak:.0f} MB |")
         print(f"measured {root} ({fmt})", file=sys.stderr)
+    if "one-namespace" in families:
+        lines += ["", *_growth(measured)]
     return "\n".join(lines)
+
+
+GROWTH_STEPS = ((500, 2000), (2000, 8000))
+"""The one-namespace steps whose growth is printed: four times the
+templates, so linear cost grows about four times."""
+
+
+def _growth(measured: dict[Path, tuple[float, float]]) -> list[str]:
+    """How time and peak RSS grow over each of ``GROWTH_STEPS``."""
+    lines = []
+    for small, large in GROWTH_STEPS:
+        before = measured.get(OUT / f"one-namespace-{small}")
+        after = measured.get(OUT / f"one-namespace-{large}")
+        if before and after:
+            lines.append(
+                f"one namespace, {small:,} -> {large:,} templates: "
+                f"time {after[0] / before[0]:.2f}x, peak RSS {after[1] / before[1]:.2f}x"
+            )
+    return lines
 
 
 SCALE_FAMILIES = ("one-namespace", "dense", "large")

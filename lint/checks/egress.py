@@ -254,7 +254,7 @@ def _reach_verdict_findings(
     for (nothing isolates the pod) is reported at the declaration."""
     blamed = {
         (entry.kind, entry.namespace, entry.name)
-        for entry in reach.decision.examined
+        for entry in reach.decision.examined.selecting()
         if entry.verdict in _REACH_CULPRIT_VERDICTS
     }
     kept = [

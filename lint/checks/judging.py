@@ -46,7 +46,7 @@ from lint.decision.model import (
 from lint.decision.policy_shape import Direction
 from lint.decision.selection_index import ScopeSelection, selection_index
 from lint.inventory import KubeObject
-from lint.report.model import DecisionReport, ExaminedEntry
+from lint.report.model import Cut, DecisionReport, ExaminedList, SharedEntries, shared_entries
 
 _ENTRY = operator.attrgetter("entry")
 _EXAMINED = operator.attrgetter("examined")
@@ -129,7 +129,7 @@ class _Block:
     block it was made with."""
 
     judged: list[JudgedEntry]
-    report: list[ExaminedEntry]
+    report: SharedEntries
     examined: list[Examined]
     offsets: list[int]
     unfilled: frozenset[int]
@@ -140,7 +140,7 @@ def _block_of(slots: Sequence[tuple[JudgedEntry, ...] | None]) -> _Block:
     judged = list(chain.from_iterable(slot or () for slot in slots))
     offsets = [0, *accumulate(len(slot or ()) for slot in slots)]
     unfilled = frozenset(i for i, slot in enumerate(slots) if slot is None)
-    report = list(map(_ENTRY, judged))
+    report = shared_entries(list(map(_ENTRY, judged)))
     return _Block(judged, report, list(map(_EXAMINED, judged)), offsets, unfilled)
 
 
@@ -255,9 +255,15 @@ class Judged:
     def entries(self) -> list[JudgedEntry]:
         return self._assembled(self.block.judged, None)
 
-    def report(self) -> tuple[ExaminedEntry, ...]:
-        """Each entry's report form: the decision report's ``examined``."""
-        return tuple(self._assembled(self.block.report, _ENTRY))
+    def report(self) -> ExaminedList:
+        """Each entry's report form: the decision report's ``examined``,
+        held as the block's shared entries with this pod's own cut in."""
+        offsets = self.block.offsets
+        cuts = tuple(
+            Cut(offsets[index], offsets[index + 1], tuple(map(_ENTRY, entries)))
+            for index, entries in self.own
+        )
+        return ExaminedList(self.block.report, cuts, tuple(map(_ENTRY, self.tail)))
 
     def examined(self) -> tuple[Examined, ...]:
         return tuple(self._assembled(self.block.examined, _EXAMINED))

@@ -15,8 +15,8 @@ import bisect
 import operator
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import chain, compress
-from typing import Final
+from itertools import chain
+from typing import Final, cast
 
 from lint.checks.candidates import Sourced, location_of, unparsed_placeholders
 from lint.checks.context import (
@@ -79,13 +79,18 @@ from lint.kinds import (
 from lint.report.messages import culprit_message
 from lint.report.model import (
     Culprit,
+    Cut,
     DecisionReport,
     ExaminedEntry,
+    ExaminedList,
     Finding,
     Location,
     ReachReport,
     SandboxRef,
+    SharedEntries,
     SkippedEntry,
+    examined_list,
+    shared_entries,
 )
 from lint.rules import culprit_rules, remedy_text, verb
 
@@ -154,9 +159,9 @@ class _Asked:
     model: TierInput | None = None
     """The input the model was asked: ``built``'s less the documents that
     certainly do not select the pod (None: all of them)."""
-    unselected: tuple[Offered, ...] = ()
-    """The NetworkPolicies and Cilium policies the union's judgement of the
-    path already found not to select the pod: never read again."""
+    unselected: int = 0
+    """How many NetworkPolicies and Cilium policies the union's judgement of
+    the path already found not to select the pod: never read again."""
 
 
 def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list[Finding]]:
@@ -187,11 +192,9 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         if item.location not in own
     }
     judgements = (given.union, given.cilium_under_core)
-    entries = [*_in_document_order(ctx, asked, listed, judgements), *unparsed_entries]
+    examined, read = _in_document_order(ctx, asked, listed, judgements, unparsed_entries)
     report = ReachReport(
-        DecisionReport(
-            None if refusal is None else str(refusal), summary, tuple(map(_FIRST, entries))
-        ),
+        DecisionReport(None if refusal is None else str(refusal), summary, examined),
         tuple(
             SkippedEntry(s.kind, s.name, s.reason, _skipped_location(asked.offered, s))
             for s in asked.built.skipped
@@ -200,10 +203,11 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     # A culprit the union reports keeps the union's finding (``host: namzu``
     # reports it; otherwise the path's judgement keeps it when reach agrees).
     reported = _union_culprits(given)
-    # Only a culprit draws a finding (``_findings``): the rest are not searched.
+    # Only a culprit draws a finding (``_findings``), and every left-out
+    # policy is does-not-select: only the entries the path read are searched.
     searched = [
         (e, obj, path)
-        for e, obj, path in entries
+        for e, obj, path in read
         if e.verdict in _OFFENDING
         and (id(obj) not in reported or obj is None)
         and id(e) not in theirs
@@ -237,14 +241,24 @@ _OrderKey = tuple[str, str, bytes, str]
 
 
 def _in_document_order(
-    ctx: CheckContext, asked: _Asked, listed: list[_Entry], judgements: tuple[Judged, ...]
-) -> list[_Entry]:
-    """The model's listed entries with the policies left unread merged in
-    where the model would have listed them (by slot, kind, name and
-    namespace; a left-out NetworkPolicy or Cilium policy is in the
-    NetworkPolicy slot), then the undecidable objects."""
+    ctx: CheckContext,
+    asked: _Asked,
+    listed: list[_Entry],
+    judgements: tuple[Judged, ...],
+    unparsed: list[_Entry],
+) -> tuple[ExaminedList, list[_Entry]]:
+    """The path's examined list: the model's listed entries with the
+    policies left unread merged in where the model would have listed them
+    (by slot, kind, name and namespace; a left-out NetworkPolicy or Cilium
+    policy is in the NetworkPolicy slot), then the undecidable objects and
+    the unparsed documents. Also the entries the path read, in that order.
+
+    The left-out policies are the namespace's, sorted once
+    (``_candidates_in_order``): the list is them with the few the path
+    read cut out and its own entries cut in, so a path costs what it
+    read, not what its namespace holds."""
     documents = asked.built.input.documents
-    keys, ordered = _unselected_in_order(ctx, asked, judgements)
+    placed: list[tuple[_SortKey, _Entry]] = []
     rest: list[_Entry] = []
     for item, entry in zip(asked.answer.listed, listed, strict=True):
         if item.undecidable:
@@ -254,37 +268,42 @@ def _in_document_order(
         key = _order_key(document.slot, document.kind, document.name, document.namespace)
         # Copies of one name (a cluster-scoped policy in several files) keep
         # the order of their files and lines, not the order a worker read them in.
-        sort_key = (key, _place(entry[0]))
-        at = bisect.bisect_right(keys, sort_key)
-        keys.insert(at, sort_key)
-        ordered.insert(at, entry)
-    return ordered + rest
-
-
-def _unselected_in_order(
-    ctx: CheckContext, asked: _Asked, judgements: tuple[Judged, ...]
-) -> tuple[list[_SortKey], list[_Entry]]:
-    """The left-out policies' sort keys and entries, sorted. The namespace's
-    candidates are sorted once (``_candidates_in_order``); a path copies
-    them and takes out the few it read, at C speed."""
+        placed.append(((key, _place(entry[0])), entry))
+    placed.sort(key=_FIRST)  # stable: equal keys keep the model's order
+    tail = [*rest, *unparsed]
+    read = [entry for _, entry in placed] + tail
+    tail_entries = tuple(map(_FIRST, tail))
     if not asked.unselected:
-        return [], []
+        cut = Cut(0, 0, tuple(entry[0] for _, entry in placed))
+        return ExaminedList(_NOTHING_SHARED, (cut,) if placed else (), tail_entries), read
     every = _candidates_in_order(ctx, asked.built.input.namespace, judgements)
-    read = [every.position[id(each)] for each in asked.offered if id(each) in every.position]
-    if len(read) > _FEW_READ:
-        gone = set(read)
-        kept = [at for at in range(len(every.keys)) if at not in gone]
-        return [every.keys[at] for at in kept], [every.entries[at] for at in kept]
-    keys, entries = list(every.keys), list(every.entries)
-    for at in sorted(read, reverse=True):
-        del keys[at]
-        del entries[at]
-    return keys, entries
+    taken_out = {every.position[id(each)] for each in asked.offered if id(each) in every.position}
+    own = [(sort_key, entry[0]) for sort_key, entry in placed]
+    return merged_in_order(every.keys, every.shared, taken_out, own, tail_entries), read
 
 
-_FEW_READ: Final = 64
-"""Up to how many read candidates a path takes out of the sorted list one
-by one; past it the list is filtered once."""
+def merged_in_order(
+    keys: Sequence[_SortKey],
+    shared: SharedEntries,
+    taken_out: set[int],
+    placed: Sequence[tuple[_SortKey, ExaminedEntry]],
+    tail: tuple[ExaminedEntry, ...],
+) -> ExaminedList:
+    """The shared entries (sorted by ``keys``) without those at
+    ``taken_out``, with ``placed`` (sorted) put in as one by one insertion
+    would: each after every entry whose key is not greater, so equal keys
+    keep the shared entry first, then the placed ones in their order."""
+    put_in: dict[int, list[ExaminedEntry]] = {}
+    for sort_key, entry in placed:
+        put_in.setdefault(bisect.bisect_right(keys, sort_key), []).append(entry)
+    cuts = tuple(
+        Cut(at, at + 1 if at in taken_out else at, tuple(put_in.get(at, ())))
+        for at in sorted(taken_out | put_in.keys())
+    )
+    return ExaminedList(shared, cuts, tail)
+
+
+_NOTHING_SHARED: Final = shared_entries(())
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +313,8 @@ class _InOrder:
     candidate's place by its identity."""
 
     keys: tuple[_SortKey, ...]
-    entries: tuple[_Entry, ...]
+    shared: SharedEntries
+    """The entries in their report form, as every path shares them."""
     position: Mapping[int, int]
 
 
@@ -317,7 +337,7 @@ def _candidates_in_order(
     paired.sort(key=_sort_key_of)
     found = _InOrder(
         tuple(pair[0] for pair, _ in paired),
-        tuple(pair[1] for pair, _ in paired),
+        shared_entries([pair[1][0] for pair, _ in paired]),
         {ident: at for at, (_, ident) in enumerate(paired)},
     )
     ctx.memo.reach[key] = (ctx.inventory, found)
@@ -330,7 +350,7 @@ def _unselected_entries_of(judged: Judged) -> dict[int, ExaminedEntry]:
     written: dict[int, ExaminedEntry] = {}
     twice: set[int] = set()
     block = judged.block
-    for each, entry in zip(block.judged, block.report, strict=True):
+    for each, entry in zip(block.judged, block.report.entries, strict=True):
         obj_id = id(getattr(each.origin, "obj", None))
         if obj_id in written or entry.verdict != _DOES_NOT_SELECT:
             twice.add(obj_id)
@@ -538,8 +558,9 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
     if hit is not None and hit[0] is given.template:
         known: _Asked = hit[1]
         return known
-    every, bases = _with_synthesized(tier_candidates(ctx, namespace), given.union)
-    offered, unselected, bases = _judged_unselected(ctx, every, bases, given)
+    candidates = tier_candidates(ctx, namespace)
+    every, bases = _with_synthesized(candidates, given.union)
+    offered, unselected, bases = _judged_unselected(ctx, candidates, every, bases, given)
     facts = PathFacts(
         namespace=namespace,
         pod=pod_label_view(given.subject.labels),
@@ -566,33 +587,57 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
 
 def _judged_unselected(
     ctx: CheckContext,
+    candidates: tuple[Offered, ...],
     every: tuple[Offered, ...],
     bases: dict[int, tuple[str | int, ...]],
     given: ReachInput,
-) -> tuple[tuple[Offered, ...], tuple[Offered, ...], dict[int, tuple[str | int, ...]]]:
-    """The candidates to read, and the NetworkPolicies and Cilium policies
-    left out because the union's judgement of this path (the same label
-    view) found that they do not select the pod. A namespace holds many
-    such policies; reading each again for every path is what would cost."""
+) -> tuple[tuple[Offered, ...], int, dict[int, tuple[str | int, ...]]]:
+    """The candidates to read, how many NetworkPolicies and Cilium policies
+    are left out because the union's judgement of this path (the same label
+    view) found that they do not select the pod, and the synthesized
+    policies' places among those read. A namespace holds many such policies;
+    reading each again for every path is what would cost, and so would
+    looking at each: the path looks only at the few its judgement visited,
+    and at those no judgement's shared block holds (``_unjudged``)."""
     # An object is left out when it has entries and none of them selects:
     # ``Judged.selecting`` holds every entry that is not does-not-select.
     judgements = (given.union, given.cilium_under_core)
     selecting = {id(getattr(e.origin, "obj", None)) for j in judgements for e in j.selecting}
-    union_block, cilium_block = (_block_objects(ctx, j) for j in judgements)
     own = set().union(*(_own_objects(j) for j in judgements))
-    absent = (union_block | cilium_block | own) - selecting
+    unjudged, by_object = _unjudged(ctx, candidates, judgements)
+    read = {i for i in unjudged if id(candidates[i].obj) not in own}
+    read.update(chain.from_iterable(by_object.get(o, ()) for o in selecting))
+    kept = tuple(candidates[i] for i in sorted(read))
     # The synthesized policies (``bases``) come last and are always read.
-    leaves = [id(each.obj) in absent for each in every]
-    for index in bases:
-        leaves[index] = False
-    kept = tuple(compress(every, map(operator.not_, leaves)))
-    left = tuple(compress(every, leaves))
-    first_base = len(kept) - len(bases)
+    first_base = len(kept)
     moved = {first_base + at: bases[index] for at, index in enumerate(sorted(bases))}
-    return kept, left, moved
+    return (*kept, *every[len(candidates) :]), len(candidates) - len(kept), moved
 
 
 _OBJECT = operator.attrgetter("origin.obj")
+
+
+def _unjudged(
+    ctx: CheckContext, candidates: tuple[Offered, ...], judgements: tuple[Judged, ...]
+) -> tuple[tuple[int, ...], Mapping[int, tuple[int, ...]]]:
+    """The candidates whose objects neither judgement's shared block holds,
+    by index, and every candidate's indices by the identity of its object:
+    once per namespace and pair of blocks, which the paths of a namespace
+    share."""
+    held = (candidates, *(j.block for j in judgements))
+    key = ("reach-unjudged", *map(id, held))
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and all(map(operator.is_, cast("tuple[object, ...]", hit[0]), held)):
+        known: tuple[tuple[int, ...], Mapping[int, tuple[int, ...]]] = hit[1]
+        return known
+    judged = frozenset().union(*(_block_objects(ctx, j) for j in judgements))
+    by_object: dict[int, tuple[int, ...]] = {}
+    for index, each in enumerate(candidates):
+        by_object[id(each.obj)] = (*by_object.get(id(each.obj), ()), index)
+    unjudged = tuple(i for i, each in enumerate(candidates) if id(each.obj) not in judged)
+    found = (unjudged, by_object)
+    ctx.memo.reach[key] = (held, found)
+    return found
 
 
 def _block_objects(ctx: CheckContext, judged: Judged) -> frozenset[int]:
@@ -1037,7 +1082,7 @@ def check_ingress_reach(
     report = DecisionReport(
         None if decision.refusal is None else str(decision.refusal),
         decision.summary,
-        tuple(entry for entry, _ in entries),
+        examined_list([entry for entry, _ in entries]),
     )
     culprits = [
         (entry, obj, entry.location)

@@ -24,7 +24,6 @@ from json.encoder import encode_basestring
 from typing import Any, Final, Literal, cast
 
 from lint import __version__
-from lint.decision.model import EgressVerdict
 from lint.report.bounded import (
     QUOTE_LIMIT,
     Encoded,
@@ -38,6 +37,7 @@ from lint.report.model import (
     CulpritRule,
     DecisionReport,
     ExaminedEntry,
+    ExaminedList,
     Finding,
     IngressReport,
     Location,
@@ -57,8 +57,6 @@ Examined = Literal["all", "selecting"]
 EXAMINED_MODES: Final[tuple[Examined, ...]] = ("all", "selecting")
 NOT_SELECTING: Final = "notSelecting"
 """The member that counts, under ``--examined selecting``, the entries left out."""
-# Both vocabularies use the word: IngressVerdict.DOES_NOT_SELECT is equal.
-_QUIET: Final = str(EgressVerdict.DOES_NOT_SELECT)
 
 
 def report_document(report: Report, examined: Examined = "all") -> dict[str, Any]:
@@ -301,14 +299,14 @@ class JsonWriter:
         fields = self._value({**head, **_decision(decision, None)}, counter)
         pieces += (f'{fields[:-1]},"examined":[', self._entries(decision.examined))
 
-    def _entries(self, examined: tuple[ExaminedEntry, ...]) -> _Entries:
+    def _entries(self, examined: ExaminedList) -> _Entries:
         known = self._lists.get(id(examined))
         if known is not None:
             return known
         if self.examined == "all":
-            listed = _Entries(examined, "]")
+            listed = _Entries(examined.whole(), "]")
         else:
-            kept = tuple(e for e in examined if e.verdict != _QUIET)
+            kept = examined.selecting()
             listed = _Entries(kept, f'],"{NOT_SELECTING}":{len(examined) - len(kept)}')
         self._lists[id(examined)] = listed
         return listed
@@ -511,7 +509,7 @@ def _decision(decision: DecisionReport, examined: Examined | None) -> dict[str, 
     if examined == "all":
         result["examined"] = [_examined(e) for e in decision.examined]
     elif examined == "selecting":
-        kept = [_examined(e) for e in decision.examined if e.verdict != _QUIET]
+        kept = [_examined(e) for e in decision.examined.selecting()]
         result["examined"] = kept
         result[NOT_SELECTING] = len(decision.examined) - len(kept)
     return result

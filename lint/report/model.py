@@ -10,8 +10,11 @@ subclasses of ``str``: a field typed ``str`` goes as it is
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from itertools import chain
+from typing import Final, Literal, overload
 
 Origin = Literal["manifest", "synthesized", "generated", "declaration"]
 
@@ -136,11 +139,130 @@ class NamedReport:
     location: Location | None
 
 
+QUIET_VERDICT: Final = "does-not-select"
+"""The verdict of an entry whose document does not select the pod, in the
+egress and the ingress vocabulary alike: most entries of a large
+namespace, and the ones that say nothing."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SharedEntries:
+    """Examined entries many decisions list alike (every policy of a
+    namespace that selects none of their pods), made once, with the places
+    of those that are not quiet."""
+
+    entries: tuple[ExaminedEntry, ...]
+    loud: tuple[int, ...]
+
+
+def shared_entries(entries: Sequence[ExaminedEntry]) -> SharedEntries:
+    listed = tuple(entries)
+    return SharedEntries(
+        listed, tuple(i for i, e in enumerate(listed) if e.verdict != QUIET_VERDICT)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """Where a decision's own entries replace a stretch of the shared ones:
+    ``shared.entries[start:stop]`` becomes ``placed`` (an empty stretch
+    inserts, an empty ``placed`` removes)."""
+
+    start: int
+    stop: int
+    placed: tuple[ExaminedEntry, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ExaminedList(Sequence[ExaminedEntry]):
+    """A decision's examined entries, in order: shared entries with the
+    decision's own cut in (``cuts``, in order and apart), then ``tail``.
+
+    In one namespace of N pods, each decision lists the N policies that
+    select other pods: held whole, the lists of a run would grow as N².
+    Held as the shared entries and a few cuts, each costs what its own
+    entries do; it is put together only when it is read whole (a JSON
+    report), one list at a time. ``selecting`` and ``quiet`` answer
+    without putting it together."""
+
+    shared: SharedEntries
+    cuts: tuple[Cut, ...] = ()
+    tail: tuple[ExaminedEntry, ...] = ()
+
+    def whole(self) -> tuple[ExaminedEntry, ...]:
+        entries = self.shared.entries
+        if not self.cuts and not self.tail:
+            return entries
+        pieces: list[tuple[ExaminedEntry, ...]] = []
+        at = 0
+        for cut in self.cuts:
+            pieces += (entries[at : cut.start], cut.placed)
+            at = cut.stop
+        pieces += (entries[at:], self.tail)
+        return tuple(chain.from_iterable(pieces))
+
+    def selecting(self) -> tuple[ExaminedEntry, ...]:
+        """The entries that are not quiet, in order."""
+        entries, loud = self.shared.entries, self.shared.loud
+        found: list[ExaminedEntry] = []
+        at = 0
+        for cut in self.cuts:
+            found += _between(entries, loud, at, cut.start)
+            found += [e for e in cut.placed if e.verdict != QUIET_VERDICT]
+            at = cut.stop
+        found += _between(entries, loud, at, len(entries))
+        found += [e for e in self.tail if e.verdict != QUIET_VERDICT]
+        return tuple(found)
+
+    def quiet(self) -> int:
+        """How many entries are quiet."""
+        return len(self) - len(self.selecting())
+
+    def __len__(self) -> int:
+        cut = sum(len(c.placed) - (c.stop - c.start) for c in self.cuts)
+        return len(self.shared.entries) + cut + len(self.tail)
+
+    def __iter__(self) -> Iterator[ExaminedEntry]:
+        return iter(self.whole())
+
+    def __reversed__(self) -> Iterator[ExaminedEntry]:
+        return reversed(self.whole())
+
+    @overload
+    def __getitem__(self, index: int) -> ExaminedEntry: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[ExaminedEntry, ...]: ...
+    def __getitem__(self, index: int | slice) -> ExaminedEntry | tuple[ExaminedEntry, ...]:
+        return self.whole()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ExaminedList | tuple | list):
+            return self.whole() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.whole())
+
+    def __repr__(self) -> str:
+        return f"ExaminedList({self.whole()!r})"
+
+
+def _between(
+    entries: tuple[ExaminedEntry, ...], loud: tuple[int, ...], start: int, stop: int
+) -> list[ExaminedEntry]:
+    return [entries[i] for i in loud[bisect_left(loud, start) : bisect_left(loud, stop)]]
+
+
+def examined_list(entries: Sequence[ExaminedEntry] = ()) -> ExaminedList:
+    """A decision's examined entries, none of them shared with another's."""
+    return ExaminedList(shared_entries(entries))
+
+
 @dataclass(frozen=True, slots=True)
 class DecisionReport:
     refusal: str | None
     summary: str | None
-    examined: tuple[ExaminedEntry, ...]
+    examined: ExaminedList
 
 
 @dataclass(frozen=True, slots=True)

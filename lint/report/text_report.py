@@ -16,7 +16,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from lint.decision.model import EgressVerdict
 from lint.report.bounded import bounded
 from lint.report.escaping import escape
 from lint.report.messages import finding_words, remedy_words, rule_place
@@ -229,12 +228,9 @@ def _examined_block(name: str, decision: DecisionReport, paint: _Painter) -> lis
     """Every examined policy that selects the pod, then a count of those
     that do not: in a large namespace they are most, and say nothing."""
     lines = [paint(f"     {name} examined:", "dim")]
-    quiet = 0
-    for entry in decision.examined:
-        # Both vocabularies use the word: IngressVerdict.DOES_NOT_SELECT is equal.
-        if entry.verdict == EgressVerdict.DOES_NOT_SELECT:
-            quiet += 1
-            continue
+    selecting = decision.examined.selecting()
+    quiet = len(decision.examined) - len(selecting)
+    for entry in selecting:
         text = f"{entry.kind}/{entry.name}: {entry.verdict}"
         if entry.detail:
             text += f" ({in_words(entry.detail, entry.namespace)})"

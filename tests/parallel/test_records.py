@@ -16,7 +16,7 @@ import pytest
 from lint.loading.documents import LoadedDocument, LoadProblem
 from lint.loading.lists import Harvest
 from lint.parallel.records import Records
-from lint.report.model import DecisionReport, ExaminedEntry, Location
+from lint.report.model import DecisionReport, ExaminedEntry, Location, examined_list
 
 LOCATION = Location("a.yaml", 3, "templates/x.yaml", 2)
 ENTRY = ExaminedEntry("NetworkPolicy", "np", "ns", "does-not-select", None, "manifest", LOCATION)
@@ -29,8 +29,8 @@ def _round_trip(records: Records[Any], results: list[Any]) -> list[Any]:
 
 def test_records_cross_the_pipe_whole_and_shared() -> None:
     value = (
-        DecisionReport(None, None, (ENTRY, OTHER, ENTRY)),
-        DecisionReport("refusal", "summary", ()),
+        DecisionReport(None, None, examined_list([ENTRY, OTHER, ENTRY])),
+        DecisionReport("refusal", "summary", examined_list()),
         {"labels": ("x", 1, None, True, 2**70)},
     )
     shape = tuple[DecisionReport, DecisionReport, dict[str, Any]]
@@ -40,7 +40,8 @@ def test_records_cross_the_pipe_whole_and_shared() -> None:
 
 
 def test_a_record_met_in_two_results_comes_back_once() -> None:
-    first, second = DecisionReport(None, None, (ENTRY,)), DecisionReport("r", None, (ENTRY,))
+    first = DecisionReport(None, None, examined_list([ENTRY]))
+    second = DecisionReport("r", None, examined_list([ENTRY]))
     back = _round_trip(Records(DecisionReport), [first, second])
     assert back == [first, second]
     assert back[0].examined[0] is back[1].examined[0]

@@ -31,6 +31,7 @@ from lint.report.model import (
     SandboxRef,
     SandboxReport,
     SkippedEntry,
+    examined_list,
 )
 from tests.report.reference_fit import fit_json
 
@@ -48,7 +49,7 @@ def entry(name: str, verdict: str, detail: str | None, file: str | None) -> Exam
 SHARED = entry(long("name"), "selects", long("detail"), long("file"))
 QUIET = entry("quiet", "does-not-select", long("quiet"), None)
 PLAIN = entry("plain", "selects", "short", "p.yaml")
-EXAMINED = (SHARED, QUIET, PLAIN, SHARED)
+EXAMINED = examined_list([SHARED, QUIET, PLAIN, SHARED])
 """One list, shared by sandboxes, that holds one entry twice."""
 
 

@@ -35,6 +35,7 @@ from lint.report.model import (
     Report,
     SandboxRef,
     SandboxReport,
+    examined_list,
 )
 from lint.report.sarif_report import (
     SCHEMA_URI,
@@ -164,7 +165,7 @@ def test_shared_and_odd_entries_render_to_their_json_value() -> None:
     ingress decision."""
     shared = _entry('quote " and \\ back', Location("a\u2028b.yaml", 3), "tab\there \x00 é 😀")
     lone = _entry("no-location", None, None)
-    decision = DecisionReport(None, None, (shared, lone, shared))
+    decision = DecisionReport(None, None, examined_list([shared, lone, shared]))
 
     def sandbox(template: str, union: DecisionReport | None, ingress: bool) -> SandboxReport:
         egress = EgressReport(
@@ -208,7 +209,7 @@ def test_a_list_measured_after_a_wide_entry_is_measured_in_bytes() -> None:
             ref=SandboxRef("ns", f"t{index}", None, "direct"),
             pod_labels={},
             egress=EgressReport("deny-all", "core", "union", None, None, None, None),
-            ingress=IngressReport(1, DecisionReport(None, None, examined)),
+            ingress=IngressReport(1, DecisionReport(None, None, examined_list(examined))),
             declaration=None,
         )
         for index, examined in enumerate(lists)
