@@ -248,9 +248,11 @@ class Judged:
     tail: tuple[JudgedEntry, ...]
     selecting: tuple[JudgedEntry, ...]
     split: frozenset[int] = frozenset()
-    """The identities of the origins of copies that isolate the pod while
+    """The identities of the objects of copies that isolate the pod while
     another copy of their name does not (``_split_copies``): none of them
-    counts as isolating."""
+    counts as isolating. Objects, not origins: the entries of one object
+    are shared by the scopes of a namespace (two templates' pooled paths),
+    each with origins of its own."""
 
     def entries(self) -> list[JudgedEntry]:
         return self._assembled(self.block.judged, None)
@@ -348,7 +350,7 @@ def _split_copies(
     order. Each isolating copy's ``within`` entries become
     ``not-egress-scoped``, saying why; what its rules let out is still
     judged, so a widening copy still widens. Also the identities of those
-    copies' origins, which reach does not count as isolating either."""
+    copies' objects, which reach does not count as isolating either."""
     replaced: dict[int, tuple[JudgedEntry, ...]] = {}
     split: set[int] = set()
     for indices in prepared.copied:
@@ -360,7 +362,7 @@ def _split_copies(
         places = ", ".join(f"{o.document.file}:{o.document.line}" for o in others)
         for i in isolating:
             replaced[i] = tuple(_not_isolating(entry, places, judging) for entry in entries[i])
-            split.add(id(prepared.candidates[i].item))
+            split.add(id(prepared.candidates[i].item.obj))
     return replaced, frozenset(split)
 
 

@@ -702,13 +702,9 @@ def _split_copies(built: Built, offered: Sequence[Offered], union: Judged) -> Bu
     """A copy that isolates the pod while another copy of its name does not
     (``Judged.split``) does not count as isolating: the cluster may keep
     either copy, so the pod may be left to the tiers after it."""
-    if not union.split:
+    split = union.split
+    if not split:
         return built
-    split = {
-        id(getattr(entry.origin, "obj", None))
-        for entry in union.selecting
-        if id(entry.origin) in union.split
-    }
     calico_form = built.input.calico_form
     documents = tuple(
         _not_isolating(document, calico_form)

@@ -216,3 +216,61 @@ def test_a_widening_isolating_copy_excuses_no_baseline_either(in_tmp: Path) -> N
     code, stdout = _check(files)
     assert code == 1
     assert {"egress-policy-widens", "egress-reach-widens"} <= set(_rules(stdout))
+
+
+TWO_POOLED_TEMPLATES = """\
+version: 1
+defaultNamespace: sbx
+sandboxes:
+  - template: task
+    host: none
+    paths: [pooled]
+    egress: {policy: {kind: deny-all}}
+    ingress: unverified
+  - template: other
+    host: none
+    paths: [pooled]
+    egress: {policy: {kind: deny-all}}
+    ingress: unverified
+"""
+
+
+def _group_policy(types: str) -> str:
+    return _policy(types).replace("{sandbox.namzu.ai/template: task}", "{group: g}")
+
+
+def _group_template(name: str) -> str:
+    return f"""\
+apiVersion: extensions.agents.x-k8s.io/v1beta1
+kind: SandboxTemplate
+metadata: {{name: {name}, namespace: sbx}}
+spec:
+  networkPolicyManagement: Unmanaged
+  podTemplate: {{metadata: {{labels: {{group: g}}}}, spec: {{containers: [{{name: a, image: x}}]}}}}
+"""
+
+
+def test_every_template_s_pods_see_the_split_copy_as_not_isolating(in_tmp: Path) -> None:
+    """Two templates whose pooled pods carry the same labels judge each
+    copy once between them (one memo, two scopes). Reach must still find
+    the isolating copy split on both: the second template once took it as
+    isolating, and its pods passed the baseline's allow-all without a word."""
+    (in_tmp / ".egress-lint.yaml").write_text(TWO_POOLED_TEMPLATES)
+    files = {
+        "t-task.yaml": _group_template("task"),
+        "t-other.yaml": _group_template("other"),
+        "a.yaml": _group_policy("Egress"),
+        "b.yaml": _group_policy("Ingress"),
+        "banp.yaml": BASELINE,
+    }
+    for name, text in files.items():
+        (in_tmp / name).write_text(text)
+    code, stdout = _check(list(files))
+    assert code == 1
+    sandboxes = json.loads(stdout)["sandboxes"]
+    assert [s["template"] for s in sandboxes] == ["other", "task"]
+    for sandbox in sandboxes:
+        reach = sandbox["egress"]["reach"]
+        assert reach["refusal"] == "policy-widens-egress", sandbox["template"]
+        verdicts = {(e["kind"], e["verdict"]) for e in reach["examined"]}
+        assert ("BaselineAdminNetworkPolicy", "widens-egress") in verdicts
