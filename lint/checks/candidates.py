@@ -129,12 +129,27 @@ def core_candidates(
     """The namespace's NetworkPolicies by name, with the controller's
     policies for the template when ``pooled`` (the path's pods can carry the
     label they select on, AGENT-SANDBOX §4, §8)."""
-    objects = by_name(namespace.of_kind(NP))
-    synthesized = [
+    return with_synthesized(namespace, synthesized_candidates(namespace, template, pooled, facts))
+
+
+def synthesized_candidates(
+    namespace: Namespace,
+    template: KubeObject | None,
+    pooled: bool,
+    facts: ControllerFacts = DEFAULT_FACTS,
+) -> list[Sourced]:
+    """The controller's policies for the template when ``pooled``, else none."""
+    return [
         item
         for copy in (controller_templates(namespace, template) if pooled else [])
         for item in _synthesized(copy, namespace, facts)
     ]
+
+
+def with_synthesized(namespace: Namespace, synthesized: Sequence[Sourced]) -> list[Sourced]:
+    """The namespace's NetworkPolicies by name, with ``synthesized`` among
+    them in name order (``core_candidates``)."""
+    objects = by_name(namespace.of_kind(NP))
     if not synthesized:
         return [
             Sourced(Candidate(NP, obj.value, position), "manifest", obj, ("spec",))

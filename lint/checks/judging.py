@@ -19,11 +19,14 @@ from itertools import accumulate, chain, repeat
 from typing import Any, Final
 
 from lint.checks.candidates import (
+    CNP,
+    NP,
     Placeholder,
     Sourced,
     cilium_candidates,
-    core_candidates,
+    synthesized_candidates,
     unparsed_placeholders,
+    with_synthesized,
 )
 from lint.checks.context import (
     CheckContext,
@@ -45,7 +48,7 @@ from lint.decision.model import (
 )
 from lint.decision.policy_shape import Direction
 from lint.decision.selection_index import ScopeSelection, selection_index
-from lint.inventory import KubeObject
+from lint.inventory import KubeObject, Namespace
 from lint.report.model import Cut, DecisionReport, ExaminedList, SharedEntries, shared_entries
 
 _ENTRY = operator.attrgetter("entry")
@@ -78,14 +81,47 @@ def with_controller(path: str, facts: ControllerFacts) -> bool:
     return path != "direct" or facts.column.hash_on_pods == "as-written"
 
 
-def _sourced(ctx: CheckContext, scope: Scope) -> list[Sourced]:
+def _prepared_candidates(ctx: CheckContext, scope: Scope) -> list[Prepared]:
+    """The scope's candidates in §5.1 order, with their memo keys: the
+    NetworkPolicies (with the controller's on a pooled path), then the
+    Cilium policies where the scope reads them; or those alone. The
+    namespace's NetworkPolicies and its Cilium policies are each prepared
+    once and shared by every scope that reads them as they are: all but a
+    pooled path's with controller policies, which are placed among the
+    NetworkPolicies by name and so move them."""
     namespace = ctx.inventory.namespace(scope.namespace)
     if scope.only_cilium:
-        return cilium_candidates(namespace, ctx.inventory)
-    sourced = core_candidates(namespace, scope.template, scope.pooled, scope.facts)
+        return list(_shared_prepared(ctx, CNP, namespace))
+    synthesized = synthesized_candidates(namespace, scope.template, scope.pooled, scope.facts)
+    if synthesized:
+        sourced = with_synthesized(namespace, synthesized)
+        prepared = [_prepare(ctx.memo, item) for item in sourced]
+    else:
+        prepared = list(_shared_prepared(ctx, NP, namespace))
     if scope.with_cilium or ctx.read_cilium == "always":
-        sourced += cilium_candidates(namespace, ctx.inventory)
-    return sourced
+        prepared += _shared_prepared(ctx, CNP, namespace)
+    return prepared
+
+
+def _shared_prepared(ctx: CheckContext, kind: str, namespace: Namespace) -> tuple[Prepared, ...]:
+    """The namespace's manifest NetworkPolicies (``NP``) or Cilium policies
+    (``CNP``, the clusterwide ones after them), prepared once per namespace."""
+    key = ("prepared-candidates", kind, namespace.name)
+    hit = ctx.memo.scopes.get(key)
+    if hit is not None and hit[0] is namespace:
+        known: tuple[Prepared, ...] = hit[1]
+        return known
+    if kind == NP:
+        sourced = with_synthesized(namespace, ())
+    else:
+        sourced = cilium_candidates(namespace, ctx.inventory)
+    prepared = tuple(_prepare(ctx.memo, item) for item in sourced)
+    ctx.memo.scopes[key] = (namespace, prepared)
+    return prepared
+
+
+def _prepare(memo: JudgmentMemo, item: Sourced) -> Prepared:
+    return Prepared(item, memo.keys_of(item.candidate), document_name(item.candidate))
 
 
 def _placeholders(ctx: CheckContext, scope: Scope) -> list[Placeholder]:
@@ -194,10 +230,7 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
     if cached is not None and cached[0] is template:
         prepared: PreparedScope = cached[1]
         return prepared
-    candidates = [
-        Prepared(item, ctx.memo.keys_of(item.candidate), document_name(item.candidate))
-        for item in _sourced(ctx, scope)
-    ]
+    candidates = _prepared_candidates(ctx, scope)
     groups: dict[tuple[str, ...], list[int]] = {}
     by_name: dict[tuple[str, str], list[int]] = {}
     for index, candidate in enumerate(candidates):
