@@ -33,7 +33,15 @@ from lint.decision.tiers.questions import NamesOnlyMemo, Shared
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
 from lint.loading import LoadProblem, locate
-from lint.report.model import Culprit, ExaminedEntry, Finding, Location, ObjectRef, SandboxRef
+from lint.report.model import (
+    QUIET_VERDICT,
+    Culprit,
+    ExaminedEntry,
+    Finding,
+    Location,
+    ObjectRef,
+    SandboxRef,
+)
 from lint.rules import remedy_text
 from lint.rules import rule as rule_of
 
@@ -50,6 +58,11 @@ class JudgedEntry:
     examined: Examined
     entry: ExaminedEntry
     origin: Origin
+
+
+QuietEntries = dict[Hashable, tuple[KubeObject, ExaminedEntry]]
+"""``does-not-select`` report entries by object, kind, name, namespace and
+origin, each kept with its object (``origin_entries``)."""
 
 
 LASTING_READ_MEMO: Final = "tier-lasting-read-memo"
@@ -82,6 +95,8 @@ class JudgmentMemo:
     kept with the lists: every path of a scope reads the same rules."""
     selection: dict[Hashable, tuple[object, DirectedRequirements]] = field(default_factory=dict)
     """What each candidate's selectors require, in each direction (``selection_index``)."""
+    quiet_entries: QuietEntries = field(default_factory=dict)
+    """The ``does-not-select`` report entries made so far (``origin_entries``)."""
 
     def requirements_of(
         self, candidate: Candidate, direction: Direction
@@ -121,6 +136,7 @@ class JudgmentMemo:
             self.required,
             self.reach,
             self.selection,
+            self.quiet_entries,
         ):
             table.clear()
         self.scopes.update(kept)
@@ -293,25 +309,40 @@ def examined_entries(
 
 
 def origin_entries(
-    examined: Sequence[Examined], origin: Sourced, rules_key: str
+    examined: Sequence[Examined],
+    origin: Sourced,
+    rules_key: str,
+    quiet: QuietEntries | None = None,
 ) -> tuple[ExaminedEntry, ...]:
     """``examined_entries`` of the documents of one object: what every entry
-    takes from the object is read once."""
+    takes from the object is read once. A ``does-not-select`` entry says
+    the same in both directions, so with ``quiet`` (``JudgmentMemo``) the
+    object's egress and ingress decisions share one: made once, and
+    written once in a JSON report."""
     namespace = _namespace_of(origin)
     source = origin.origin
+    obj = origin.obj
     entries = []
     for entry in examined:
-        entries.append(
-            ExaminedEntry(
-                kind=entry.kind,
-                name=entry.name,
-                namespace=namespace,
-                verdict=str(entry.verdict),
-                detail=entry.detail,
-                origin=source,
-                location=_entry_location(origin, entry, rules_key),
-            )
+        key = None
+        if quiet is not None and entry.verdict == QUIET_VERDICT and entry.detail is None:
+            key = (id(obj), entry.kind, entry.name, namespace, source)
+            hit = quiet.get(key)
+            if hit is not None and hit[0] is obj:
+                entries.append(hit[1])
+                continue
+        made = ExaminedEntry(
+            kind=entry.kind,
+            name=entry.name,
+            namespace=namespace,
+            verdict=str(entry.verdict),
+            detail=entry.detail,
+            origin=source,
+            location=_entry_location(origin, entry, rules_key),
         )
+        if key is not None and quiet is not None:
+            quiet[key] = (obj, made)
+        entries.append(made)
     return tuple(entries)
 
 

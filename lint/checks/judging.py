@@ -503,7 +503,7 @@ def _entries_for(
     if memo.selects_nothing(candidate, judging.subject, judging.rules_key, read_labels):
         value = _unselected(memo, prepared, named, judging)
     else:
-        value = _judge(prepared, judging)
+        value = _judge(memo, prepared, judging)
     memo.entries[key] = (candidate.raw, value)
     return value
 
@@ -519,15 +519,15 @@ def _unselected(
     hit = memo.unselected.get(key)
     if hit is not None and hit[0] is candidate.raw:
         return hit[1]
-    value = _judge(prepared, judging)
+    value = _judge(memo, prepared, judging)
     memo.unselected[key] = (candidate.raw, value)
     return value
 
 
-def _judge(prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
+def _judge(memo: JudgmentMemo, prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
     item = prepared.item
     examined = list(map(judging.examine, judging.read(item.candidate)))
-    entries = origin_entries(examined, item, judging.rules_key)
+    entries = origin_entries(examined, item, judging.rules_key, memo.quiet_entries)
     return tuple(map(JudgedEntry, examined, entries, repeat(item, len(examined))))
 
 

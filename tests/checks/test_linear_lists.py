@@ -12,7 +12,7 @@ import pytest
 
 from lint.checks.runner import CheckOptions, run_check
 from lint.report.json_report import report_document
-from lint.report.model import ExaminedList, Report, SandboxReport
+from lint.report.model import QUIET_VERDICT, ExaminedList, Report, SandboxReport
 from tests.bench_tree import generate_tree
 
 TEMPLATES = 24
@@ -68,3 +68,20 @@ def test_the_report_reads_as_each_path_alone(namespace: Path, tmp_path: Path) ->
         options = CheckOptions(paths=(str(namespace),), config=alone)
         (sandbox,) = report_document(run_check(options))["sandboxes"]
         assert sandbox == together[index]
+
+
+def test_a_quiet_entry_is_one_object_in_both_directions(namespace: Path) -> None:
+    """A policy that selects none of a path's pods is listed alike by its
+    egress and its ingress decision: as one entry, made once and written
+    once in a JSON report."""
+    report = _run(namespace, 1)
+    shared = 0
+    for sandbox in report.sandboxes:
+        union, ingress = sandbox.egress.union, sandbox.ingress
+        assert union is not None and ingress is not None
+        egress = {(e.kind, e.name): e for e in union.examined if e.verdict == QUIET_VERDICT}
+        for entry in ingress.decision.examined:
+            if entry.verdict == QUIET_VERDICT and (entry.kind, entry.name) in egress:
+                assert egress[entry.kind, entry.name] is entry
+                shared += 1
+    assert shared >= len(report.sandboxes) * (TEMPLATES // 2 - 2)
