@@ -491,12 +491,25 @@ def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Lis
     if base is not None and path:
         path = (*base, *path[1:])
     if obj is None:
-        location = given.declaration
-    elif offending and path:
-        location = precise_location(obj, path)
-    else:
-        location = location_of(obj)
-    entry = ExaminedEntry(
+        return _listed(document, item, given.declaration), obj, path
+    # The namespace's paths list the same objects alike (the policies that
+    # select every pod): each such entry is made once, and written once in
+    # a JSON report.
+    at = path if offending else ()
+    verdict = str(item.verdict)
+    key = (id(obj), document.kind, document.name, document.namespace, verdict, item.detail, at)
+    table = _listed_entries(ctx)
+    hit = table.get(key)
+    if hit is not None and hit[0] is obj:
+        return hit[1], obj, path
+    location = precise_location(obj, path) if at else location_of(obj)
+    entry = _listed(document, item, location)
+    table[key] = (obj, entry)
+    return entry, obj, path
+
+
+def _listed(document: TierDocument, item: Listed, location: Location) -> ExaminedEntry:
+    return ExaminedEntry(
         kind=document.kind,
         name=document.name,
         namespace=document.namespace,
@@ -505,7 +518,22 @@ def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Lis
         origin="manifest",
         location=location,
     )
-    return entry, obj, path
+
+
+_ListedEntries = dict[Hashable, tuple[KubeObject, ExaminedEntry]]
+
+
+def _listed_entries(ctx: CheckContext) -> _ListedEntries:
+    """The entries of listed documents made so far in the namespace, by
+    object, what the entry says, and the rule its location points at
+    (``_listed_entry``); each kept with its object."""
+    hit = ctx.memo.reach.get("reach-listed-entries")
+    if hit is not None and hit[0] is ctx.inventory:
+        known: _ListedEntries = hit[1]
+        return known
+    table: _ListedEntries = {}
+    ctx.memo.reach["reach-listed-entries"] = (ctx.inventory, table)
+    return table
 
 
 def _condition_at(

@@ -12,7 +12,13 @@ import pytest
 
 from lint.checks.runner import CheckOptions, run_check
 from lint.report.json_report import report_document
-from lint.report.model import QUIET_VERDICT, ExaminedList, Report, SandboxReport
+from lint.report.model import (
+    QUIET_VERDICT,
+    ExaminedEntry,
+    ExaminedList,
+    Report,
+    SandboxReport,
+)
 from tests.bench_tree import generate_tree
 
 TEMPLATES = 24
@@ -85,3 +91,36 @@ def test_a_quiet_entry_is_one_object_in_both_directions(namespace: Path) -> None
                 assert egress[entry.kind, entry.name] is entry
                 shared += 1
     assert shared >= len(report.sandboxes) * (TEMPLATES // 2 - 2)
+
+
+EVERY_POD = """apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: every-pod
+  namespace: {namespace}
+spec:
+  podSelector: {{}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - ipBlock:
+        cidr: 0.0.0.0/0
+"""
+
+
+def test_reach_lists_a_policy_every_path_reads_as_one_entry(tmp_path: Path) -> None:
+    """A policy that selects every pod of the namespace is listed by each
+    path's reach alike: as one entry, made once and written once in a JSON
+    report."""
+    generate_tree(tmp_path, namespaces=1, policies=4, cilium=4, templates=8, filler=0)
+    (name,) = {s.ref.namespace for s in _run(tmp_path, 1).sandboxes}
+    (tmp_path / "every-pod.yaml").write_text(EVERY_POD.format(namespace=name))
+    by_value: dict[ExaminedEntry, set[int]] = {}
+    for report in _run(tmp_path, 1).sandboxes:
+        reach = report.egress.reach
+        assert reach is not None
+        for entry in reach.decision.examined.selecting():
+            by_value.setdefault(entry, set()).add(id(entry))
+    every_pod = [entry for entry in by_value if entry.name == "every-pod"]
+    assert every_pod
+    assert all(len(by_value[entry]) == 1 for entry in every_pod)
