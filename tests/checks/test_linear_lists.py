@@ -40,7 +40,8 @@ def namespace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _lists(sandbox: SandboxReport) -> dict[str, ExaminedList]:
     egress = sandbox.egress
-    found = {"union": egress.union, "reach": egress.reach and egress.reach.decision}
+    reach = egress.reach.decision if egress.reach is not None else None
+    found = {"union": egress.union, "reach": reach}
     return {name: d.examined for name, d in found.items() if d is not None}
 
 
