@@ -23,7 +23,7 @@ from lint.decision.tiers.build import (
     _memo_for,
     build_tier_input,
 )
-from lint.decision.tiers.model import PodSet, TierDocument
+from lint.decision.tiers.model import PodSet, TierDocument, TierInput
 from lint.decision.tiers.read_admin import read_anp
 from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
 from lint.decision.tiers.read_core import read_core
@@ -292,3 +292,43 @@ def test_only_documents_kept_for_the_run_have_their_places_kept_for_the_run() ->
     del cilium["metadata"]["namespace"]
     (read,) = _built([cilium], memo, POD_LABELS).documents
     assert read.namespace is None and _memo_for(read, memo) is memo
+
+
+DATA = ReachData()
+
+
+def _path_built(
+    objects: list[dict[str, Any]], memo: ReadMemo | None, facts: PathFacts
+) -> TierInput:
+    return build_tier_input(candidates(objects), DATA, facts, ALLOWANCE, memo=memo).input
+
+
+def test_paths_whose_pods_read_alike_share_the_read_candidates() -> None:
+    objects = [
+        *_admin_copies(),
+        core_np({"podSelector": {"matchLabels": {"app": "a"}}, "egress": [WIDE]}, name="a"),
+        cilium_np({"egress": [{"toEndpoints": [{}]}]}),
+    ]
+    host = {"spec": {"hostNetwork": True}}
+    memo = ReadMemo(ReadMemo())
+    first = _path_built(objects, memo, PathFacts(NAMESPACE, pod_label_view(POD_LABELS)))
+    # Another template with the same labels: only its pod's conditions differ.
+    other = PathFacts(NAMESPACE, pod_label_view(POD_LABELS), pod_template=host)
+    second = _path_built(objects, memo, other)
+    assert second.documents is first.documents
+    assert second == _path_built(objects, None, other)
+    assert [u.name for u in second.undecidable] == ["hostNetwork"]
+    assert not first.undecidable
+    # What the readers read of the pod is in the key: each is read afresh.
+    for facts in (
+        PathFacts(NAMESPACE, pod_label_view({"app": "a"})),
+        PathFacts(NAMESPACE, pod_label_view(POD_LABELS), service_account="robot"),
+        PathFacts("elsewhere", pod_label_view(POD_LABELS)),
+    ):
+        found = _path_built(objects, memo, facts)
+        assert found.documents is not first.documents
+        assert found == _path_built(objects, None, facts)
+    # Other data (CIDR groups, namespace labels) is another reading.
+    again = build_tier_input(candidates(objects), ReachData(), other, ALLOWANCE, memo=memo).input
+    assert again.documents is not first.documents
+    assert again == second
