@@ -192,14 +192,17 @@ def build_tier_input(
     )
     calico_form = evidence.calico and not evidence.cilium_r
     read = partial(_read_candidates, candidates, context, calico_form)
-    if memo is None:
+    reading = None if memo is None else ("candidates", _context_key(context))
+    if memo is None or reading is None or not memo.seen_before(reading):
         sorted_documents, undecidable_read, skipped = read()
     else:
         # Paths of a namespace whose pods read alike (the same labels and
         # service account) are offered the same objects: read them once.
+        # Kept only from a reading's second path on: in a namespace where
+        # every template's pod reads differently nothing is kept.
         sorted_documents, undecidable_read, skipped = memo.once(
             (data, *(candidate.raw for candidate in candidates)),
-            ("candidates", _context_key(context), *map(_candidate_key, candidates)),
+            (*reading, *map(_candidate_key, candidates)),
             read,
         )
     undecidable = [*pod_condition_undecidables(context), *undecidable_read]

@@ -91,10 +91,11 @@ class ReadMemo:
     memo lives, and an equal object elsewhere is never taken for it.
     """
 
-    __slots__ = ("_known", "lasting")
+    __slots__ = ("_known", "_seen", "lasting")
 
     def __init__(self, lasting: ReadMemo | None = None) -> None:
         self._known: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
+        self._seen: set[int] = set()
         self.lasting = lasting
         """Where reads that depend on the object alone (not on the
         namespace) are kept: a caller keeps it for the whole run, since a
@@ -109,6 +110,16 @@ class ReadMemo:
         value = read()
         self._known[full] = (held, value)
         return value
+
+    def seen_before(self, key: Hashable) -> bool:
+        """Whether ``key`` was asked about before (by its hash: a collision
+        only makes a caller keep what it need not). For a caller that keeps
+        a large answer only once it is asked for twice."""
+        digest = hash(key)
+        if digest in self._seen:
+            return True
+        self._seen.add(digest)
+        return False
 
 
 @dataclass(frozen=True, slots=True)
