@@ -192,18 +192,18 @@ def build_tier_input(
     )
     calico_form = evidence.calico and not evidence.cilium_r
     read = partial(_read_candidates, candidates, context, calico_form)
-    reading = None if memo is None else ("candidates", _context_key(context))
-    if memo is None or reading is None or not memo.seen_before(reading):
+    if memo is None:
         sorted_documents, undecidable_read, skipped = read()
     else:
         # Paths of a namespace whose pods read alike (the same labels and
         # service account) are offered the same objects: read them once.
-        # Kept only from a reading's second path on: in a namespace where
-        # every template's pod reads differently nothing is kept.
-        sorted_documents, undecidable_read, skipped = memo.once(
+        # Only the last few readings are kept: in a namespace where every
+        # template's pod reads differently, none is asked for again.
+        sorted_documents, undecidable_read, skipped = memo.recent(
             (data, *(candidate.raw for candidate in candidates)),
-            (*reading, *map(_candidate_key, candidates)),
+            ("candidates", _context_key(context), *map(_candidate_key, candidates)),
             read,
+            RECENT_READINGS,
         )
     undecidable = [*pod_condition_undecidables(context), *undecidable_read]
     tiers: list[CalicoTier] = []
@@ -224,6 +224,10 @@ def build_tier_input(
         ),
         tuple(sorted(skipped, key=lambda s: (s.kind, s.name.encode(), s.reason))),
     )
+
+
+RECENT_READINGS: Final = 8
+"""How many readings of a namespace's candidates are kept (``ReadMemo.recent``)."""
 
 
 def _read_candidates(

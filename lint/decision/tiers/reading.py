@@ -91,11 +91,11 @@ class ReadMemo:
     memo lives, and an equal object elsewhere is never taken for it.
     """
 
-    __slots__ = ("_known", "_seen", "lasting")
+    __slots__ = ("_known", "_recent", "lasting")
 
     def __init__(self, lasting: ReadMemo | None = None) -> None:
         self._known: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
-        self._seen: set[int] = set()
+        self._recent: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
         self.lasting = lasting
         """Where reads that depend on the object alone (not on the
         namespace) are kept: a caller keeps it for the whole run, since a
@@ -111,15 +111,21 @@ class ReadMemo:
         self._known[full] = (held, value)
         return value
 
-    def seen_before(self, key: Hashable) -> bool:
-        """Whether ``key`` was asked about before (by its hash: a collision
-        only makes a caller keep what it need not). For a caller that keeps
-        a large answer only once it is asked for twice."""
-        digest = hash(key)
-        if digest in self._seen:
-            return True
-        self._seen.add(digest)
-        return False
+    def recent(
+        self, held: tuple[object, ...], key: Hashable, read: Callable[[], R], keep: int
+    ) -> R:
+        """``once``, among the ``keep`` answers asked for last only: for
+        large answers of which many are asked for once and the others soon
+        again."""
+        full = (tuple(map(id, held)), key)
+        recent = self._recent
+        hit = recent.pop(full, None)
+        if hit is None or not all(a is b for a, b in zip(hit[0], held, strict=True)):
+            hit = (held, read())
+        recent[full] = hit  # the last asked for comes last
+        if len(recent) > keep:
+            del recent[next(iter(recent))]
+        return cast(R, hit[1])
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from lint.decision.reach.model import (
 )
 from lint.decision.tiers.build import (
     COPY_IN_DOUBT,
+    RECENT_READINGS,
     PathFacts,
     _content_key,
     _memo_for,
@@ -312,11 +313,7 @@ def test_paths_whose_pods_read_alike_share_the_read_candidates() -> None:
     host = {"spec": {"hostNetwork": True}}
     memo = ReadMemo(ReadMemo())
     plain = PathFacts(NAMESPACE, pod_label_view(POD_LABELS))
-    # A reading's first path keeps nothing (most pods may read alone);
-    # its second keeps what it read.
-    first = _path_built(objects, memo, plain)
-    kept = _path_built(objects, memo, plain)
-    assert kept == first and kept.documents is not first.documents
+    first = kept = _path_built(objects, memo, plain)
     assert _path_built(objects, memo, plain).documents is kept.documents
     # Another template with the same labels: only its pod's conditions differ.
     other = PathFacts(NAMESPACE, pod_label_view(POD_LABELS), pod_template=host)
@@ -339,3 +336,23 @@ def test_paths_whose_pods_read_alike_share_the_read_candidates() -> None:
     again = build_tier_input(candidates(objects), ReachData(), other, ALLOWANCE, memo=memo).input
     assert again.documents is not kept.documents
     assert again == second
+
+
+def test_only_the_last_readings_of_the_candidates_are_kept() -> None:
+    objects = [*_admin_copies(), cilium_np({"egress": [{"toEndpoints": [{}]}]})]
+    memo = ReadMemo(ReadMemo())
+
+    def facts(number: int) -> PathFacts:
+        return PathFacts(NAMESPACE, pod_label_view({"app": f"a{number}"}))
+
+    first = _path_built(objects, memo, facts(0))
+    second = _path_built(objects, memo, facts(1))
+    for number in range(2, RECENT_READINGS):
+        _path_built(objects, memo, facts(number))
+    assert _path_built(objects, memo, facts(0)).documents is first.documents
+    # The reading asked for again is the last asked: the oldest other goes.
+    _path_built(objects, memo, facts(RECENT_READINGS))
+    assert _path_built(objects, memo, facts(0)).documents is first.documents
+    again = _path_built(objects, memo, facts(1))
+    assert again.documents is not second.documents
+    assert again == second == _path_built(objects, None, facts(1))
