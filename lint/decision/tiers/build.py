@@ -192,7 +192,7 @@ def build_tier_input(
     )
     calico_form = evidence.calico and not evidence.cilium_r
     read = partial(_read_candidates, candidates, context, calico_form)
-    if memo is None:
+    if memo is None or len(candidates) < FEWEST_KEPT:
         sorted_documents, undecidable_read, skipped = read()
     else:
         # Paths of a namespace whose pods read alike (the same labels and
@@ -228,6 +228,10 @@ def build_tier_input(
 
 RECENT_READINGS: Final = 8
 """How many readings of a namespace's candidates are kept (``ReadMemo.recent``)."""
+FEWEST_KEPT: Final = 16
+"""The fewest candidates whose reading is kept: a few are read again in
+less time than their key takes to build (a generated tree's paths read
+four each; the corpus's, about 270)."""
 
 
 def _read_candidates(

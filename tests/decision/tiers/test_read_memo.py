@@ -18,6 +18,7 @@ from lint.decision.reach.model import (
 )
 from lint.decision.tiers.build import (
     COPY_IN_DOUBT,
+    FEWEST_KEPT,
     RECENT_READINGS,
     PathFacts,
     _content_key,
@@ -298,6 +299,15 @@ def test_only_documents_kept_for_the_run_have_their_places_kept_for_the_run() ->
 DATA = ReachData()
 
 
+def _enough(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``objects`` and as many other policies as make their reading kept."""
+    others = [
+        core_np({"podSelector": {"matchLabels": {"app": "z"}}, "egress": [WIDE]}, name=f"z{i}")
+        for i in range(FEWEST_KEPT)
+    ]
+    return [*objects, *others]
+
+
 def _path_built(
     objects: list[dict[str, Any]], memo: ReadMemo | None, facts: PathFacts
 ) -> TierInput:
@@ -305,11 +315,13 @@ def _path_built(
 
 
 def test_paths_whose_pods_read_alike_share_the_read_candidates() -> None:
-    objects = [
-        *_admin_copies(),
-        core_np({"podSelector": {"matchLabels": {"app": "a"}}, "egress": [WIDE]}, name="a"),
-        cilium_np({"egress": [{"toEndpoints": [{}]}]}),
-    ]
+    objects = _enough(
+        [
+            *_admin_copies(),
+            core_np({"podSelector": {"matchLabels": {"app": "a"}}, "egress": [WIDE]}, name="a"),
+            cilium_np({"egress": [{"toEndpoints": [{}]}]}),
+        ]
+    )
     host = {"spec": {"hostNetwork": True}}
     memo = ReadMemo(ReadMemo())
     plain = PathFacts(NAMESPACE, pod_label_view(POD_LABELS))
@@ -339,7 +351,7 @@ def test_paths_whose_pods_read_alike_share_the_read_candidates() -> None:
 
 
 def test_only_the_last_readings_of_the_candidates_are_kept() -> None:
-    objects = [*_admin_copies(), cilium_np({"egress": [{"toEndpoints": [{}]}]})]
+    objects = _enough([*_admin_copies(), cilium_np({"egress": [{"toEndpoints": [{}]}]})])
     memo = ReadMemo(ReadMemo())
 
     def facts(number: int) -> PathFacts:
@@ -356,3 +368,14 @@ def test_only_the_last_readings_of_the_candidates_are_kept() -> None:
     again = _path_built(objects, memo, facts(1))
     assert again.documents is not second.documents
     assert again == second == _path_built(objects, None, facts(1))
+
+
+def test_a_few_candidates_are_read_again() -> None:
+    objects = _admin_copies()
+    assert len(objects) < FEWEST_KEPT
+    memo = ReadMemo(ReadMemo())
+    facts = PathFacts(NAMESPACE, pod_label_view(POD_LABELS))
+    first = _path_built(objects, memo, facts)
+    again = _path_built(objects, memo, facts)
+    assert again.documents is not first.documents
+    assert again == first
