@@ -29,6 +29,7 @@ from lint.decision.selection_index import (
     directed_requirements,
 )
 from lint.decision.selection_keys import candidate_label_keys
+from lint.decision.tiers.cells import SharedSlots
 from lint.decision.tiers.questions import NamesOnlyMemo, Shared
 from lint.decision.values import JSON
 from lint.inventory import Inventory, KubeObject
@@ -90,6 +91,9 @@ class JudgmentMemo:
     """Reach's judgements of new-kind candidates, per candidate and subject."""
     spaces: Shared = field(default_factory=dict)
     """The tier model's spaces and scans, shared by paths it reads alike."""
+    slots: SharedSlots = field(default_factory=SharedSlots)
+    """The tier model's slot outcomes, shared by paths that meet the same
+    cluster-scoped policies."""
     names_only: NamesOnlyMemo = field(default_factory=dict)
     """Rule lists as reach rewrites them to match FQDN peers by name only,
     kept with the lists: every path of a scope reads the same rules."""

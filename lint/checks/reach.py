@@ -23,6 +23,7 @@ from lint.checks.context import (
     LASTING_READ_MEMO,
     CheckContext,
     JudgedEntry,
+    JudgmentMemo,
     precise_location,
     rule_finding,
 )
@@ -64,7 +65,7 @@ from lint.decision.reach.selection import selects_nothing as reach_selects_nothi
 from lint.decision.tiers.build import Built, PathFacts, build_tier_input
 from lint.decision.tiers.credit import CALICO_EVIDENCE, CILIUM_EVIDENCE, Evidence
 from lint.decision.tiers.model import Slot, TierDocument, TierInput, Undecidable
-from lint.decision.tiers.questions import Listed, NamesOnlyMemo, ReachAnswer, Shared, reach
+from lint.decision.tiers.questions import Listed, ReachAnswer, reach
 from lint.decision.tiers.reading import ReadMemo
 from lint.decision.values import JSON
 from lint.inventory import KubeObject
@@ -607,7 +608,7 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
         memo=_read_memo(ctx),
     )
     built = _split_copies(built, offered, given.union)
-    model, answer = _reach_selecting(built.input, ctx.memo.spaces, ctx.memo.names_only)
+    model, answer = _reach_selecting(built.input, ctx.memo)
     asked = _Asked(built, answer, offered, bases, model, unselected)
     ctx.memo.reach[key] = (given.template, asked)
     return asked
@@ -697,19 +698,27 @@ def _identities(entries: Sequence[JudgedEntry]) -> set[int]:
         return {id(getattr(entry.origin, "obj", None)) for entry in entries}
 
 
-def _reach_selecting(
-    full: TierInput, shared: Shared, named: NamesOnlyMemo
-) -> tuple[TierInput | None, ReachAnswer]:
+def _reach_selecting(full: TierInput, memo: JudgmentMemo) -> tuple[TierInput | None, ReachAnswer]:
     """Reach asked of the documents that may select the pod: one that
     certainly does not never matches a point nor isolates it, so leaving it
     out changes no verdict, and a namespace's many other policies no longer
     multiply the cells. The answer's indices are mapped back to ``full``,
     the left-out documents listed as not selecting."""
+
+    def asked(tier_input: TierInput) -> ReachAnswer:
+        return reach(
+            tier_input,
+            by_name=True,
+            shared=memo.spaces,
+            named=memo.names_only,
+            slots=memo.slots,
+        )
+
     keep = [i for i, document in enumerate(full.documents) if document.subject is not Tri.NO]
     if len(keep) == len(full.documents):
-        return None, reach(full, by_name=True, shared=shared, named=named)
+        return None, asked(full)
     model = replace(full, documents=tuple(full.documents[i] for i in keep))
-    answer = reach(model, by_name=True, shared=shared, named=named)
+    answer = asked(model)
     listed: list[Listed] = []
     kept = iter(item for item in answer.listed if not item.undecidable)
     for index, each in enumerate(full.documents):

@@ -27,7 +27,7 @@ Pure: plain data in, a frozen ``TierInput`` out.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import partial
 from typing import Final, TypeAlias
@@ -190,10 +190,60 @@ def build_tier_input(
         pod_annotations=path.pod_annotations,
         memo=memo,
     )
-    documents: list[TierDocument] = []
-    undecidable: list[Undecidable] = list(pod_condition_undecidables(context))
-    skipped: list[Skipped] = []
+    calico_form = evidence.calico and not evidence.cilium_r
+    read = partial(_read_candidates, candidates, context, calico_form)
+    if memo is None or len(candidates) < FEWEST_KEPT:
+        sorted_documents, undecidable_read, skipped = read()
+    else:
+        # Paths of a namespace whose pods read alike (the same labels and
+        # service account) are offered the same objects: read them once.
+        # Only the last few readings are kept: in a namespace where every
+        # template's pod reads differently, none is asked for again.
+        sorted_documents, undecidable_read, skipped = memo.recent(
+            (data, *(candidate.raw for candidate in candidates)),
+            ("candidates", _context_key(context), *map(_candidate_key, candidates)),
+            read,
+            RECENT_READINGS,
+        )
+    undecidable = [*pod_condition_undecidables(context), *undecidable_read]
     tiers: list[CalicoTier] = []
+    for tier in data.calico_tiers:
+        tiers += read_tier(tier, context).tiers
+    for tier in _of_kind(candidates, CALICO_TIER):
+        tiers += read_tier(tier, context).tiers
+    return Built(
+        TierInput(
+            namespace=path.namespace,
+            allowance=allowance,
+            documents=sorted_documents,
+            tiers=_tiers(tiers, sorted_documents),
+            undecidable=tuple(sorted(undecidable, key=repr)),
+            calico_form=evidence.calico and not evidence.cilium_r,
+            cilium_r=evidence.cilium_r,
+            default_tier_passes=not deftier(replace(data, calico_tiers=tier_objects)),
+        ),
+        tuple(sorted(skipped, key=lambda s: (s.kind, s.name.encode(), s.reason))),
+    )
+
+
+RECENT_READINGS: Final = 8
+"""How many readings of a namespace's candidates are kept (``ReadMemo.recent``)."""
+FEWEST_KEPT: Final = 16
+"""The fewest candidates whose reading is kept: a few are read again in
+less time than their key takes to build (a generated tree's paths read
+four each; the corpus's, about 270)."""
+
+
+def _read_candidates(
+    candidates: Sequence[ReachCandidate], context: ReadContext, calico_form: bool
+) -> tuple[tuple[TierDocument, ...], tuple[Undecidable, ...], tuple[Skipped, ...]]:
+    """Every candidate read for the pod: the documents in their order, the
+    undecidable objects and what is skipped. It reads of the context only
+    what ``_context_key`` holds (the pod's conditions are read apart)."""
+    memo = context.memo
+    documents: list[TierDocument] = []
+    undecidable: list[Undecidable] = []
+    skipped: list[Skipped] = []
     for index, candidate in enumerate(candidates):
         kind = identify(candidate.api_version, candidate.kind)
         reader = reader_for(kind)
@@ -203,25 +253,35 @@ def build_tier_input(
         documents += [_placed(document, index, memo) for document in read.documents]
         undecidable += [replace(item, ref=index) for item in read.undecidable]
         skipped += read.skipped
-    for tier in data.calico_tiers:
-        tiers += read_tier(tier, context).tiers
-    for tier in _of_kind(candidates, CALICO_TIER):
-        tiers += read_tier(tier, context).tiers
-    return Built(
-        TierInput(
-            namespace=path.namespace,
-            allowance=allowance,
-            documents=_sorted_documents(
-                documents, calico_form=evidence.calico and not evidence.cilium_r, memo=memo
-            ),
-            tiers=_tiers(tiers, documents),
-            undecidable=tuple(sorted(undecidable, key=repr)),
-            calico_form=evidence.calico and not evidence.cilium_r,
-            cilium_r=evidence.cilium_r,
-            default_tier_passes=not deftier(replace(data, calico_tiers=tier_objects)),
-        ),
-        tuple(sorted(skipped, key=lambda s: (s.kind, s.name.encode(), s.reason))),
+    ordered = _sorted_documents(documents, calico_form=calico_form, memo=memo)
+    return ordered, tuple(undecidable), tuple(skipped)
+
+
+def _context_key(context: ReadContext) -> Hashable:
+    """What the readers read of the context, as plain values (its ``data``
+    is held by identity; the pod's template and annotations are read only
+    for the pod's conditions, apart from the candidates)."""
+    return (
+        context.namespace,
+        _view_key(context.pod),
+        _view_key(context.namespace_view),
+        context.service_account,
+        tuple(sorted(context.credits.items())),
+        context.calico,
+        context.cilium_r,
     )
+
+
+def _view_key(view: LabelView) -> Hashable:
+    return tuple(sorted(view.values.items())), view.unknown_value, view.complete
+
+
+def _candidate_key(candidate: ReachCandidate) -> Hashable:
+    """A candidate by what it holds besides its object (held by identity)."""
+    return tuple(getattr(candidate, name) for name in _CANDIDATE_FIELDS)
+
+
+_CANDIDATE_FIELDS: Final = tuple(f.name for f in fields(ReachCandidate) if f.name != "raw")
 
 
 def _of_kind(candidates: Iterable[ReachCandidate], kind: Kind) -> tuple[ReachCandidate, ...]:

@@ -31,15 +31,19 @@ from lint.decision.model import Tri
 from lint.decision.reach.common import StrictSelector, normalise_domain
 from lint.decision.selectors import narrower_than
 from lint.decision.tiers.evaluate import (
+    SHAREABLE,
     Plan,
     SlotMemo,
+    SlotOut,
+    SlotPlan,
     Verdict,
     VerdictMemo,
     build_plan,
     evaluate,
+    evaluate_slot,
 )
 from lint.decision.tiers.kleene import kleene_and, kleene_not, kleene_or, of_bool
-from lint.decision.tiers.match import MaskedProbe, applies
+from lint.decision.tiers.match import MaskedProbe, Probe, applies
 from lint.decision.tiers.model import (
     PORTED,
     PeerMatch,
@@ -391,6 +395,9 @@ class Space:
     memo: dict[tuple[int, int], Verdict] = field(default_factory=dict)
     slot_memo: SlotMemo = field(default_factory=dict)
     verdict_memo: VerdictMemo = field(default_factory=dict)
+    shared_slots: SharedSlots | None = None
+    """Slot outcomes of other inputs' spaces, for the slots this one holds alike."""
+    slot_shapes: dict[str, _SlotShape | None] = field(default_factory=dict)
     ports_index: dict[int, int] = field(default_factory=dict)
     peers_index: dict[int, int] = field(default_factory=dict)
 
@@ -561,7 +568,43 @@ class Space:
             name: (name, certain & bits, possible & bits) for name, bits in self._slot_bits.items()
         }
         probe = MaskProbe(self, port_vector, place_vector, certain, possible)
-        return evaluate(self.plan, probe, self.slot_memo, keys, self.verdict_memo)
+        if self.shared_slots is None:
+            return evaluate(self.plan, probe, self.slot_memo, keys, self.verdict_memo)
+
+        def source(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
+            return self._shared_slot(slot, probe, certain, possible)
+
+        return evaluate(self.plan, probe, self.slot_memo, keys, self.verdict_memo, source)
+
+    def _shared_slot(
+        self, slot: SlotPlan, probe: Probe, certain: int, possible: int
+    ) -> list[SlotOut]:
+        """A slot's outcome at the cells whose rules answer ``certain`` and
+        ``possible``, taken from another space that holds the same slot when
+        one worked it out at the same answers of the slot's rules."""
+        shared = self.shared_slots
+        assert shared is not None
+        if slot.name in self.slot_shapes:
+            shape = self.slot_shapes[slot.name]
+        else:
+            shape = self.slot_shapes[slot.name] = _slot_shape(self, slot, shared)
+        if shape is None:
+            return evaluate_slot(self.plan, slot, probe)
+        local_certain = local_possible = 0
+        for local, bit in enumerate(shape.bits):
+            local_certain |= (certain >> bit & 1) << local
+            local_possible |= (possible >> bit & 1) << local
+        key = (shape.token, local_certain, local_possible)
+        known = shared.outcomes.get(key)
+        if known is not None:
+            return known
+        fresh = evaluate_slot(self.plan, slot, probe)
+        if len(shared.outcomes) < MAX_SHARED_SLOTS:
+            # Equal outcomes are one list: a space then finds two of them
+            # equal by their members' identities (``evaluate``'s memo).
+            fresh = shared.equal.setdefault((shape.token, *fresh), fresh)
+            shared.outcomes[key] = fresh
+        return fresh
 
     def verdict(self, port_vector: Vector, place_vector: Vector) -> Verdict:
         ports, places = self.port_masks(port_vector), self.place_masks(place_vector)
@@ -582,6 +625,76 @@ class Space:
 
 Masks: TypeAlias = tuple[int, int]
 """Answers as bits: those certainly ``Y``, and those ``M``."""
+
+
+MAX_SHARED_SLOTS: Final = 1 << 16
+"""How many slot outcomes a ``SharedSlots`` keeps at most."""
+
+
+@dataclass
+class SharedSlots:
+    """Slot outcomes kept across the spaces of many inputs. Every path of a
+    run meets the same cluster-scoped policies, which fill the Admin and
+    Baseline slots and Calico's global tiers alike in many of its inputs
+    (often at the same indices among the input's documents), while the
+    spaces differ by the namespace's own policies. So an outcome is kept by
+    the slot's shape (``_slot_shape``) and the answers of its rules (bit
+    ``j`` for the ``j``-th rule the slot reads), not by a space's bits."""
+
+    shapes: dict[Hashable, tuple[int, object]] = field(default_factory=dict)
+    """A token per distinct shape, kept with the objects whose identities
+    the shape holds, so an identity is never reused while the memo lives."""
+    outcomes: dict[tuple[int, int, int], list[SlotOut]] = field(default_factory=dict)
+    equal: dict[tuple[object, ...], list[SlotOut]] = field(default_factory=dict)
+    """Each distinct outcome once, by value."""
+
+
+@dataclass(frozen=True, slots=True)
+class _SlotShape:
+    """A slot of one space as ``SharedSlots`` keys it: the shape's token,
+    and the space's bit of each rule the slot reads."""
+
+    token: int
+    bits: tuple[int, ...]
+
+
+def _slot_shape(space: Space, slot: SlotPlan, shared: SharedSlots) -> _SlotShape | None:
+    """Everything a slot's outcome reads besides its rules' answers: its
+    kind, name and tier, its policy groups' documents (by index) and rules
+    (by identity), its documents' pod side, and the rules whose answers it
+    reads. None for a slot that reads more (``SHAREABLE``)."""
+    if slot.kind not in SHAREABLE:
+        return None
+    documents = space.plan.input.documents
+    reads = space.plan.reads[slot.name]
+    bits = tuple(space.bit_of.get(id(rule), -1) for rule in reads)
+    if -1 in bits:
+        return None
+    groups = tuple(
+        tuple(tuple((i, id(rule)) for i, _, rule in member) for member in group)
+        for group in slot.groups
+    )
+    tie = slot.baseline_tie
+    shape = (
+        slot.kind,
+        slot.name,
+        slot.tier,
+        groups,
+        None if tie is None else tuple((i, id(rule)) for i, _, rule in tie),
+        tuple(
+            (i, documents[i].unreadable is not None, *_pod_side(documents[i]))
+            for i in slot.documents
+        ),
+        tuple(map(id, reads)),
+    )
+    known = shared.shapes.get(shape)
+    if known is None:
+        known = shared.shapes[shape] = (len(shared.shapes), (slot.groups, tie, reads))
+    return _SlotShape(known[0], bits)
+
+
+def _pod_side(document: TierDocument) -> tuple[Tri, Tri, Tri]:
+    return document.subject, document.types, document.credit
 
 
 def _masks(answers: Sequence[Tri]) -> Masks:
@@ -681,8 +794,13 @@ def _distinct(items: Iterable[T]) -> list[T]:
     return list(seen.values())
 
 
-def build_space(tier_input: TierInput, queries: tuple[Query, ...] = ()) -> Space:
-    """Split the space of ``tier_input`` into cells and group them."""
+def build_space(
+    tier_input: TierInput,
+    queries: tuple[Query, ...] = (),
+    shared_slots: SharedSlots | None = None,
+) -> Space:
+    """Split the space of ``tier_input`` into cells and group them.
+    ``shared_slots``: slot outcomes of other inputs' spaces, to reuse and add to."""
     plan = build_plan(tier_input)
     view = read_allowance(tier_input.allowance, tier_input.namespace)
     active = [d for d in tier_input.documents if applies(d) is not Tri.NO]
@@ -700,7 +818,9 @@ def build_space(tier_input: TierInput, queries: tuple[Query, ...] = ()) -> Space
     place_groups = _address_groups(peers, queries)
     named = _name_classes(peers[: len(peers) - len(view.entries)], view, queries)
     name_groups = _group((Place(name=n) for n in named), on_place)
-    return Space(plan, view, ports, peers, port_groups, place_groups, name_groups, rules)
+    space = Space(plan, view, ports, peers, port_groups, place_groups, name_groups, rules)
+    space.shared_slots = shared_slots
+    return space
 
 
 def _group(items: Iterable[T], vector_of: Callable[[T], Vector]) -> list[Group]:

@@ -14,7 +14,7 @@ is why a cell's verdict contains the verdict of each of its points.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Final, Literal, TypeAlias
@@ -463,6 +463,11 @@ def _final(slot: str, outs: list[Out], end: list[SlotOut]) -> list[SlotOut]:
     return result
 
 
+SlotSource: TypeAlias = Callable[[Plan, SlotPlan, Probe], list["SlotOut"]]
+"""How a slot's outcome is worked out at a point: ``evaluate_slot``, or a
+caller's source that may take it from other inputs' evaluation."""
+
+
 def _slot_outcome(
     plan: Plan,
     name: str,
@@ -470,20 +475,29 @@ def _slot_outcome(
     probe: Probe,
     memo: SlotMemo | None,
     keys: dict[str, Hashable] | None,
+    source: SlotSource,
 ) -> list[SlotOut]:
     if memo is None:
-        return evaluate_slot(plan, slot, probe)
+        return source(plan, slot, probe)
     if keys is not None:
         key = keys[name]
     else:
         key = (name, tuple(destination(rule, probe) for rule in plan.reads[name]))
     found = memo.get(key)
     if found is None:
-        fresh = evaluate_slot(plan, slot, probe)
+        fresh = source(plan, slot, probe)
         # Equal outcomes are one list, so verdicts kept by the identities of
         # the slot outcomes (``evaluate``'s ``verdicts``) are shared by them.
         found = memo[key] = memo.setdefault((_EQUAL_OUTCOMES, name, *fresh), fresh)
     return found
+
+
+SHAREABLE: Final = frozenset({ADMIN, CALICO, BASELINE})
+"""The slot kinds whose outcome reads nothing but the slot's own documents
+(their indices, pod side and rules) and the rules' answers: inputs that
+hold the same such slot (the cluster-scoped policies every path meets, at
+the same indices) have the same outcomes. The NetworkPolicy slot in API
+form also reads the input's CNI evidence and the baseline."""
 
 
 def evaluate_slot(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
@@ -670,6 +684,7 @@ def evaluate(
     memo: SlotMemo | None = None,
     keys: dict[str, Hashable] | None = None,
     verdicts: VerdictMemo | None = None,
+    source: SlotSource = evaluate_slot,
 ) -> Verdict:
     """``V(p)`` over every order of the slots, plus every §7 object.
     ``memo``: the outcomes of slots at earlier points of this plan; a slot
@@ -678,9 +693,10 @@ def evaluate(
     ``keys``: each slot's key for the memo when the caller knows those
     matches already. ``verdicts``: the verdicts of earlier points of this
     plan, by the slot outcomes (kept in ``memo``) they were made from: the
-    verdict reads the point through those alone."""
+    verdict reads the point through those alone. ``source``: where a slot's
+    outcome not in ``memo`` comes from."""
     outs = {
-        name: _slot_outcome(plan, name, slot, probe, memo, keys)
+        name: _slot_outcome(plan, name, slot, probe, memo, keys, source)
         for name, slot in plan.slots.items()
     }
     if memo is None or verdicts is None:

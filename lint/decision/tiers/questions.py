@@ -27,6 +27,7 @@ from lint.decision.tiers.cells import (
     Place,
     PortCell,
     Query,
+    SharedSlots,
     Space,
     Vector,
     build_space,
@@ -669,6 +670,7 @@ def reach(
     by_name: bool = False,
     shared: Shared | None = None,
     named: NamesOnlyMemo | None = None,
+    slots: SharedSlots | None = None,
 ) -> ReachAnswer:
     """Reach over every point: every address point and every name point
     an FQDN rule names. ``by_name``: FQDN peers match name points only
@@ -676,7 +678,8 @@ def reach(
     ``shared``: spaces and scans of earlier inputs, reused for an input the
     engine reads the same way (``content_key``) and added to. ``named``:
     rule lists already rewritten by ``names_only``, for a caller that asks
-    about many inputs built from the same rules."""
+    about many inputs built from the same rules. ``slots``: slot outcomes
+    of earlier inputs' spaces, reused where a slot is held alike."""
     if by_name:
         tier_input = names_only(tier_input, named)
     largest = too_large(tier_input)
@@ -686,7 +689,7 @@ def reach(
     if shared is not None and key in shared:
         space, found = shared[key]
         return _answer(tier_input, space, found)
-    space = space if space is not None else build_space(tier_input)
+    space = space if space is not None else build_space(tier_input, shared_slots=slots)
     asked = _filtered(space.name_groups, lambda place: place.name.asked)
     found = _scan(space, [(space.port_groups, [*space.place_groups, *asked])])
     if shared is not None and key is not None:

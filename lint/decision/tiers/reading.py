@@ -91,10 +91,11 @@ class ReadMemo:
     memo lives, and an equal object elsewhere is never taken for it.
     """
 
-    __slots__ = ("_known", "lasting")
+    __slots__ = ("_known", "_recent", "lasting")
 
     def __init__(self, lasting: ReadMemo | None = None) -> None:
         self._known: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
+        self._recent: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
         self.lasting = lasting
         """Where reads that depend on the object alone (not on the
         namespace) are kept: a caller keeps it for the whole run, since a
@@ -109,6 +110,22 @@ class ReadMemo:
         value = read()
         self._known[full] = (held, value)
         return value
+
+    def recent(
+        self, held: tuple[object, ...], key: Hashable, read: Callable[[], R], keep: int
+    ) -> R:
+        """``once``, among the ``keep`` answers asked for last only: for
+        large answers of which many are asked for once and the others soon
+        again."""
+        full = (tuple(map(id, held)), key)
+        recent = self._recent
+        hit = recent.pop(full, None)
+        if hit is None or not all(a is b for a, b in zip(hit[0], held, strict=True)):
+            hit = (held, read())
+        recent[full] = hit  # the last asked for comes last
+        if len(recent) > keep:
+            del recent[next(iter(recent))]
+        return cast(R, hit[1])
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,12 +18,14 @@ from lint.decision.reach.model import (
 )
 from lint.decision.tiers.build import (
     COPY_IN_DOUBT,
+    FEWEST_KEPT,
+    RECENT_READINGS,
     PathFacts,
     _content_key,
     _memo_for,
     build_tier_input,
 )
-from lint.decision.tiers.model import PodSet, TierDocument
+from lint.decision.tiers.model import PodSet, TierDocument, TierInput
 from lint.decision.tiers.read_admin import read_anp
 from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
 from lint.decision.tiers.read_core import read_core
@@ -292,3 +294,88 @@ def test_only_documents_kept_for_the_run_have_their_places_kept_for_the_run() ->
     del cilium["metadata"]["namespace"]
     (read,) = _built([cilium], memo, POD_LABELS).documents
     assert read.namespace is None and _memo_for(read, memo) is memo
+
+
+DATA = ReachData()
+
+
+def _enough(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``objects`` and as many other policies as make their reading kept."""
+    others = [
+        core_np({"podSelector": {"matchLabels": {"app": "z"}}, "egress": [WIDE]}, name=f"z{i}")
+        for i in range(FEWEST_KEPT)
+    ]
+    return [*objects, *others]
+
+
+def _path_built(
+    objects: list[dict[str, Any]], memo: ReadMemo | None, facts: PathFacts
+) -> TierInput:
+    return build_tier_input(candidates(objects), DATA, facts, ALLOWANCE, memo=memo).input
+
+
+def test_paths_whose_pods_read_alike_share_the_read_candidates() -> None:
+    objects = _enough(
+        [
+            *_admin_copies(),
+            core_np({"podSelector": {"matchLabels": {"app": "a"}}, "egress": [WIDE]}, name="a"),
+            cilium_np({"egress": [{"toEndpoints": [{}]}]}),
+        ]
+    )
+    host = {"spec": {"hostNetwork": True}}
+    memo = ReadMemo(ReadMemo())
+    plain = PathFacts(NAMESPACE, pod_label_view(POD_LABELS))
+    first = kept = _path_built(objects, memo, plain)
+    assert _path_built(objects, memo, plain).documents is kept.documents
+    # Another template with the same labels: only its pod's conditions differ.
+    other = PathFacts(NAMESPACE, pod_label_view(POD_LABELS), pod_template=host)
+    second = _path_built(objects, memo, other)
+    assert second.documents is kept.documents
+    assert second == _path_built(objects, None, other)
+    assert [u.name for u in second.undecidable] == ["hostNetwork"]
+    assert not first.undecidable
+    # What the readers read of the pod is in the key: each is read afresh.
+    for facts in (
+        PathFacts(NAMESPACE, pod_label_view({"app": "a"})),
+        PathFacts(NAMESPACE, pod_label_view(POD_LABELS), service_account="robot"),
+        PathFacts("elsewhere", pod_label_view(POD_LABELS)),
+    ):
+        for _ in range(2):
+            found = _path_built(objects, memo, facts)
+            assert found.documents is not kept.documents
+            assert found == _path_built(objects, None, facts)
+    # Other data (CIDR groups, namespace labels) is another reading.
+    again = build_tier_input(candidates(objects), ReachData(), other, ALLOWANCE, memo=memo).input
+    assert again.documents is not kept.documents
+    assert again == second
+
+
+def test_only_the_last_readings_of_the_candidates_are_kept() -> None:
+    objects = _enough([*_admin_copies(), cilium_np({"egress": [{"toEndpoints": [{}]}]})])
+    memo = ReadMemo(ReadMemo())
+
+    def facts(number: int) -> PathFacts:
+        return PathFacts(NAMESPACE, pod_label_view({"app": f"a{number}"}))
+
+    first = _path_built(objects, memo, facts(0))
+    second = _path_built(objects, memo, facts(1))
+    for number in range(2, RECENT_READINGS):
+        _path_built(objects, memo, facts(number))
+    assert _path_built(objects, memo, facts(0)).documents is first.documents
+    # The reading asked for again is the last asked: the oldest other goes.
+    _path_built(objects, memo, facts(RECENT_READINGS))
+    assert _path_built(objects, memo, facts(0)).documents is first.documents
+    again = _path_built(objects, memo, facts(1))
+    assert again.documents is not second.documents
+    assert again == second == _path_built(objects, None, facts(1))
+
+
+def test_a_few_candidates_are_read_again() -> None:
+    objects = _admin_copies()
+    assert len(objects) < FEWEST_KEPT
+    memo = ReadMemo(ReadMemo())
+    facts = PathFacts(NAMESPACE, pod_label_view(POD_LABELS))
+    first = _path_built(objects, memo, facts)
+    again = _path_built(objects, memo, facts)
+    assert again.documents is not first.documents
+    assert again == first

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lint.decision.model import EgressRefusal, EgressVerdict, Tri
+from lint.decision.tiers.cells import SharedSlots
 from lint.decision.tiers.content import content_key
 from lint.decision.tiers.model import Action, Slot, TierInput
 from lint.decision.tiers.questions import MAX_PARTS, MAX_SHARED, Shared, reach
@@ -112,3 +113,72 @@ def test_more_rules_than_reach_evaluates_fail_closed_naming_the_largest_policy()
     # Below the bound the rules are still evaluated exactly: a culprit is named.
     within = base("Dn", small, core_np("wide", *wide[:40]))
     assert reach(within).refusal is EgressRefusal.POLICY_WIDENS_EGRESS
+
+
+def _moved(tier_input: TierInput, namespace: str) -> TierInput:
+    """The same documents (the same objects) in another namespace: another
+    space, whose cluster-scoped slots are held alike."""
+    return replace(tier_input, namespace=namespace)
+
+
+def _pod_side_flipped(tier_input: TierInput) -> TierInput:
+    """Each document's credit and subject changed, its rules (the same
+    objects) kept: what the slots read of the pod side differs."""
+
+    def flipped(value: Tri) -> Tri:
+        return Tri.UNKNOWN if value is Tri.YES else Tri.YES
+
+    documents = tuple(
+        replace(d, credit=flipped(d.credit), subject=flipped(d.subject))
+        for d in tier_input.documents
+    )
+    return replace(tier_input, documents=documents)
+
+
+def test_every_worked_example_answers_the_same_from_shared_slots() -> None:
+    slots = SharedSlots()
+    for row in [*ROWS, *reversed(ROWS)]:
+        for tier_input in (row.input, _moved(row.input, "elsewhere"), _pod_side_flipped(row.input)):
+            for by_name in (False, True):
+                assert reach(tier_input, by_name=by_name, slots=slots) == reach(
+                    tier_input, by_name=by_name
+                ), row.number
+    assert slots.outcomes
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(tier_inputs(), min_size=1, max_size=4))
+def test_answers_from_shared_slots_are_the_fresh_answers(inputs: list[TierInput]) -> None:
+    slots = SharedSlots()
+    shared: Shared = {}
+    variants = [
+        variant
+        for tier_input in inputs
+        for variant in (
+            tier_input,
+            _moved(tier_input, "elsewhere"),
+            _pod_side_flipped(tier_input),
+        )
+    ]
+    for tier_input in [*variants, *reversed(variants)]:
+        assert reach(tier_input, slots=slots, shared=shared) == reach(tier_input)
+
+
+def test_a_cluster_scoped_slot_is_worked_out_once_for_the_spaces_that_hold_it() -> None:
+    row = next(
+        r
+        for r in ROWS
+        if any(d.slot == Slot.ADMIN and d.rules for d in r.input.documents) and not r.input.tiers
+    )
+    slots = SharedSlots()
+    reach(row.input, slots=slots)
+    shapes, outcomes = len(slots.shapes), len(slots.outcomes)
+    assert outcomes > 0
+    moved = _moved(row.input, "elsewhere")
+    assert content_key(moved) != content_key(row.input)  # another space
+    assert reach(moved, slots=slots) == reach(moved)
+    # Its slots were taken whole from the first space's.
+    assert (len(slots.shapes), len(slots.outcomes)) == (shapes, outcomes)
+    flipped = _pod_side_flipped(row.input)
+    assert reach(flipped, slots=slots) == reach(flipped)
+    assert len(slots.shapes) > shapes  # the same rules, read for another pod side
