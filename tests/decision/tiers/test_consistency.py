@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from lint.decision.model import EgressRefusal
+from lint.decision.model import Allowance, CidrPeer, Destination, EgressRefusal, NamedRef, Tri
 from lint.decision.tiers.cells import AddressQuery, NameQuery, Query
 from lint.decision.tiers.evaluate import build_plan, evaluate
-from lint.decision.tiers.match import PointProbe
-from lint.decision.tiers.model import Action, Protocol, TierInput
+from lint.decision.tiers.match import PointProbe, applies
+from lint.decision.tiers.model import Action, Protocol, Slot, TierInput, Undecidable
 from lint.decision.tiers.points import NODE, OUT, POD, Point
 from lint.decision.tiers.questions import ALLOWED, DENIED, explain, reach
-from tests.decision.tiers.build import cidr
+from tests.decision.tiers.build import ALLOW, N, base, cidr, document, fqdn, networks, rule
 from tests.decision.tiers.strategies import CIDRS, PORT_POOL, tier_inputs
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -41,10 +41,16 @@ def destinations(draw: Any) -> AddressQuery:
 
 
 def _names(tier_input: TierInput) -> tuple[list[str], bool]:
+    """The names of reach's name points: those the FQDN rules of the
+    documents that may apply to the pod write. A document that certainly
+    does not apply (no subject, no egress, no credit) never matches a
+    point, so its rules' names are no points of reach's."""
     exact, wild = [], False
-    for document in tier_input.documents:
-        for rule in (*document.rules, *document.deny_rules):
-            for peer in rule.peers or ():
+    for each in tier_input.documents:
+        if applies(each) is Tri.NO:
+            continue
+        for written in (*each.rules, *each.deny_rules):
+            for peer in written.peers or ():
                 for name in peer.names or ():
                     if name.startswith("*."):
                         wild = True
@@ -68,7 +74,30 @@ def test_explain_exits_1_only_where_reach_refuses_with_the_same_culprit(
         assert (answer.reach.document, answer.reach.rule.index) in whole.culprits
 
 
+NOT_APPLYING_NAME = base(
+    "Dn",
+    # Governs no egress: its name is no point of reach's, so it is not asked.
+    document("NetworkPolicy", "d0", Slot.ADMIN, [rule(ALLOW, [fqdn("api.example.com")])], types=N),
+    document("NetworkPolicy", "d0", Slot.ADMIN, [rule(ALLOW, [networks("0.0.0.0/0")])]),
+    undecidable=[Undecidable("Antrea", "x", "not modelled")],
+    allowance_of=Allowance(
+        (Destination(CidrPeer(cidr("0.0.0.0/0"), (), "0.0.0.0/0"), "all"),),
+        (),
+        "all",
+        False,
+        False,
+        "deny-all",
+        NamedRef("NetworkPolicy", "x"),
+    ),
+)
+"""Found by this property: asked about the name of a rule that cannot
+apply, explain names the wide rule (a name may resolve to any address),
+while reach, which has no such name point, refuses for the undecidable
+object's IPv6."""
+
+
 @SETTINGS
+@example(NOT_APPLYING_NAME)
 @given(tier_inputs())
 def test_reach_refuses_exactly_when_every_destination_exits_1(tier_input: TierInput) -> None:
     names, wild = _names(tier_input)
