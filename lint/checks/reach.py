@@ -16,7 +16,7 @@ import operator
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
-from typing import Final, cast
+from typing import Any, Final, cast
 
 from lint.checks.candidates import Sourced, location_of, unparsed_placeholders
 from lint.checks.context import (
@@ -388,12 +388,18 @@ _Unselected = dict[int, tuple[Offered, tuple[_SortKey, _Entry]]]
 def _unselected_entries(ctx: CheckContext) -> _Unselected:
     """The left-out policies' entries made so far in the namespace, by the
     identity of their candidates (``_unselected_entry``)."""
-    hit = ctx.memo.reach.get("reach-unselected-entries")
+    return _namespace_table(ctx, "reach-unselected-entries")
+
+
+def _namespace_table(ctx: CheckContext, name: str) -> dict[Any, Any]:
+    """A table reach fills as it goes, kept with the namespace being judged
+    (``ctx.memo.reach`` forgets it with the namespace)."""
+    hit = ctx.memo.reach.get(name)
     if hit is not None and hit[0] is ctx.inventory:
-        known: _Unselected = hit[1]
+        known: dict[Any, Any] = hit[1]
         return known
-    table: _Unselected = {}
-    ctx.memo.reach["reach-unselected-entries"] = (ctx.inventory, table)
+    table: dict[Any, Any] = {}
+    ctx.memo.reach[name] = (ctx.inventory, table)
     return table
 
 
@@ -528,13 +534,7 @@ def _listed_entries(ctx: CheckContext) -> _ListedEntries:
     """The entries of listed documents made so far in the namespace, by
     object, what the entry says, and the rule its location points at
     (``_listed_entry``); each kept with its object."""
-    hit = ctx.memo.reach.get("reach-listed-entries")
-    if hit is not None and hit[0] is ctx.inventory:
-        known: _ListedEntries = hit[1]
-        return known
-    table: _ListedEntries = {}
-    ctx.memo.reach["reach-listed-entries"] = (ctx.inventory, table)
-    return table
+    return _namespace_table(ctx, "reach-listed-entries")
 
 
 def _condition_at(
