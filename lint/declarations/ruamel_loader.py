@@ -140,7 +140,7 @@ def _nesting_depth(text: str) -> int:
 
     ``_nesting_bound`` counts every bracket as a level, so a file with
     thousands of one-line flow mappings (``policy: {kind: deny-all}``) is
-    past it while two levels deep. The event parser keeps its levels on the
+    past it while five levels deep. The event parser keeps its levels on the
     heap and cannot crash; it is a fifth of the cost of composing, and asked
     only when the quick bound fails."""
     parser = CParser(text)
