@@ -120,25 +120,15 @@ def controller_templates(namespace: Namespace, template: KubeObject | None) -> l
     return namespace.named_all(SANDBOX_TEMPLATE.name, template.name) or [template]
 
 
-def core_candidates(
-    namespace: Namespace,
-    template: KubeObject | None,
-    pooled: bool,
-    facts: ControllerFacts = DEFAULT_FACTS,
-) -> list[Sourced]:
-    """The namespace's NetworkPolicies by name, with the controller's
-    policies for the template when ``pooled`` (the path's pods can carry the
-    label they select on, AGENT-SANDBOX §4, §8)."""
-    return with_synthesized(namespace, synthesized_candidates(namespace, template, pooled, facts))
-
-
 def synthesized_candidates(
     namespace: Namespace,
     template: KubeObject | None,
     pooled: bool,
     facts: ControllerFacts = DEFAULT_FACTS,
 ) -> list[Sourced]:
-    """The controller's policies for the template when ``pooled``, else none."""
+    """The controller's policies for the template when ``pooled`` (the
+    path's pods can carry the label they select on, AGENT-SANDBOX §4, §8),
+    else none."""
     return [
         item
         for copy in (controller_templates(namespace, template) if pooled else [])
@@ -148,7 +138,7 @@ def synthesized_candidates(
 
 def with_synthesized(namespace: Namespace, synthesized: Sequence[Sourced]) -> list[Sourced]:
     """The namespace's NetworkPolicies by name, with ``synthesized`` among
-    them in name order (``core_candidates``)."""
+    them in name order."""
     objects = by_name(namespace.of_kind(NP))
     if not synthesized:
         return [

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lint.checks.candidates import Sourced, cilium_candidates, core_candidates
+from lint.checks.candidates import Sourced, cilium_candidates, with_synthesized
 from lint.checks.context import CheckContext, Origin, examined_entries
 from lint.checks.egress import union_context
 from lint.checks.judging import COPY_NOT_ISOLATING, Judged, Judging, Scope, judged_entries
@@ -152,7 +152,7 @@ def _full_scan(
 ) -> tuple[list[ExaminedEntry], list[Any]]:
     """Every candidate judged for this pod alone, in §5.1 order."""
     namespace = inventory.namespace(NAMESPACE)
-    sourced: list[Sourced] = core_candidates(namespace, None, False)
+    sourced: list[Sourced] = with_synthesized(namespace, ())
     if with_cilium:
         sourced += cilium_candidates(namespace, inventory)
     entries: list[ExaminedEntry] = []
