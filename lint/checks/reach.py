@@ -273,14 +273,14 @@ def _in_document_order(
     placed.sort(key=_FIRST)  # stable: equal keys keep the model's order
     tail = [*rest, *unparsed]
     read = [entry for _, entry in placed] + tail
-    tail_entries = tuple(map(_FIRST, tail))
-    if not asked.unselected:
-        cut = Cut(0, 0, tuple(entry[0] for _, entry in placed))
-        return ExaminedList(_NOTHING_SHARED, (cut,) if placed else (), tail_entries), read
-    every = _candidates_in_order(ctx, asked.built.input.namespace, judgements)
-    taken_out = {every.position[id(each)] for each in asked.offered if id(each) in every.position}
     own = [(sort_key, entry[0]) for sort_key, entry in placed]
-    return merged_in_order(every.keys, every.shared, taken_out, own, tail_entries), read
+    keys: Sequence[_SortKey] = ()
+    shared, taken_out = _NOTHING_SHARED, set()
+    if asked.unselected:
+        every = _candidates_in_order(ctx, asked.built.input.namespace, judgements)
+        keys, shared = every.keys, every.shared
+        taken_out = {every.position[id(e)] for e in asked.offered if id(e) in every.position}
+    return merged_in_order(keys, shared, taken_out, own, tuple(map(_FIRST, tail))), read
 
 
 def merged_in_order(

@@ -182,8 +182,8 @@ class ExaminedList(Sequence[ExaminedEntry]):
     select other pods: held whole, the lists of a run would grow as N².
     Held as the shared entries and a few cuts, each costs what its own
     entries do; it is put together only when it is read whole (a JSON
-    report), one list at a time. ``selecting`` and ``quiet`` answer
-    without putting it together."""
+    report), one list at a time. ``selecting`` and ``len`` answer without
+    putting it together."""
 
     shared: SharedEntries
     cuts: tuple[Cut, ...] = ()
@@ -213,10 +213,6 @@ class ExaminedList(Sequence[ExaminedEntry]):
         found += _between(entries, loud, at, len(entries))
         found += [e for e in self.tail if e.verdict != QUIET_VERDICT]
         return tuple(found)
-
-    def quiet(self) -> int:
-        """How many entries are quiet."""
-        return len(self) - len(self.selecting())
 
     def __len__(self) -> int:
         cut = sum(len(c.placed) - (c.stop - c.start) for c in self.cuts)
