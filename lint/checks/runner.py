@@ -52,6 +52,7 @@ from lint.intake import Intake, take_in
 from lint.inventory import Inventory, KubeObject
 from lint.kinds import SANDBOX_TEMPLATE, WORKLOAD_KINDS
 from lint.loading import DEFAULT_LIMITS, LoadLimits, LoadProblem, RenderedInput
+from lint.loading.shares import processes_for
 from lint.parallel.lifetime import collector_paused
 from lint.report.model import (
     Finding,
@@ -140,7 +141,7 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
         declared,
         lambda sandbox: sandbox.namespace,
         functools.partial(_check_sandbox, ctx, controller.facts),
-        options.jobs,
+        processes_for(loaded.bytes, options.jobs),
     )
     for reports, sandbox_findings in checked:
         sandboxes.extend(reports)

@@ -1,12 +1,14 @@
-"""Judging the declared sandboxes on several processes: which process
-judges which sandboxes.
+"""Judging the declared sandboxes on several processes: which sandboxes
+make one unit of work.
 
 Judgements are reused between the sandboxes of one namespace (``judging``),
-so work is shared out by namespace: each process takes whole namespaces, of
-about equal numbers of plans. ``lint.parallel.shares.map_shares`` judges the
-first share here and each other one in a forked child, which sends its
-records back (``lint.parallel.records``). Results come back in plan order,
-so the report is the one a single process writes.
+so a unit is a namespace's sandboxes: cut in two, a namespace's shared
+judgements would be made twice, and on the corpus each half cost about as
+much as the whole. Units go largest first, so the last ones taken are
+small and the processes end together. ``lint.parallel.shares.map_units``
+has this process and each forked child take units from one queue; a child
+sends its records back (``lint.parallel.records``). Results come back in
+plan order, so the report is the one a single process writes.
 """
 
 from __future__ import annotations
@@ -15,15 +17,12 @@ from collections.abc import Callable, Sequence
 from typing import Final, TypeVar
 
 from lint.parallel.records import Records
-from lint.parallel.shares import map_shares, share_weights
+from lint.parallel.shares import map_units
 from lint.report.model import Finding, SandboxReport
 
 PlanResult = tuple[list[SandboxReport], list[Finding]]
 Plan = TypeVar("Plan")
 
-MIN_SHARE_PLANS: Final = 40
-"""Fewer sandboxes per process than this are judged faster than a process
-starts and sends its records back."""
 RESULTS: Final[Records[PlanResult]] = Records(PlanResult)
 
 
@@ -31,36 +30,25 @@ def check_plans(
     plans: Sequence[Plan],
     namespace_of: Callable[[Plan], str],
     check_one: Callable[[Plan], PlanResult],
-    jobs: int,
+    processes: int,
 ) -> list[PlanResult]:
-    """Each plan's reports and findings, in plan order, on at most ``jobs``
-    processes."""
-    shares = shares_of([namespace_of(plan) for plan in plans], jobs)
-    shared = map_shares([[plans[i] for i in share] for share in shares], check_one, RESULTS)
+    """Each plan's reports and findings, in plan order, on at most
+    ``processes`` processes."""
+    units = units_of([namespace_of(plan) for plan in plans], processes)
+    judged = map_units([[plans[i] for i in unit] for unit in units], check_one, RESULTS, processes)
     results: dict[int, PlanResult] = {}
-    for share, checked in zip(shares, shared, strict=True):
-        results.update(zip(share, checked, strict=True))
+    for unit, checked in zip(units, judged, strict=True):
+        results.update(zip(unit, checked, strict=True))
     return [results[i] for i in range(len(plans))]
 
 
-def shares_of(namespaces: Sequence[str], jobs: int) -> list[list[int]]:
-    """Plan indices by process: whole namespaces, largest first onto the
-    share it loads least for its weight (``share_weights``), each share in
-    plan order within each namespace, the namespaces in the order of their
-    first plan: a process judges one namespace at a time, and forgets the
-    last one's judgements (``JudgmentMemo.begin_namespace``). Empty shares
-    are dropped."""
+def units_of(namespaces: Sequence[str], processes: int) -> list[list[int]]:
+    """Plan indices by unit, a unit per namespace, each in plan order. On
+    one process, in the order of the namespaces' first plans (each
+    namespace judged once through: ``JudgmentMemo.begin_namespace``); on
+    several, largest first, then by first plan."""
     by_namespace: dict[str, list[int]] = {}
     for index, namespace in enumerate(namespaces):
         by_namespace.setdefault(namespace, []).append(index)
-    count = max(1, min(jobs, len(namespaces) // MIN_SHARE_PLANS, len(by_namespace)))
-    weights = share_weights(count)
-    shares: list[list[int]] = [[] for _ in range(count)]
-    for indices in sorted(by_namespace.values(), key=lambda group: (-len(group), group[0])):
-        lightest = min(
-            range(count),
-            key=lambda number: ((len(shares[number]) + len(indices)) / weights[number], number),
-        )
-        shares[lightest] += indices
-    first = {index: group[0] for group in by_namespace.values() for index in group}
-    return [sorted(share, key=lambda i: (first[i], i)) for share in shares if share]
+    units = list(by_namespace.values())
+    return units if processes < 2 else sorted(units, key=lambda unit: (-len(unit), unit[0]))

@@ -3,11 +3,11 @@ which files.
 
 The files are read first, in order, by one process, so the input limits hold
 exactly as they do for a sequential run (``files.py``). The files are then cut
-into contiguous shares of about equal size (the parent's a little larger:
-it also decodes the answers), and ``lint.parallel.shares.map_shares`` loads
-the first share here and each other one in a forked child, which sends its
-harvests back (``lint.parallel.records``). Shares are joined in file order,
-so the result is the one a single process gives.
+into runs of neighbours of about equal size, many more than there are
+processes, and ``lint.parallel.shares.map_units`` has this process and each
+forked child take runs from one queue until none is left; a child sends its
+harvests back (``lint.parallel.records``). Runs are joined in file order, so
+the result is the one a single process gives.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from lint.loading.documents import LoadProblem
 from lint.loading.files import SourceFile
 from lint.loading.lists import Harvest
 from lint.parallel.records import Records
-from lint.parallel.shares import map_shares, share_weights
+from lint.parallel.shares import map_units
 
 FileLoader = Callable[[SourceFile], Harvest]
 
@@ -30,6 +30,12 @@ the policies, not with the bytes of every other document)."""
 MIN_SHARE_BYTES: Final = 2_000_000
 """Below about this much input per process, starting a process and sending
 its documents back costs more than it saves."""
+UNIT_BYTES: Final = 256_000
+"""The least input a process takes at once from the queue."""
+UNITS_PER_PROCESS: Final = 16
+"""How many runs of files each process's part is cut into, at least: with
+many small runs, a process that starts late or meets slow files takes fewer,
+and the processes end together."""
 HARVESTS: Final[Records[Harvest]] = Records(Harvest)
 
 
@@ -65,24 +71,30 @@ def _harvest_wave(
 
 def load_files(files: Sequence[SourceFile], load_one: FileLoader, jobs: int) -> list[Harvest]:
     """The harvest of each file, in order, on at most ``jobs`` processes."""
-    shared = map_shares(shares_of(files, jobs), load_one, HARVESTS)
-    return [harvest for share in shared for harvest in share]
+    processes = processes_for(sum(len(source.data) for source in files), jobs)
+    shared = map_units(units_of(files, processes), load_one, HARVESTS, processes)
+    return [harvest for unit in shared for harvest in unit]
 
 
-def shares_of(files: Sequence[SourceFile], jobs: int) -> list[Sequence[SourceFile]]:
-    """Contiguous runs of ``files``, one per process, sized by
-    ``share_weights`` and none smaller than about ``MIN_SHARE_BYTES`` (so
-    small inputs get one)."""
+def processes_for(input_bytes: int, jobs: int) -> int:
+    """How many of ``jobs`` processes work on ``input_bytes`` of input: one
+    per ``MIN_SHARE_BYTES`` at most, and at least one."""
+    return max(1, min(jobs, input_bytes // MIN_SHARE_BYTES))
+
+
+def units_of(files: Sequence[SourceFile], processes: int) -> list[Sequence[SourceFile]]:
+    """Runs of neighbouring ``files``, in order, each of about ``UNIT_BYTES``
+    or a ``UNITS_PER_PROCESS``-th of a process's part, whichever is larger
+    (a file larger than that is a run of its own)."""
     total = sum(len(source.data) for source in files)
-    count = max(1, min(jobs, total // MIN_SHARE_BYTES))
-    weights = share_weights(count)
-    bounds = [sum(weights[: k + 1]) / sum(weights) for k in range(count)]
-    shares: list[Sequence[SourceFile]] = []
-    start = done = 0
+    target = max(UNIT_BYTES, total // (processes * UNITS_PER_PROCESS))
+    units: list[Sequence[SourceFile]] = []
+    start = size = 0
     for index, source in enumerate(files):
-        done += len(source.data)
-        if len(shares) < count - 1 and done >= total * bounds[len(shares)]:
-            shares.append(files[start : index + 1])
-            start = index + 1
-    shares.append(files[start:])
-    return [share for share in shares if share]
+        size += len(source.data)
+        if size >= target:
+            units.append(files[start : index + 1])
+            start, size = index + 1, 0
+    if start < len(files):
+        units.append(files[start:])
+    return units

@@ -1,11 +1,11 @@
 """The parallel room: work shared out over forked processes, and how long
 the process keeps what it built.
 
-- ``shares``: ``map_shares`` does the first share here and each other one
-  in a forked child, and collects their results in order; a child that
-  fails, hangs past its deadline, or answers garbage costs only time, as
-  its share is then done here. It also says how many processes to run
-  (``available_processes``) and how much each takes (``share_weights``).
+- ``shares``: ``map_units`` has this process and forked children take
+  units of work from one queue, and collects their results in order; a
+  child that fails, hangs past its deadline, or answers garbage costs only
+  time, as the units it took are then done here. It also says how many
+  processes the machine runs at once (``available_processes``).
 - ``children``: one forked child, its pipe read with a deadline, and its
   end: killed if still running, reaped, its pipe closed.
 - ``records``: the one encoding children answer in, records as plain
@@ -14,7 +14,8 @@ the process keeps what it built.
   while a run builds, the last run held, and the console script's exit
   without interpreter teardown.
 
-How work is cut into shares is the callers' own: files by bytes in waves
-(``lint.loading.shares``), sandboxes by namespace (``lint.checks.shares``).
-Only Linux forks; elsewhere every share is done in this process.
+How work is cut into units is the callers' own: files in runs of neighbours,
+in waves (``lint.loading.shares``), sandboxes by namespace
+(``lint.checks.shares``). Only Linux forks; elsewhere every unit is done in
+this process.
 """

@@ -1,23 +1,34 @@
-"""Work shared out between this process and forked children: ``map_shares``.
+"""Work shared out between this process and forked children: ``map_units``.
 
-The caller cuts its work into shares (``share_weights`` says how much each
-process takes); the parent does the first share itself while a child does
-each other one and sends its results back (``records``). Results come back
-in share order, so they are the ones a single process gives. A child that
-fails, runs past its deadline, or answers something that cannot be read or
-holds the wrong number of results costs only time: the parent then does
-that share itself.
+The caller cuts its work into units (files by bytes, sandboxes by
+namespace). Every process, this one and each forked child, takes the next
+unit nobody has taken from one queue until none is left, so a process that
+starts late, or meets slow units, simply takes fewer: no process waits while
+another still holds a long list. A child sends the results of the units it
+took back (``records``); results come back in unit order, so they are the
+ones a single process gives. A child that fails, runs past its deadline, or
+answers something that cannot be read costs only time: the parent then does
+the units it took.
+
+The queue is a pipe holding each unit's number, written whole before the
+first fork and closed for writing: a read of one number from a pipe is
+atomic, so each number goes to exactly one process, and the pipe reads as
+ended once every unit is taken. At most ``MAX_UNITS`` numbers are written,
+so the queue fits in the one page every pipe holds and the write cannot
+block; more units are joined into as many groups.
 
 Only Linux forks here: elsewhere fork is unavailable or unsafe, and every
-share is done in this process.
+unit is done in this process.
 """
 
 from __future__ import annotations
 
 import functools
+import marshal
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Final, TypeVar
 
 from lint.parallel.children import Child, collect
@@ -27,18 +38,17 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 MAX_PROCESSES: Final = 8
-PARENT_WEIGHT: Final = 1.2
-"""How much more work the parent takes than each child. A child must also
-encode its answer, and the parent decodes every answer after its own
-share; with equal shares the parent waited about a sixth of its share."""
 CHILD_DEADLINE: Final = 300.0
-"""Seconds the parent waits for its children once its own share is done.
-A child's share is never much larger than the parent's (``share_weights``),
-so a healthy child ends about when the parent does, however large the input:
-loading shares out at most a wave (32 MB) at a time, and the whole check of
-the 16 MB bench tree takes about a second (``docs/performance.md``). Five
-minutes later, only a child that hangs (a lock held at the fork, a stopped
-process) is still running."""
+"""Seconds the parent waits for its children once the queue is empty. A
+child then holds at most the unit it took last, so a healthy child ends
+soon after the parent, however large the input: loading shares out at most
+a wave (20 MB) at a time, and the whole check of the 16 MB bench tree takes
+about a second (``docs/performance.md``). Five minutes later, only a child
+that hangs (a lock held at the fork, a stopped process) is still running."""
+NUMBER_BYTES: Final = 4
+MAX_UNITS: Final = 1024
+"""Unit numbers in the queue: 4 KB, one page, which every pipe holds and a
+single write fills at once."""
 
 
 def can_fork() -> bool:
@@ -56,76 +66,159 @@ def available_processes() -> int:
     return max(1, min(cpus, MAX_PROCESSES))
 
 
-def share_weights(count: int) -> list[float]:
-    """The relative amount of work for each of ``count`` processes, the
-    parent's first."""
-    return [PARENT_WEIGHT, *[1.0] * (count - 1)][:count]
-
-
-def map_shares(
-    shares: Sequence[Sequence[Item]],
+def map_units(
+    units: Sequence[Sequence[Item]],
     do_one: Callable[[Item], Result],
     records: Records[Result],
+    processes: int,
     *,
     deadline: float = CHILD_DEADLINE,
 ) -> list[list[Result]]:
-    """``do_one`` of every item, share by share, in order: the first share
-    here, each other one in a forked child. When this process raises
+    """``do_one`` of every item, unit by unit, in order, on at most
+    ``processes`` processes, each taking units from one queue (the units
+    the caller puts first are taken first). When this process raises
     meanwhile, every child is killed and reaped and every pipe closed
     before the exception goes on."""
-    if len(shares) < 2 or not can_fork():
-        return [_done_here(share, do_one) for share in shares]
-    children: list[Child | None] = []
-    try:
-        for share in shares[1:]:
-            children.append(_started(share, do_one, records))
-        first = _done_here(shares[0], do_one)
-        collect([child for child in children if child is not None], deadline)
-        answers = [None if child is None else child.answer() for child in children]
-    finally:
-        for child in children:
-            if child is not None:
+    groups = _grouped(units)
+    if processes < 2 or len(groups) < 2 or not can_fork():
+        return [_done_here(unit, do_one) for unit in units]
+    done = _claimed(groups, do_one, records, min(processes, len(groups)), deadline)
+    flat = (
+        done[number] if number in done else _unit_here(groups[number], do_one)
+        for number in range(len(groups))
+    )
+    return _ungrouped(units, [result for unit in flat for result in unit])
+
+
+def _claimed(
+    groups: Sequence[Sequence[Sequence[Item]]],
+    do_one: Callable[[Item], Result],
+    records: Records[Result],
+    processes: int,
+    deadline: float,
+) -> dict[int, list[Result]]:
+    """The results of each group some process did, by group number; the
+    parent's own first, then each child's, the first to answer a group kept."""
+    with _queue(len(groups)) as queue:
+        children: list[Child] = []
+        try:
+            for _ in range(processes - 1):
+                child = _started(queue, groups, do_one, records)
+                if child is not None:
+                    children.append(child)
+            done = dict(_take(queue, groups, do_one))
+            collect(children, deadline)
+            answers = [child.answer() for child in children]
+        finally:
+            for child in children:
                 child.stop()
-    rest = zip(shares[1:], answers, strict=True)
-    return [first, *(_read(answer, share, do_one, records) for share, answer in rest)]
+    for answer in answers:
+        for number, results in _read(answer, groups, records).items():
+            done.setdefault(number, results)
+    return done
+
+
+@contextmanager
+def _queue(count: int) -> Iterator[int]:
+    """The read end of a pipe holding the numbers 0 to ``count - 1``, closed
+    for writing."""
+    reader, writer = os.pipe()
+    try:
+        numbers = b"".join(n.to_bytes(NUMBER_BYTES, "little") for n in range(count))
+        try:
+            os.write(writer, numbers)  # at most one page: written whole, never blocking
+        finally:
+            os.close(writer)
+        yield reader
+    finally:
+        os.close(reader)
+
+
+def _take(
+    queue: int, groups: Sequence[Sequence[Sequence[Item]]], do_one: Callable[[Item], Result]
+) -> Iterator[tuple[int, list[Result]]]:
+    """Each group this process takes from the queue, with its results."""
+    while len(taken := os.read(queue, NUMBER_BYTES)) == NUMBER_BYTES:
+        number = int.from_bytes(taken, "little")
+        if number < len(groups):
+            yield number, _unit_here(groups[number], do_one)
 
 
 def _started(
-    share: Sequence[Item], do_one: Callable[[Item], Result], records: Records[Result]
+    queue: int,
+    groups: Sequence[Sequence[Sequence[Item]]],
+    do_one: Callable[[Item], Result],
+    records: Records[Result],
 ) -> Child | None:
-    """A child doing ``share``, or None (the parent will do it) when the
-    system refuses another process or pipe."""
+    """A child taking groups from the queue, or None (the parent will do its
+    part) when the system refuses another process or pipe."""
     try:
-        return Child.start(functools.partial(_answered, share, do_one, records))
+        return Child.start(functools.partial(_answered, queue, groups, do_one, records))
     except OSError:
         return None
 
 
 def _answered(
-    share: Sequence[Item], do_one: Callable[[Item], Result], records: Records[Result]
+    queue: int,
+    groups: Sequence[Sequence[Sequence[Item]]],
+    do_one: Callable[[Item], Result],
+    records: Records[Result],
 ) -> bytes:
-    """What a child sends back: its share's results, encoded."""
-    return records.dumps(_done_here(share, do_one))
+    """What a child sends back: the numbers of the groups it took, then all
+    their results, each part marshalled and the first one's length first."""
+    taken = list(_take(queue, groups, do_one))
+    numbers = marshal.dumps([number for number, _ in taken])
+    results = records.dumps([result for _, unit in taken for result in unit])
+    return len(numbers).to_bytes(8, "little") + numbers + results
 
 
 def _read(
     answer: bytes | bytearray | None,
-    share: Sequence[Item],
-    do_one: Callable[[Item], Result],
+    groups: Sequence[Sequence[Sequence[Item]]],
     records: Records[Result],
-) -> list[Result]:
-    """A child's results, or the share done here when its answer is
-    missing, cannot be read, or does not hold one result per item."""
-    if answer is not None:
-        try:
-            results = records.loads(answer)
-        except ValueError:
-            pass
-        else:
-            if len(results) == len(share):
-                return results
-    return _done_here(share, do_one)
+) -> dict[int, list[Result]]:
+    """A child's results by group number; nothing when its answer is
+    missing or cannot be read, or does not hold one result per item."""
+    if answer is None or len(answer) < 8:
+        return {}
+    size = int.from_bytes(answer[:8], "little")
+    try:
+        numbers = marshal.loads(answer[8 : 8 + size])
+        results = records.loads(answer[8 + size :])
+    except (ValueError, EOFError, TypeError):
+        return {}
+    if type(numbers) is not list or not all(
+        type(n) is int and 0 <= n < len(groups) for n in numbers
+    ):
+        return {}
+    sizes = [sum(map(len, groups[n])) for n in numbers]
+    if sum(sizes) != len(results):
+        return {}
+    found, start = {}, 0
+    for number, size in zip(numbers, sizes, strict=True):
+        found[number] = results[start : start + size]
+        start += size
+    return found
 
 
-def _done_here(share: Sequence[Item], do_one: Callable[[Item], Result]) -> list[Result]:
-    return [do_one(item) for item in share]
+def _grouped(units: Sequence[Sequence[Item]]) -> list[Sequence[Sequence[Item]]]:
+    """The units in at most ``MAX_UNITS`` groups of neighbours, in order."""
+    per_group = -(-len(units) // MAX_UNITS) or 1
+    return [units[start : start + per_group] for start in range(0, len(units), per_group)]
+
+
+def _ungrouped(units: Sequence[Sequence[Item]], results: list[Result]) -> list[list[Result]]:
+    """The flat results cut back into one list per unit."""
+    cut, start = [], 0
+    for unit in units:
+        cut.append(results[start : start + len(unit)])
+        start += len(unit)
+    return cut
+
+
+def _unit_here(group: Sequence[Sequence[Item]], do_one: Callable[[Item], Result]) -> list[Result]:
+    return [do_one(item) for unit in group for item in unit]
+
+
+def _done_here(unit: Sequence[Item], do_one: Callable[[Item], Result]) -> list[Result]:
+    return [do_one(item) for item in unit]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,9 @@ import pytest
 from lint.checks import shares as checks_shares
 from lint.checks.context import JudgmentMemo
 from lint.checks.runner import CheckOptions, run_check
-from lint.checks.shares import shares_of
+from lint.checks.shares import units_of
+from lint.loading import shares as loading_shares
 from lint.parallel import records
-from lint.parallel import shares as parallel_shares
 from lint.report.json_report import render_json
 from tests.bench_tree import generate_tree
 from tests.checks.scenario_runner import DEMO, SCENARIOS
@@ -26,26 +27,27 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fo
 @pytest.fixture
 def small_shares(monkeypatch: pytest.MonkeyPatch) -> None:
     """Share out even a handful of sandboxes, so small trees use the forks."""
-    monkeypatch.setattr(checks_shares, "MIN_SHARE_PLANS", 1)
+    monkeypatch.setattr(loading_shares, "MIN_SHARE_BYTES", 1)
 
 
 @pytest.mark.parametrize(
-    ("namespaces", "jobs", "expected"),
+    ("namespaces", "processes", "expected"),
     [
-        # Whole namespaces, largest first onto the lightest share.
-        (["a", "a", "b", "b", "c"], 2, [[0, 1, 4], [2, 3]]),
+        # Whole namespaces, largest first, then by first plan.
+        (["a", "a", "b", "b", "c"], 2, [[0, 1], [2, 3], [4]]),
+        (["c", "a", "a", "b", "b"], 2, [[1, 2], [3, 4], [0]]),
         # Each namespace's plans together, so a process forgets one
         # namespace's judgements before the next (JudgmentMemo.begin_namespace).
-        (["a", "b", "a", "c", "b", "a"], 2, [[0, 2, 5], [1, 4, 3]]),
-        (["a", "a", "a"], 4, [[0, 1, 2]]),
-        (["a", "b", "c"], 8, [[0], [1], [2]]),
+        (["a", "b", "a", "c", "b", "a"], 2, [[0, 2, 5], [1, 4], [3]]),
+        # One process keeps the namespaces in the order of their first plans.
+        (["c", "a", "a", "b", "b"], 1, [[0], [1, 2], [3, 4]]),
         ([], 2, []),
     ],
 )
-def test_shares_keep_namespaces_whole(
-    small_shares: None, namespaces: list[str], jobs: int, expected: list[list[int]]
+def test_units_are_whole_namespaces(
+    namespaces: list[str], processes: int, expected: list[list[int]]
 ) -> None:
-    assert shares_of(namespaces, jobs) == expected
+    assert units_of(namespaces, processes) == expected
 
 
 def test_the_memo_forgets_another_namespace_and_keeps_the_run_data() -> None:
@@ -59,11 +61,6 @@ def test_the_memo_forgets_another_namespace_and_keeps_the_run_data() -> None:
     memo.begin_namespace("b")
     assert memo.scopes == {"reach-data": (None, "run-wide")}
     assert memo.entries == {}
-
-
-def test_few_sandboxes_stay_in_one_process() -> None:
-    namespaces = [f"ns-{i % 4}" for i in range(checks_shares.MIN_SHARE_PLANS)]
-    assert len(shares_of(namespaces, 8)) == 1
 
 
 @pytest.fixture(scope="module")
@@ -119,31 +116,32 @@ def test_an_unreadable_answer_is_judged_here(
     assert _report(generated, 2) == _report(generated, 1)
 
 
-def test_an_answer_of_the_wrong_length_is_judged_here(
-    small_shares: None, generated: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    real = parallel_shares._answered
-    monkeypatch.setattr(parallel_shares, "_answered", lambda share, *rest: real(share[1:], *rest))
-    assert _report(generated, 2) == _report(generated, 1)
-
-
 def test_children_s_answers_are_used(
-    small_shares: None, generated: Path, monkeypatch: pytest.MonkeyPatch
+    small_shares: None, generated: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A record the encoding cannot write would make every child fail, and
-    the parent quietly judge everything: the reports would still agree."""
+    the parent quietly judge everything: the reports would still agree. The
+    parent's first sandbox waits until a child has started one."""
     parent = os.getpid()
     here: list[object] = []
+    planned: list[object] = []
     real = checks_shares.check_plans
 
-    def counting(plans, namespace_of, check_one, jobs):  # type: ignore[no-untyped-def]
+    def counting(plans, namespace_of, check_one, processes):  # type: ignore[no-untyped-def]
+        planned.extend(plans)
+
         def check(plan):  # type: ignore[no-untyped-def]
-            if os.getpid() == parent:
+            if os.getpid() != parent:
+                (tmp_path / str(os.getpid())).touch()
+            else:
+                give_up = time.monotonic() + 60
+                while not here and not any(tmp_path.iterdir()) and time.monotonic() < give_up:
+                    time.sleep(0.005)
                 here.append(plan)
             return check_one(plan)
 
-        return real(plans, namespace_of, check, jobs)
+        return real(plans, namespace_of, check, processes)
 
     monkeypatch.setattr("lint.checks.runner.check_plans", counting)
-    sandboxes = len(json.loads(_report(generated, 3))["sandboxes"])
-    assert 0 < len(here) < sandboxes
+    assert json.loads(_report(generated, 3))["sandboxes"]
+    assert len(here) < len(planned)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,9 +20,8 @@ from lint.loading.files import SourceFile, read_inputs
 from lint.loading.limits import DEFAULT_LIMITS
 from lint.loading.lists import Harvest
 from lint.loading.loader import load_file
-from lint.loading.shares import harvest_inputs, load_files, shares_of
+from lint.loading.shares import harvest_inputs, load_files, processes_for, units_of
 from lint.parallel import records
-from lint.parallel import shares as parallel_shares
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / ".." / "shared" / "corpus"
@@ -51,8 +51,10 @@ def _same(left: list[Harvest], right: list[Harvest]) -> None:
 
 @pytest.fixture
 def small_shares(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Share out even small inputs, so that small trees exercise the forks."""
+    """Share out even small inputs, a file or so at a time, so that small
+    trees exercise the forks."""
     monkeypatch.setattr(loading_shares, "MIN_SHARE_BYTES", 1)
+    monkeypatch.setattr(loading_shares, "UNIT_BYTES", 1)
 
 
 def _sources(sizes: list[int]) -> list[SourceFile]:
@@ -60,31 +62,37 @@ def _sources(sizes: list[int]) -> list[SourceFile]:
 
 
 @pytest.mark.parametrize(
-    ("sizes", "jobs", "expected"),
+    ("sizes", "processes", "expected"),
     [
-        # The parent takes PARENT_WEIGHT times a child's share.
-        ([10] * 8, 2, [5, 3]),
-        ([10] * 20, 2, [11, 9]),
-        ([10] * 8, 3, [3, 3, 2]),
-        ([10] * 3, 8, [1, 1, 1]),
+        # Runs of at least a sixteenth of a process's part.
+        ([10] * 8, 2, [1] * 8),
+        ([1] * 64, 2, [2] * 32),
+        ([1] * 64, 1, [4] * 16),
         ([100, 1, 1, 1], 2, [1, 3]),
         ([5], 4, [1]),
         ([], 2, []),
     ],
 )
-def test_shares_are_contiguous_and_sized_by_weight(
-    small_shares: None, sizes: list[int], jobs: int, expected: list[int]
+def test_units_are_runs_of_neighbours(
+    small_shares: None, sizes: list[int], processes: int, expected: list[int]
 ) -> None:
     sources = _sources(sizes)
-    cut = shares_of(sources, jobs)
-    assert [len(share) for share in cut] == expected
-    assert [s for share in cut for s in share] == sources
+    cut = units_of(sources, processes)
+    assert [len(unit) for unit in cut] == expected
+    assert [s for unit in cut for s in unit] == sources
+
+
+def test_a_unit_holds_at_least_unit_bytes() -> None:
+    cut = units_of(_sources([loading_shares.UNIT_BYTES // 3 + 1] * 10), 2)
+    assert [len(unit) for unit in cut] == [3, 3, 3, 1]
 
 
 def test_small_inputs_stay_in_one_process() -> None:
-    sources = _sources([loading_shares.MIN_SHARE_BYTES // 4] * 4)
-    assert len(shares_of(sources, 8)) == 1
-    assert len(shares_of(_sources([loading_shares.MIN_SHARE_BYTES] * 4), 2)) == 2
+    least = loading_shares.MIN_SHARE_BYTES
+    assert processes_for(least - 1, 8) == 1
+    assert processes_for(2 * least, 8) == 2
+    assert processes_for(100 * least, 8) == 8
+    assert processes_for(100 * least, 1) == 1
 
 
 TREES = [FIXTURES, *([CORPUS] if CORPUS.is_dir() else [])]
@@ -109,20 +117,27 @@ def test_a_failing_child_s_share_is_loaded_here(small_shares: None) -> None:
     _same(load_files(files, load_one, 2), [_load_one(f) for f in files])
 
 
-def test_children_s_answers_are_used(small_shares: None) -> None:
+def test_children_s_answers_are_used(small_shares: None, tmp_path: Path) -> None:
     """A value the encoding cannot write would make every child fail, and
-    the parent quietly load everything: the harvests would still agree."""
+    the parent quietly load everything: the harvests would still agree. The
+    parent's first file waits until a child has started one."""
     parent = os.getpid()
     here: list[SourceFile] = []
 
     def load_one(source: SourceFile) -> Harvest:
+        if os.getpid() != parent:
+            (tmp_path / str(os.getpid())).touch()
+        elif not here:
+            give_up = time.monotonic() + 60
+            while not any(tmp_path.iterdir()) and time.monotonic() < give_up:
+                time.sleep(0.005)
         if os.getpid() == parent:
             here.append(source)
         return _load_one(source)
 
     files = _files(FIXTURES)
     _same(load_files(files, load_one, 3), [_load_one(f) for f in files])
-    assert 0 < len(here) < len(files) / 2
+    assert len(here) < len(files)
 
 
 def test_an_unreadable_answer_is_loaded_here(
@@ -200,12 +215,3 @@ def test_waves_read_ahead_no_further_than_a_wave(
     next(entries)
     assert len(pulled) == 3
     assert len(list(entries)) == len(files) - 1
-
-
-def test_an_answer_of_the_wrong_length_is_loaded_here(
-    small_shares: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    real = parallel_shares._answered
-    monkeypatch.setattr(parallel_shares, "_answered", lambda share, *rest: real(share[1:], *rest))
-    files = _files(FIXTURES)
-    _same(load_files(files, _load_one, 2), [_load_one(f) for f in files])

@@ -1,0 +1,295 @@
+"""``map_units``: the results one process gives, in unit order; every unit
+done by exactly one process; a child that fails, hangs, or answers garbage
+costs only time; and no child or pipe outlives the call, even when the
+parent raises."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lint.parallel import shares
+from lint.parallel.records import Records
+from lint.parallel.shares import MAX_PROCESSES, available_processes, map_units
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux only")
+
+INTS: Records[int] = Records(int)
+UNITS = [[1, 2], [3], [4, 5, 6], [7], [8, 9]]
+DOUBLED = [[2 * item for item in unit] for unit in UNITS]
+ITEMS = sorted(item for unit in UNITS for item in unit)
+PARENT = os.getpid()
+WAIT = 60.0
+
+
+def _in_child() -> bool:
+    return os.getpid() != PARENT
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.fixture
+def children(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The pid of every child forked meanwhile; each must be reaped, and no
+    descriptor left open, by the end of the test."""
+    pids: list[int] = []
+    fork = os.fork
+
+    def recording() -> int:
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording)
+    before = _open_descriptors()
+    yield pids
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # a zombie would still be waitable
+    assert _open_descriptors() == before
+
+
+class _Calls:
+    """``do_one``: doubles its item, writes which process did it to a file
+    per process, and runs ``in_child`` in a child. The parent's first item
+    waits until a child has started one, so a child surely takes a unit
+    however fast the parent is."""
+
+    def __init__(self, scratch: Path, in_child: Callable[[int], None] = lambda item: None) -> None:
+        self.scratch = scratch
+        self.here: list[int] = []
+        self._in_child = in_child
+        self._waited = False
+
+    def __call__(self, item: int) -> int:
+        if _in_child():
+            with (self.scratch / f"child-{os.getpid()}").open("a") as done:
+                done.write(f"{item}\n")
+            self._in_child(item)
+        else:
+            self._wait_for_a_child()
+            self.here.append(item)
+        return 2 * item
+
+    def _wait_for_a_child(self) -> None:
+        give_up = time.monotonic() + WAIT
+        while not self._waited and time.monotonic() < give_up:
+            self._waited = any(self.scratch.glob("child-*"))
+            time.sleep(0.005)
+
+    def in_children(self) -> list[int]:
+        """Every item a child started, in order."""
+        return sorted(
+            int(line) for path in self.scratch.glob("child-*") for line in path.read_text().split()
+        )
+
+
+def test_every_unit_is_done_by_one_process_and_the_results_come_in_unit_order(
+    children: list[int], tmp_path: Path
+) -> None:
+    calls = _Calls(tmp_path)
+    assert map_units(UNITS, calls, INTS, 3) == DOUBLED
+    assert len(children) == 2
+    assert calls.in_children()  # a child took units,
+    assert sorted(calls.here + calls.in_children()) == ITEMS  # each item exactly once
+
+
+def test_units_are_taken_in_the_order_given(children: list[int], tmp_path: Path) -> None:
+    """One process alone takes them first to last."""
+    order: list[int] = []
+    assert map_units(UNITS, lambda item: order.append(item) or item, INTS, 1) == UNITS
+    assert order == ITEMS
+
+
+@pytest.mark.parametrize(("units", "processes"), [([], 2), ([[1, 2, 3]], 4), (UNITS, 1)])
+def test_one_unit_or_one_process_is_done_here(
+    children: list[int], units: list[list[int]], processes: int
+) -> None:
+    assert map_units(units, lambda item: 2 * item, INTS, processes) == [
+        [2 * item for item in unit] for unit in units
+    ]
+    assert children == []
+
+
+def test_more_units_than_the_queue_holds_go_in_groups(
+    children: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shares, "MAX_UNITS", 2)
+    assert len(shares._grouped(UNITS)) == 2
+    calls = _Calls(tmp_path)
+    assert map_units(UNITS, calls, INTS, 2) == DOUBLED
+    assert sorted(calls.here + calls.in_children()) == ITEMS
+
+
+def _leave(item: int) -> None:
+    os._exit(3)
+
+
+def _killed(item: int) -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _raise(item: int) -> None:
+    raise RuntimeError("a child that breaks")
+
+
+@pytest.mark.parametrize("failure", [_leave, _killed, _raise])
+def test_a_child_that_fails_has_its_units_done_here(
+    children: list[int], tmp_path: Path, failure: Callable[[int], None]
+) -> None:
+    calls = _Calls(tmp_path, failure)
+    assert map_units(UNITS, calls, INTS, 2) == DOUBLED
+    assert calls.in_children()
+    assert sorted(calls.here) == ITEMS
+
+
+class _Answering(Records[int]):
+    """Records whose answers a child spoils with ``spoil``."""
+
+    def __init__(self, spoil: Callable[[bytes, list[int]], bytes]) -> None:
+        super().__init__(int)
+        self._spoil = spoil
+
+    def dumps(self, results: Any) -> bytes:
+        data = super().dumps(results)
+        return self._spoil(data, list(results)) if _in_child() else data
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda data, results: b"\x00garbage",
+        lambda data, results: data[:-1],
+        lambda data, results: b"",
+        lambda data, results: Records(int).dumps([*results, 0]),
+        lambda data, results: Records(int).dumps(results[1:]),
+    ],
+    ids=["garbage", "truncated", "empty", "one-too-many", "one-too-few"],
+)
+def test_an_answer_that_cannot_be_used_has_its_units_done_here(
+    children: list[int], tmp_path: Path, spoil: Callable[[bytes, list[int]], bytes]
+) -> None:
+    calls = _Calls(tmp_path)
+    assert map_units(UNITS, calls, _Answering(spoil), 2) == DOUBLED
+    assert calls.in_children()
+    assert sorted(calls.here) == ITEMS
+
+
+def _answer(numbers: object, results: list[int]) -> bytes:
+    import marshal  # noqa: PLC0415
+
+    head = marshal.dumps(numbers)
+    return len(head).to_bytes(8, "little") + head + INTS.dumps(results)
+
+
+@pytest.mark.parametrize(
+    ("answer", "read"),
+    [
+        (_answer([1, 3], [6, 14]), {1: [6], 3: [14]}),
+        (_answer([], []), {}),
+        (_answer([5], [0]), {}),  # no such unit
+        (_answer([-1], [0]), {}),
+        (_answer((1,), [6]), {}),  # not a list
+        (_answer(["1"], [6]), {}),
+        (_answer([0], [2]), {}),  # unit 0 holds two items
+        (b"\x01", {}),
+        (None, {}),
+    ],
+)
+def test_a_child_s_answer_is_read_only_when_it_holds_each_unit_s_results(
+    answer: bytes | None, read: dict[int, list[int]]
+) -> None:
+    groups = shares._grouped(UNITS)
+    assert shares._read(answer, groups, INTS) == read
+
+
+def test_a_child_past_its_deadline_is_killed_and_its_units_done_here(
+    children: list[int], tmp_path: Path
+) -> None:
+    calls = _Calls(tmp_path, lambda item: time.sleep(120))
+    started = time.monotonic()
+    assert map_units(UNITS, calls, INTS, 2, deadline=5.0) == DOUBLED
+    assert sorted(calls.here) == ITEMS
+    assert time.monotonic() - started < 60
+
+
+def test_an_answer_larger_than_a_pipe_holds_is_read_whole(
+    children: list[int], tmp_path: Path
+) -> None:
+    large = "x" * 3_000_000
+    calls = _Calls(tmp_path)
+
+    def do_one(item: int) -> str:
+        calls(item)
+        return large if _in_child() else str(item)
+
+    done = map_units(UNITS, do_one, Records(str), 2)
+    in_children = set(calls.in_children())
+    assert in_children
+    assert done == [[large if i in in_children else str(i) for i in unit] for unit in UNITS]
+
+
+@pytest.mark.parametrize("hangs", [True, False], ids=["hanging", "answering"])
+def test_when_the_parent_raises_every_child_is_reaped_and_every_pipe_closed(
+    children: list[int], tmp_path: Path, hangs: bool
+) -> None:
+    """Each child holds its first unit until the parent has taken one."""
+    started_here = tmp_path / "parent"
+
+    def in_child(item: int) -> None:
+        give_up = time.monotonic() + WAIT
+        while not started_here.exists() and time.monotonic() < give_up:
+            time.sleep(0.005)
+        if hangs:
+            time.sleep(120)
+
+    calls = _Calls(tmp_path, in_child)
+
+    def do_one(item: int) -> str:
+        calls(item)
+        if not _in_child():
+            started_here.touch()
+            raise RuntimeError("the parent's own unit breaks")
+        return "x" * 1_000_000  # more than a pipe holds: the child blocks writing
+
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match="own unit breaks"):
+        map_units(UNITS, do_one, Records(str), 3)
+    assert len(children) == 2
+    assert time.monotonic() - started < 60  # killed, never waited for
+
+
+def test_when_no_child_can_start_the_parent_does_every_unit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse() -> int:
+        raise BlockingIOError("no more processes")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    before = _open_descriptors()
+    here: list[int] = []
+    assert map_units(UNITS, lambda item: here.append(item) or 2 * item, INTS, 2) == DOUBLED
+    assert sorted(here) == ITEMS
+    assert _open_descriptors() == before
+
+
+def test_the_default_deadline_leaves_room_for_a_busy_machine() -> None:
+    assert shares.CHILD_DEADLINE >= 60
+
+
+def test_the_queue_fits_in_one_page() -> None:
+    assert shares.MAX_UNITS * shares.NUMBER_BYTES <= 4096
+
+
+def test_available_processes_is_at_least_one() -> None:
+    assert 1 <= available_processes() <= MAX_PROCESSES
