@@ -1,12 +1,21 @@
-"""Forked children, each answering one call through a pipe.
+"""Forked children, each sending its results as it goes: ``Child``.
 
 A child starts as a copy of the parent, so it needs nothing sent to it: it
-runs one call on what the parent already holds, writes the bytes the call
-returns to its pipe and leaves with ``os._exit``, never running the parent's
-cleanup. The parent reads every pipe at once (``poll``), so a child that
-writes more than a pipe holds never waits on another, and gives up at a
-deadline. Whatever happens, ``Child.stop`` kills a child still running,
-reaps it and closes its pipe: no child outlives the call that started it.
+runs one call on what the parent already holds, and leaves with
+``os._exit``, never running the parent's cleanup. The call sends results
+as it makes them, each a message (``send``): the message goes to a file
+only the two of them share (in memory where the system allows), and its
+length down a pipe once it is written whole. So a child never waits for
+its parent to read, and the parent takes each message whenever it likes
+(``messages``), between its own pieces of work, instead of all of them at
+the end. A message is read only once its length came down the pipe, after
+the child wrote it, so no message is ever read half written.
+
+The parent reads every pipe at once (``poll``) when it waits, and gives up
+at a deadline. Whatever happens, ``Child.stop`` kills a child still
+running, reaps it and closes its pipe and file: no child outlives the call
+that started it. A child that fails has sent what it sent: its messages
+are whole, and the parent redoes only what is missing.
 """
 
 from __future__ import annotations
@@ -14,71 +23,91 @@ from __future__ import annotations
 import os
 import select
 import signal
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
 from typing import Final
 
-READ_SIZE: Final = 1 << 20
+READ_SIZE: Final = 1 << 16
+LENGTH_BYTES: Final = 8
+
+Send = Callable[[bytes], None]
+"""Sends one message to the parent."""
 
 
 class Child:
-    """One forked child running one call."""
+    """One forked child running one call that sends messages."""
 
-    def __init__(self, pid: int, reader: int) -> None:
+    def __init__(self, pid: int, reader: int, store: int) -> None:
         self.pid = pid
-        self.received = bytearray()
         self._reader: int | None = reader
+        self._store: int | None = store
+        self._lengths = bytearray()
+        """Lengths read from the pipe, not yet taken as messages."""
+        self._offset = 0
+        """Where the next message starts in the file."""
         self._ended = False
-        """Whether the child closed its pipe: it wrote all it will write."""
+        """Whether the child closed its pipe: it sent all it will send."""
         self._status: int | None = None
 
     @classmethod
-    def start(cls, work: Callable[[], bytes]) -> Child:
+    def start(cls, work: Callable[[Send], None]) -> Child:
         """Fork a child that runs ``work``; OSError when no child can start."""
-        reader, writer = os.pipe()
+        store = _message_file()
+        try:
+            reader, writer = os.pipe()
+        except OSError:
+            os.close(store)
+            raise
         try:
             pid = os.fork()
         except OSError:
-            os.close(reader)
-            os.close(writer)
+            for descriptor in (reader, writer, store):
+                os.close(descriptor)
             raise
         if pid == 0:
             os.close(reader)
-            _serve(work, writer)
+            _serve(work, writer, store)
         os.close(writer)
-        return cls(pid, reader)
+        return cls(pid, reader, store)
 
-    def answer(self) -> bytearray | None:
-        """What the call returned, or None when the child failed or had not
-        finished by the end of ``collect``. The child is reaped either way."""
-        if not self._ended:
-            self.stop()
-            return None
-        self._reap()
-        return self.received if self._status == 0 else None
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    def messages(self) -> Iterator[bytes]:
+        """Every message sent and not taken yet, without waiting."""
+        while self._reader is not None and not self._ended and _readable(self._reader):
+            self.read_some()
+        while len(self._lengths) >= LENGTH_BYTES and self._store is not None:
+            size = int.from_bytes(self._lengths[:LENGTH_BYTES], "little")
+            del self._lengths[:LENGTH_BYTES]
+            message = os.pread(self._store, size, self._offset)
+            self._offset += size
+            if len(message) != size:  # the file does not hold what was announced
+                self._lengths.clear()
+                return
+            yield message
 
     def stop(self) -> None:
         """Kill the child unless it is reaped already, reap it, close its
-        pipe. Safe to call again."""
+        pipe and file. Safe to call again."""
         if self._status is None:
             with suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
-        self._reap()
-
-    def _reap(self) -> None:
-        if self._status is None:
             try:
                 _, self._status = os.waitpid(self.pid, 0)
             except ChildProcessError:  # reaped elsewhere: its status is lost
                 self._status = -1
-        if self._reader is not None:
-            os.close(self._reader)
-            self._reader = None
+        for descriptor in (self._reader, self._store):
+            if descriptor is not None:
+                os.close(descriptor)
+        self._reader = self._store = None
 
     def fileno(self) -> int:
         """The parent's end of the child's pipe."""
-        assert self._reader is not None, "the pipe is closed once the child is reaped"
+        assert self._reader is not None, "the pipe is closed once the child is stopped"
         return self._reader
 
     def read_some(self) -> bool:
@@ -87,7 +116,7 @@ class Child:
         assert self._reader is not None
         chunk = os.read(self._reader, READ_SIZE)
         if chunk:
-            self.received += chunk
+            self._lengths += chunk
             return True
         self._ended = True
         return False
@@ -96,7 +125,7 @@ class Child:
 def collect(children: Sequence[Child], deadline: float) -> None:
     """Read every child's pipe until each is closed or ``deadline`` seconds
     have passed, whichever comes first."""
-    reading = {child.fileno(): child for child in children}
+    reading = {child.fileno(): child for child in children if not child.ended}
     poller = select.poll()
     for descriptor in reading:
         poller.register(descriptor, select.POLLIN)
@@ -111,14 +140,40 @@ def collect(children: Sequence[Child], deadline: float) -> None:
                 del reading[descriptor]
 
 
-def _serve(work: Callable[[], bytes], writer: int) -> None:
-    status = 1
+def _readable(descriptor: int) -> bool:
+    ready, _, _ = select.select([descriptor], [], [], 0)
+    return bool(ready)
+
+
+def _message_file() -> int:
+    """A new file for one child's messages: in memory where the system
+    makes one, else an unnamed temporary file."""
     try:
-        payload = work()
-        with os.fdopen(writer, "wb") as stream:
-            stream.write(payload)
+        return os.memfd_create("egress-lint-answers", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):
+        handle = tempfile.TemporaryFile()  # noqa: SIM115 - kept as a descriptor
+        descriptor = os.dup(handle.fileno())
+        handle.close()
+        return descriptor
+
+
+def _serve(work: Callable[[Send], None], writer: int, store: int) -> None:
+    status = 1
+
+    def send(message: bytes) -> None:
+        _write_all(store, message)
+        _write_all(writer, len(message).to_bytes(LENGTH_BYTES, "little"))
+
+    try:
+        work(send)
         status = 0
     finally:
         # Never return into the parent's code, and never run its cleanup:
         # buffered output and exit handlers belong to the parent.
         os._exit(status)
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]

@@ -6,9 +6,11 @@ unit nobody has taken from one queue until none is left, so a process that
 starts late, or meets slow units, simply takes fewer: no process waits while
 another still holds a long list. A child sends the results of the units it
 took back (``records``); results come back in unit order, so they are the
-ones a single process gives. A child that fails, runs past its deadline, or
-answers something that cannot be read costs only time: the parent then does
-the units it took.
+ones a single process gives. A child sends each unit's results as soon as it
+has them (``children``), and the parent reads them between its own units,
+so little is left to read once the queue is empty. A child that fails, runs
+past its deadline, or sends something that cannot be read costs only time:
+the parent then does the units it took and sent no results for.
 
 The queue is a pipe holding each unit's number, written whole before the
 first fork and closed for writing: a read of one number from a pipe is
@@ -24,14 +26,13 @@ unit is done in this process.
 from __future__ import annotations
 
 import functools
-import marshal
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Final, TypeVar
 
-from lint.parallel.children import Child, collect
+from lint.parallel.children import Child, Send, collect
 from lint.parallel.records import Records
 
 Item = TypeVar("Item")
@@ -97,8 +98,10 @@ def _claimed(
     processes: int,
     deadline: float,
 ) -> dict[int, list[Result]]:
-    """The results of each group some process did, by group number; the
-    parent's own first, then each child's, the first to answer a group kept."""
+    """The results of each group some process did, by group number. Between
+    its own groups, this process reads what the children sent meanwhile,
+    so little is left to read once the queue is empty."""
+    done: dict[int, list[Result]] = {}
     with _queue(len(groups)) as queue:
         children: list[Child] = []
         try:
@@ -106,16 +109,29 @@ def _claimed(
                 child = _started(queue, groups, do_one, records)
                 if child is not None:
                     children.append(child)
-            done = dict(_take(queue, groups, do_one))
+            for number, results in _take(queue, groups, do_one):
+                done[number] = results
+                _read_sent(children, groups, records, done)
             collect(children, deadline)
-            answers = [child.answer() for child in children]
+            _read_sent(children, groups, records, done)
         finally:
             for child in children:
                 child.stop()
-    for answer in answers:
-        for number, results in _read(answer, groups, records).items():
-            done.setdefault(number, results)
     return done
+
+
+def _read_sent(
+    children: Sequence[Child],
+    groups: Sequence[Sequence[Sequence[Item]]],
+    records: Records[Result],
+    done: dict[int, list[Result]],
+) -> None:
+    """Each group's results the children sent and ``done`` lacks, added."""
+    for child in children:
+        for message in child.messages():
+            found = _read(message, groups, records)
+            if found is not None:
+                done.setdefault(*found)
 
 
 @contextmanager
@@ -163,42 +179,34 @@ def _answered(
     groups: Sequence[Sequence[Sequence[Item]]],
     do_one: Callable[[Item], Result],
     records: Records[Result],
-) -> bytes:
-    """What a child sends back: the numbers of the groups it took, then all
-    their results, each part marshalled and the first one's length first."""
-    taken = list(_take(queue, groups, do_one))
-    numbers = marshal.dumps([number for number, _ in taken])
-    results = records.dumps([result for _, unit in taken for result in unit])
-    return len(numbers).to_bytes(8, "little") + numbers + results
+    send: Send,
+) -> None:
+    """What a child does: take groups from the queue, and send each one's
+    number and results as soon as they are made."""
+    for number, results in _take(queue, groups, do_one):
+        send(number.to_bytes(NUMBER_BYTES, "little") + records.dumps(results))
 
 
 def _read(
-    answer: bytes | bytearray | None,
+    message: bytes,
     groups: Sequence[Sequence[Sequence[Item]]],
     records: Records[Result],
-) -> dict[int, list[Result]]:
-    """A child's results by group number; nothing when its answer is
-    missing or cannot be read, or does not hold one result per item."""
-    if answer is None or len(answer) < 8:
-        return {}
-    size = int.from_bytes(answer[:8], "little")
+) -> tuple[int, list[Result]] | None:
+    """A group's number and results from a child's message; None when the
+    message cannot be read, names no group, or does not hold one result per
+    item of the group (the group is then done here)."""
+    if len(message) < NUMBER_BYTES:
+        return None
+    number = int.from_bytes(message[:NUMBER_BYTES], "little")
+    if number >= len(groups):
+        return None
     try:
-        numbers = marshal.loads(answer[8 : 8 + size])
-        results = records.loads(answer[8 + size :])
-    except (ValueError, EOFError, TypeError):
-        return {}
-    if type(numbers) is not list or not all(
-        type(n) is int and 0 <= n < len(groups) for n in numbers
-    ):
-        return {}
-    sizes = [sum(map(len, groups[n])) for n in numbers]
-    if sum(sizes) != len(results):
-        return {}
-    found, start = {}, 0
-    for number, size in zip(numbers, sizes, strict=True):
-        found[number] = results[start : start + size]
-        start += size
-    return found
+        results = records.loads(message[NUMBER_BYTES:])
+    except ValueError:
+        return None
+    if len(results) != sum(map(len, groups[number])):
+        return None
+    return number, results
 
 
 def _grouped(units: Sequence[Sequence[Item]]) -> list[Sequence[Sequence[Item]]]:

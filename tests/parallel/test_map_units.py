@@ -185,32 +185,86 @@ def test_an_answer_that_cannot_be_used_has_its_units_done_here(
     assert sorted(calls.here) == ITEMS
 
 
-def _answer(numbers: object, results: list[int]) -> bytes:
-    import marshal  # noqa: PLC0415
-
-    head = marshal.dumps(numbers)
-    return len(head).to_bytes(8, "little") + head + INTS.dumps(results)
+def _message(number: int, results: list[int]) -> bytes:
+    return number.to_bytes(shares.NUMBER_BYTES, "little") + INTS.dumps(results)
 
 
 @pytest.mark.parametrize(
-    ("answer", "read"),
+    ("message", "read"),
     [
-        (_answer([1, 3], [6, 14]), {1: [6], 3: [14]}),
-        (_answer([], []), {}),
-        (_answer([5], [0]), {}),  # no such unit
-        (_answer([-1], [0]), {}),
-        (_answer((1,), [6]), {}),  # not a list
-        (_answer(["1"], [6]), {}),
-        (_answer([0], [2]), {}),  # unit 0 holds two items
-        (b"\x01", {}),
-        (None, {}),
+        (_message(2, [8, 10, 12]), (2, [8, 10, 12])),
+        (_message(1, [6]), (1, [6])),
+        (_message(5, [0]), None),  # no such unit
+        (_message(0, [2]), None),  # unit 0 holds two items
+        (_message(0, [2, 4, 6]), None),
+        (_message(1, [6])[:-1], None),
+        (b"\x01\x00\x00\x00garbage", None),
+        (b"\x01", None),
+        (b"", None),
     ],
 )
-def test_a_child_s_answer_is_read_only_when_it_holds_each_unit_s_results(
-    answer: bytes | None, read: dict[int, list[int]]
+def test_a_child_s_message_is_read_only_when_it_holds_a_unit_s_results(
+    message: bytes, read: tuple[int, list[int]] | None
 ) -> None:
     groups = shares._grouped(UNITS)
-    assert shares._read(answer, groups, INTS) == read
+    assert shares._read(message, groups, INTS) == read
+
+
+def test_what_a_failing_child_sent_before_it_failed_is_kept(
+    children: list[int], tmp_path: Path
+) -> None:
+    """The child fails on its second unit; the parent waits for that before
+    it takes any, so the child surely gets two."""
+    units = [[item] for item in ITEMS]
+
+    def do_one(item: int) -> int:
+        if _in_child():
+            (tmp_path / str(item)).touch()
+            if len(list(tmp_path.iterdir())) == 2:
+                os._exit(3)
+        else:
+            give_up = time.monotonic() + WAIT
+            while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < give_up:
+                time.sleep(0.005)
+            here.append(item)
+        return 2 * item
+
+    here: list[int] = []
+    assert map_units(units, do_one, INTS, 2) == [[2 * item] for item in ITEMS]
+    sent, failed = sorted((int(path.name) for path in tmp_path.iterdir()), key=ITEMS.index)
+    assert sent not in here
+    assert failed in here
+    assert sorted([*here, sent]) == ITEMS
+
+
+def test_children_s_messages_are_read_between_the_parent_s_units(
+    children: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not all at the end: the parent's first unit waits until the child has
+    started its second, so its first is sent, and it is read before the
+    parent's next unit."""
+    units = [[item] for item in ITEMS]
+    log: list[str] = []
+    read = shares._read
+
+    def reading(*arguments: Any) -> Any:
+        log.append("read")
+        return read(*arguments)
+
+    def do_one(item: int) -> int:
+        if _in_child():
+            (tmp_path / str(item)).touch()
+            time.sleep(0.05)
+        else:
+            give_up = time.monotonic() + WAIT
+            while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < give_up:
+                time.sleep(0.005)
+            log.append("unit")
+        return 2 * item
+
+    monkeypatch.setattr(shares, "_read", reading)
+    assert map_units(units, do_one, INTS, 2) == [[2 * item] for item in ITEMS]
+    assert log[:2] == ["unit", "read"]
 
 
 def test_a_child_past_its_deadline_is_killed_and_its_units_done_here(
