@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import select
 import signal
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
@@ -151,6 +150,9 @@ def _message_file() -> int:
     try:
         return os.memfd_create("egress-lint-answers", os.MFD_CLOEXEC)
     except (AttributeError, OSError):
+        # Only where memfd_create is missing: tempfile costs its imports.
+        import tempfile  # noqa: PLC0415
+
         handle = tempfile.TemporaryFile()  # noqa: SIM115 - kept as a descriptor
         descriptor = os.dup(handle.fileno())
         handle.close()

@@ -347,3 +347,16 @@ def test_the_queue_fits_in_one_page() -> None:
 
 def test_available_processes_is_at_least_one() -> None:
     assert 1 <= available_processes() <= MAX_PROCESSES
+
+
+def test_without_memory_files_the_messages_go_through_a_temporary_file(
+    children: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*arguments: object) -> int:
+        raise OSError("no memfd here")
+
+    monkeypatch.setattr(os, "memfd_create", refuse)
+    calls = _Calls(tmp_path)
+    assert map_units(UNITS, calls, INTS, 2) == DOUBLED
+    assert calls.in_children()
+    assert sorted(calls.here + calls.in_children()) == ITEMS
