@@ -13,6 +13,7 @@ sandboxes are resolved against the inventory.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -57,7 +58,11 @@ class InputOptions(Protocol):
 
 
 def take_in(
-    options: InputOptions, *, stdin: bytes | None = None, environment: str | None = None
+    options: InputOptions,
+    *,
+    stdin: bytes | None = None,
+    environment: str | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> Intake:
     """Read the declarations (``--config``, else found upward from the first
     path, else from the current directory), load the paths within the
@@ -65,8 +70,9 @@ def take_in(
     that name no namespace go to ``--namespace``, else the file's
     ``defaultNamespace``, else ``default``. ``environment`` is the
     ``renders:`` environment the input was rendered for: only the entries
-    that belong to it are declared sandboxes. Raises DeclarationError (a
-    usage error, exit 2)."""
+    that belong to it are declared sandboxes. ``meanwhile`` is what this
+    process does once children start loading, if any do (``load``). Raises
+    DeclarationError (a usage error, exit 2)."""
     declarations = load_declarations(
         declaration_file_for(options.paths, options.config),
         namespace_override=options.namespace,
@@ -82,6 +88,7 @@ def take_in(
         relevant_kinds=relevant_kinds(workloads),
         limits=options.limits,
         jobs=options.jobs,
+        meanwhile=meanwhile,
     )
     inventory = build_inventory(loaded.documents, declarations.object_namespace)
     if _reads_service_accounts(inventory):

@@ -199,3 +199,53 @@ def test_an_internal_failure_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPa
 @pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (2, 2), ("bye", 1)])
 def test_exit_codes_follow_python_s_rules(code: object, status: int) -> None:
     assert cli._status(code) == status
+
+
+CHECKS_THEMSELVES = (
+    "lint.checks.sandbox_checks",
+    "lint.checks.judging",
+    "lint.checks.reach",
+    "lint.decision.tiers",
+)
+
+
+def test_the_check_command_parses_its_options_before_the_checks_are_imported() -> None:
+    """The checks are imported while the children load (``lint.checks.runner``)."""
+    loaded = _loaded_after("import lint.cli.check")
+    assert "lint.checks.runner" in loaded
+    assert [m for m in loaded if m.startswith(CHECKS_THEMSELVES)] == []
+
+
+def test_the_checks_are_imported_while_children_load_the_files() -> None:
+    """With the load shared out (even the demo's few files, here), the
+    parent imports the checks after the children start and before it takes
+    any files: each process's first step is recorded as it is taken."""
+    code = """
+import os
+from lint.loading import shares as loading_shares
+from lint.parallel import shares as parallel_shares
+loading_shares.MIN_SHARE_BYTES = loading_shares.UNIT_BYTES = 1
+parent = os.getpid()
+taken = parallel_shares._take
+def recording(queue, groups, do_one):
+    first = 'lint.checks.sandbox_checks' in sys.modules
+    if os.getpid() == parent:
+        print('parent has the checks' if first else 'parent lacks the checks')
+    yield from taken(queue, groups, do_one)
+parallel_shares._take = recording
+from lint.cli import run_cli
+sys.argv = ['egress-lint', 'check', 'fixtures/demo', '--format', 'json', '--jobs', '2']
+try:
+    run_cli()
+finally:
+    sys.stdout.flush()
+"""
+    run = subprocess.run(
+        [sys.executable, "-c", f"import sys\n{code}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = [line for line in run.stdout.splitlines() if line.startswith("parent ")]
+    assert lines[:1] == ["parent has the checks"], run.stderr

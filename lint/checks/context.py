@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, TypeVar
 
 from lint.checks.candidates import Placeholder, Sourced, location_of
+from lint.checks.runner import ReadCilium
 from lint.decision.allowance import build_allowance
 from lint.decision.constants import UNKNOWN_LABEL_VALUE
 from lint.decision.model import (
@@ -48,7 +49,6 @@ from lint.rules import rule as rule_of
 
 T = TypeVar("T")
 
-ReadCilium = Literal["auto", "always"]
 Origin = Sourced | Placeholder
 
 

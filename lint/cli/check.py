@@ -16,8 +16,7 @@ from pathlib import Path
 
 import click
 
-from lint.checks.context import ReadCilium
-from lint.checks.runner import CheckOptions, CheckRun, check_run
+from lint.checks.runner import CheckOptions, CheckRun, ReadCilium, check_run
 from lint.cli.exits import FAILED, OK, USAGE, fail, say
 from lint.cli.options import (
     COLOR,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from lint.checks.context import ReadCilium
+from lint.checks.runner import ReadCilium
 from lint.cli.exits import FAILED, OK, USAGE, fail
 from lint.cli.options import (
     CONFIG,

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lint.checks.context import ReadCilium
 from lint.checks.controller import controller_setting
-from lint.checks.runner import check_context
+from lint.checks.runner import ReadCilium
+from lint.checks.sandbox_checks import check_context
 from lint.decision.allowance import build_allowance
 from lint.declarations.entries import DeclaredSandbox
 from lint.explain.allowance import judge_allowance

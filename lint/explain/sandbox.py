@@ -2,7 +2,7 @@
 it, with its verdict, and what each selecting policy's rules let out.
 
 Nothing is decided twice: the path's pod, candidates, documents, verdicts
-and reach come from ``lint.checks.runner.judge_path``, the one judgement
+and reach come from ``lint.checks.sandbox_checks.judge_path``, the one judgement
 ``check`` makes of every acquisition path, so explain and check always
 agree on which policies select the pod and how each is judged. Explain
 only reads each selecting policy's rules again, to say what they let out.
@@ -17,7 +17,7 @@ from lint.checks.candidates import Placeholder, Sourced
 from lint.checks.context import CheckContext, precise_location
 from lint.checks.egress import judge_union
 from lint.checks.reach import reach_data_of
-from lint.checks.runner import judge_path
+from lint.checks.sandbox_checks import judge_path
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.model import Candidate, PolicyDocument, Translation, Tri

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -62,6 +62,7 @@ def load(
     relevant_kinds: frozenset[str] = RELEVANT_KINDS,
     limits: LoadLimits = DEFAULT_LIMITS,
     jobs: int = 1,
+    meanwhile: Callable[[], object] | None = None,
 ) -> LoadResult:
     """Read every manifest under ``paths`` (DESIGN §2.1).
 
@@ -70,7 +71,8 @@ def load(
     order, then by position in the file. Input past ``limits`` is not read
     and becomes a problem (``docs/limits.md``). With ``jobs`` above 1, a
     large input is loaded on that many processes, with the same result
-    (``shares``).
+    (``shares``); this process then calls ``meanwhile`` once, after the
+    children start on the first files and before it takes any itself.
     """
     documents: list[LoadedDocument] = []
     problems: list[LoadProblem] = []
@@ -78,7 +80,7 @@ def load(
     files = size = 0
     load_one = functools.partial(load_file, relevant=relevant_kinds, limits=limits)
     with collector_paused():
-        for entry in harvest_inputs(read_inputs(paths, stdin, limits), load_one, jobs):
+        for entry in harvest_inputs(read_inputs(paths, stdin, limits), load_one, jobs, meanwhile):
             if isinstance(entry, LoadProblem):
                 problems.append(entry)
                 continue

@@ -40,11 +40,15 @@ HARVESTS: Final[Records[Harvest]] = Records(Harvest)
 
 
 def harvest_inputs(
-    inputs: Iterable[SourceFile | LoadProblem], load_one: FileLoader, jobs: int
+    inputs: Iterable[SourceFile | LoadProblem],
+    load_one: FileLoader,
+    jobs: int,
+    meanwhile: Callable[[], object] | None = None,
 ) -> Iterator[LoadProblem | tuple[SourceFile, Harvest]]:
     """Each input in order: a problem as it is, a file with its harvest.
     With one job the inputs are read and loaded one at a time; with more,
-    they are read in waves of about ``WAVE_BYTES``, each shared out."""
+    they are read in waves of about ``WAVE_BYTES``, each shared out, and
+    ``meanwhile`` is called once the first wave's children start."""
     if jobs <= 1:
         for item in inputs:
             yield item if isinstance(item, LoadProblem) else (item, load_one(item))
@@ -55,24 +59,34 @@ def harvest_inputs(
         wave.append(item)
         size += len(item.data) if isinstance(item, SourceFile) else 0
         if size >= WAVE_BYTES:
-            yield from _harvest_wave(wave, load_one, jobs)
-            wave, size = [], 0
-    yield from _harvest_wave(wave, load_one, jobs)
+            yield from _harvest_wave(wave, load_one, jobs, meanwhile)
+            wave, size, meanwhile = [], 0, None
+    yield from _harvest_wave(wave, load_one, jobs, meanwhile)
 
 
 def _harvest_wave(
-    wave: list[SourceFile | LoadProblem], load_one: FileLoader, jobs: int
+    wave: list[SourceFile | LoadProblem],
+    load_one: FileLoader,
+    jobs: int,
+    meanwhile: Callable[[], object] | None,
 ) -> Iterator[LoadProblem | tuple[SourceFile, Harvest]]:
     files = [item for item in wave if isinstance(item, SourceFile)]
-    harvests = iter(load_files(files, load_one, jobs))
+    harvests = iter(load_files(files, load_one, jobs, meanwhile))
     for item in wave:
         yield item if isinstance(item, LoadProblem) else (item, next(harvests))
 
 
-def load_files(files: Sequence[SourceFile], load_one: FileLoader, jobs: int) -> list[Harvest]:
-    """The harvest of each file, in order, on at most ``jobs`` processes."""
+def load_files(
+    files: Sequence[SourceFile],
+    load_one: FileLoader,
+    jobs: int,
+    meanwhile: Callable[[], object] | None = None,
+) -> list[Harvest]:
+    """The harvest of each file, in order, on at most ``jobs`` processes;
+    ``meanwhile`` is called here once children start, if any do."""
     processes = processes_for(sum(len(source.data) for source in files), jobs)
-    shared = map_units(units_of(files, processes), load_one, HARVESTS, processes)
+    units = units_of(files, processes)
+    shared = map_units(units, load_one, HARVESTS, processes, meanwhile=meanwhile)
     return [harvest for unit in shared for harvest in unit]
 
 

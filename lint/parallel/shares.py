@@ -74,16 +74,19 @@ def map_units(
     processes: int,
     *,
     deadline: float = CHILD_DEADLINE,
+    meanwhile: Callable[[], object] | None = None,
 ) -> list[list[Result]]:
     """``do_one`` of every item, unit by unit, in order, on at most
     ``processes`` processes, each taking units from one queue (the units
-    the caller puts first are taken first). When this process raises
-    meanwhile, every child is killed and reaped and every pipe closed
-    before the exception goes on."""
+    the caller puts first are taken first). When children start, this
+    process first calls ``meanwhile`` (work of its own it would otherwise
+    do alone afterwards), then takes units: the children take more
+    meanwhile. When this process raises, every child is killed and reaped
+    and every pipe closed before the exception goes on."""
     groups = _grouped(units)
     if processes < 2 or len(groups) < 2 or not can_fork():
         return [_done_here(unit, do_one) for unit in units]
-    done = _claimed(groups, do_one, records, min(processes, len(groups)), deadline)
+    done = _claimed(groups, do_one, records, min(processes, len(groups)), deadline, meanwhile)
     flat = (
         done[number] if number in done else _unit_here(groups[number], do_one)
         for number in range(len(groups))
@@ -97,6 +100,7 @@ def _claimed(
     records: Records[Result],
     processes: int,
     deadline: float,
+    meanwhile: Callable[[], object] | None,
 ) -> dict[int, list[Result]]:
     """The results of each group some process did, by group number. Between
     its own groups, this process reads what the children sent meanwhile,
@@ -109,6 +113,8 @@ def _claimed(
                 child = _started(queue, groups, do_one, records)
                 if child is not None:
                     children.append(child)
+            if meanwhile is not None and children:
+                meanwhile()
             for number, results in _take(queue, groups, do_one):
                 done[number] = results
                 _read_sent(children, groups, records, done)

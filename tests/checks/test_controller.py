@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from lint.checks import runner
+from lint.checks import sandbox_checks as runner
 from lint.checks.controller import running_controllers
 from lint.decision.constants import TEMPLATE_LABEL, UNKNOWN_LABEL_VALUE
 from lint.decision.controller import (

@@ -105,7 +105,7 @@ def test_a_failing_child_s_sandboxes_are_judged_here(
 
         return real(plans, namespace_of, check, jobs)
 
-    monkeypatch.setattr("lint.checks.runner.check_plans", breaking)
+    monkeypatch.setattr("lint.checks.sandbox_checks.check_plans", breaking)
     assert _report(generated, 2) == _report(generated, 1)
 
 
@@ -142,6 +142,6 @@ def test_children_s_answers_are_used(
 
         return real(plans, namespace_of, check, processes)
 
-    monkeypatch.setattr("lint.checks.runner.check_plans", counting)
+    monkeypatch.setattr("lint.checks.sandbox_checks.check_plans", counting)
     assert json.loads(_report(generated, 3))["sandboxes"]
     assert len(here) < len(planned)

@@ -360,3 +360,35 @@ def test_without_memory_files_the_messages_go_through_a_temporary_file(
     assert map_units(UNITS, calls, INTS, 2) == DOUBLED
     assert calls.in_children()
     assert sorted(calls.here + calls.in_children()) == ITEMS
+
+
+def test_meanwhile_runs_here_once_after_the_children_start(
+    children: list[int], tmp_path: Path
+) -> None:
+    """The child has started a unit before ``meanwhile`` returns: it waits
+    for the child's first item."""
+    calls = _Calls(tmp_path)
+    ran: list[int] = []
+
+    def meanwhile() -> None:
+        assert len(children) == 1
+        calls._wait_for_a_child()
+        ran.append(os.getpid())
+
+    assert map_units(UNITS, calls, INTS, 2, meanwhile=meanwhile) == DOUBLED
+    assert ran == [PARENT]
+    assert calls.in_children()
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_meanwhile_is_not_called_when_no_child_starts(
+    monkeypatch: pytest.MonkeyPatch, processes: int
+) -> None:
+    def refuse() -> int:
+        raise BlockingIOError("no more processes")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    ran: list[int] = []
+    done = map_units(UNITS, lambda item: 2 * item, INTS, processes, meanwhile=lambda: ran.append(1))
+    assert done == DOUBLED
+    assert ran == []
