@@ -12,7 +12,7 @@ names, if any.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from lint.decision.values import JSON
@@ -72,6 +72,11 @@ class Namespace:
     )
     """Per kind, the objects by name, with the count of objects it was built
     from: a lookup by name is a dict, not a scan of the kind's objects."""
+    _ordered: dict[
+        tuple[str, Callable[[list[KubeObject]], list[KubeObject]]],
+        tuple[int, tuple[KubeObject, ...]],
+    ] = field(default_factory=dict, repr=False, compare=False)
+    """Per kind and order, the objects in that order (``ordered``)."""
 
     def of_kind(self, kind: str) -> list[KubeObject]:
         return self.objects.get(kind, [])
@@ -88,6 +93,19 @@ class Namespace:
             built = (len(objects), names)
             self._by_name[kind] = built
         return list(built[1].get(name, ()))
+
+    def ordered(
+        self, kind: str, order: Callable[[list[KubeObject]], list[KubeObject]]
+    ) -> Sequence[KubeObject]:
+        """The kind's objects as ``order`` sorts them, sorted once: every path
+        of the namespace asks for the same order again."""
+        objects = self.of_kind(kind)
+        built = self._ordered.get((kind, order))
+        if built is None or built[0] != len(objects):
+            # Objects are only ever appended, while the inventory is built.
+            built = (len(objects), tuple(order(objects)))
+            self._ordered[(kind, order)] = built
+        return built[1]
 
     def named(self, kind: str, name: str) -> KubeObject | None:
         """The last object of that kind and name: a later apply replaces an

@@ -725,7 +725,9 @@ def _reach_selecting(full: TierInput, memo: JudgmentMemo) -> tuple[TierInput | N
         if each.subject is Tri.NO:
             listed.append(Listed(index, EgressVerdict.DOES_NOT_SELECT))
         else:
-            listed.append(replace(next(kept), document=index))
+            # Written out, not ``replace``d: a path lists hundreds.
+            item = next(kept)
+            listed.append(Listed(index, item.verdict, item.detail, item.rule))
     listed += [item for item in answer.listed if item.undecidable]
     document = answer.document
     if document is not None and not answer.undecidable:

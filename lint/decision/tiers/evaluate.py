@@ -575,6 +575,10 @@ def _network_api(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
                 continue
             # A Calico rule here (both CNIs) may deny; a Pass lands in the profile's allow.
             if at < denying or Action.DENY in rule.actions:
+                if matched is Tri.YES:
+                    # The first certain deny decides alone (``dn`` is ``Y``):
+                    # what any later rule or the isolation adds is never read.
+                    return [SlotOut(Action.DENY, Step(slot.name, Action.DENY, i, rule))]
                 denies.append((i, rule, matched))
             if at >= denying and rule.actions & {Action.ALLOW, Action.PASS}:
                 allows.append((i, rule, matched))
