@@ -776,6 +776,23 @@ class MaskProbe(VectorProbe, MaskedProbe):
         space.entry_answers[key] = (entries, found)
         return found
 
+    def remembered_group(
+        self,
+        group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...],
+        work: Callable[[], R],
+    ) -> R:
+        space = self._space
+        mask = space.group_mask(group)
+        if mask is None:
+            return work()
+        key = (id(group), self._certain & mask, self._possible & mask)
+        hit = space.entry_answers.get(key)
+        if hit is not None and hit[0] is group:
+            return cast(R, hit[1])
+        found = work()
+        space.entry_answers[key] = (group, found)
+        return found
+
     def may_match_document(self, document: TierDocument) -> bool | None:
         mask = self._space.document_mask(document)
         return None if mask is None else bool(mask & self._possible)

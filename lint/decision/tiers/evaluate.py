@@ -420,18 +420,29 @@ def sequence(groups: Sequence[tuple[tuple[Entry, ...], ...]], probe: Probe) -> l
     for group in groups:
         if _none_may_match_in_group(group, probe):
             continue  # every member gives a doubtless ``nomatch``: nothing changes
-        outs = tie([first(member, probe) for member in group])
+        outs = _tied(group, probe)
         going = [o for o in outs if o.outcome == NOMATCH]
-        results.extend(
-            Out(o.outcome, o.document, o.rule, o.doubts | carried, o.tie)
-            for o in outs
-            if o.outcome != NOMATCH
-        )
+        if carried:
+            results.extend(
+                Out(o.outcome, o.document, o.rule, o.doubts | carried, o.tie)
+                for o in outs
+                if o.outcome != NOMATCH
+            )
+        else:
+            results.extend(o for o in outs if o.outcome != NOMATCH)  # nothing to add
         if not going:
             return results
         carried = carried | going[0].doubts
     results.append(Out(NOMATCH, doubts=carried))
     return results
+
+
+def _tied(group: tuple[tuple[Entry, ...], ...], probe: Probe) -> list[Out]:
+    """``TIE`` over a group's members: on a cell, once per its rules'
+    answers (a slot's groups meet the same answers at many cells)."""
+    if isinstance(probe, MaskedProbe):
+        return probe.remembered_group(group, lambda: tie([first(m, probe) for m in group]))
+    return tie([first(member, probe) for member in group])
 
 
 # --- the slots (§12.3.3) ------------------------------------------------------------------

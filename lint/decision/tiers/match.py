@@ -57,6 +57,15 @@ class MaskedProbe:
         but their rules' answers, once per those answers."""
         raise NotImplementedError
 
+    def remembered_group(
+        self,
+        group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...],
+        work: Callable[[], R],
+    ) -> R:
+        """``remembered`` for an answer about every member of a group of
+        tied lists."""
+        raise NotImplementedError
+
     def may_match_document(self, document: TierDocument) -> bool | None:
         """``may_match`` over a document's deny rules and rules."""
         raise NotImplementedError
