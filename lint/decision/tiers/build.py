@@ -300,11 +300,28 @@ def _sorted_documents(
     for _, group in itertools.groupby(sorted(documents, key=_place_key), key=_place_key):
         tied = list(group)
         if len(tied) > 1:
-            keys = {id(document): _content_key(document, memo) for document in tied}
-            tied = sorted(tied, key=lambda document: keys[id(document)])
-            tied = _copies_in_doubt(tied, keys, calico_form)
-        ordered += tied
+            ordered += _tied_in_order(tied, calico_form, memo)
+        else:
+            ordered += tied
     return tuple(ordered)
+
+
+def _tied_in_order(
+    tied: list[TierDocument], calico_form: bool, memo: ReadMemo | None
+) -> tuple[TierDocument, ...]:
+    """Documents of one kind and name by content, each copy in doubt where
+    that matters; once per such documents while the memo lives (every pod
+    of a namespace reads the same copies, and a copy in doubt is then one
+    object for all of them)."""
+
+    def order() -> tuple[TierDocument, ...]:
+        keys = {id(document): _content_key(document, memo) for document in tied}
+        ordered = sorted(tied, key=lambda document: keys[id(document)])
+        return tuple(_copies_in_doubt(ordered, keys, calico_form))
+
+    if memo is None:
+        return order()
+    return memo.once(tuple(tied), ("tied", calico_form), order)
 
 
 COPY_IN_DOUBT: Final = (
