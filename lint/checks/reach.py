@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any, Final, cast
 
-from lint.checks.candidates import Sourced, location_of, unparsed_placeholders
+from lint.checks.candidates import Sourced, by_name, location_of, unparsed_placeholders
 from lint.checks.context import (
     LASTING_READ_MEMO,
     CheckContext,
@@ -799,9 +799,12 @@ def tier_candidates(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
         return found
     own = ctx.inventory.namespace(namespace)
     union_objects = (
-        *_numbered(own.of_kind(NETWORK_POLICY.key)),
-        *_numbered(own.of_kind(CILIUM_NETWORK_POLICY.key)),
-        *_numbered(ctx.inventory.cluster_objects(CILIUM_CLUSTERWIDE_NETWORK_POLICY.key)),
+        *_numbered(own.ordered(NETWORK_POLICY.key, by_name), ordered=True),
+        *_numbered(own.ordered(CILIUM_NETWORK_POLICY.key, by_name), ordered=True),
+        *_numbered(
+            ctx.inventory.ordered_cluster(CILIUM_CLUSTERWIDE_NETWORK_POLICY.key, by_name),
+            ordered=True,
+        ),
     )
     found = (*union_objects, *offered_in(ctx, namespace))
     ctx.memo.scopes[key] = (ctx.inventory, found)
