@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import Final, Literal, TypeAlias
+from typing import Final, Literal, TypeAlias, cast
 
 from lint.decision.model import Tri
 from lint.decision.tiers.kleene import kleene_and, kleene_or
@@ -101,6 +101,16 @@ class Step:
     rule: TierRule | None = None
     end: str | None = None
     tie: bool = False
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    """The hash, kept once worked out: a step is hashed with its slot's
+    outcome (kept by value), then in every branch and path it is on."""
+
+    def __hash__(self) -> int:
+        known = self._hash
+        if known is None:
+            known = hash((self.slot, self.action, self.document, self.rule, self.end, self.tie))
+            object.__setattr__(self, "_hash", known)
+        return known
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,6 +468,16 @@ class SlotOut:
     step: Step
     doubts: frozenset[Doubt] = frozenset()
     end_pass: bool = False
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    """The hash, kept once worked out: outcomes are kept by value, for the
+    run and for each space (``SharedSlots``, ``_slot_outcome``)."""
+
+    def __hash__(self) -> int:
+        known = self._hash
+        if known is None:
+            known = hash((self.outcome, self.step, self.doubts, self.end_pass))
+            object.__setattr__(self, "_hash", known)
+        return known
 
 
 def _final(slot: str, outs: list[Out], end: list[SlotOut]) -> list[SlotOut]:
@@ -468,7 +488,7 @@ def _final(slot: str, outs: list[Out], end: list[SlotOut]) -> list[SlotOut]:
                 SlotOut(e.outcome, e.step, e.doubts | out.doubts, e.end_pass) for e in end
             )
             continue
-        action = Action(out.outcome)
+        action = cast(Action, out.outcome)  # not ``nomatch``: an action
         step = Step(slot, action, out.document, out.rule, tie=out.tie)
         result.append(SlotOut(action, step, out.doubts))
     return result
@@ -571,7 +591,6 @@ def _network_api(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
     """The NetworkPolicy slot in API form: ``iso``, ``al``, ``dn`` (§12.3.3)."""
     tier_input = plan.input
     documents = tier_input.documents
-    iso_parts = [(i, applies(documents[i])) for i in slot.documents if documents[i].isolates]
     allows: list[tuple[int, TierRule, Tri]] = []
     denies: list[tuple[int, TierRule, Tri]] = []
     for i in slot.documents:
@@ -593,6 +612,7 @@ def _network_api(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
                 denies.append((i, rule, matched))
             if at >= denying and rule.actions & {Action.ALLOW, Action.PASS}:
                 allows.append((i, rule, matched))
+    iso_parts = [(i, applies(documents[i])) for i in slot.documents if documents[i].isolates]
     iso = kleene_or(*(part for _, part in iso_parts))
     al = kleene_or(*(m for _, _, m in allows))
     dn = kleene_or(*(m for _, _, m in denies))
@@ -671,7 +691,7 @@ def _run(plan: Plan, order: tuple[str, ...], outs: dict[str, list[SlotOut]]) -> 
                     stand = Step(name, Action.DENY, end=DENY_STANDS)
                     paths.append(Path(Action.DENY, (*branch.steps, stand), doubts))
                 elif out.outcome in (Action.ALLOW, Action.DENY):
-                    paths.append(Path(Action(out.outcome), steps, doubts))
+                    paths.append(Path(cast(Action, out.outcome), steps, doubts))
                 else:
                     keep = branch.keep_deny or out.outcome == KEEP_DENY
                     going.append(_Branch(steps, doubts, keep))
