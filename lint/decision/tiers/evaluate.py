@@ -194,6 +194,8 @@ class Plan:
     verdict then holds both results (fail closed)."""
     reads: dict[str, tuple[TierRule, ...]] = field(default_factory=dict)
     """Per slot, the rules whose match its outcome reads (``slot_reads``)."""
+    undecidable_paths: tuple[Path, ...] = ()
+    """The path of each §7 object, the same at every point (``_verdict``)."""
 
 
 ADMIN: Final = "admin"
@@ -263,7 +265,13 @@ def build_plan(tier_input: TierInput) -> Plan:
         orders = orders[:MAX_ORDERS]
     unknown_documents = tuple(i for name in unknown for i, _ in by_slot.get(name, []))
     reads = {name: slot_reads(tier_input, slot, slots) for name, slot in slots.items()}
-    return Plan(tier_input, slots, tuple(orders), unknown_documents, cut, reads)
+    undecidable = tuple(
+        Path(
+            Action.ALLOW, (Step(UNDECIDABLE_SLOT, Action.ALLOW, j),), frozenset({Doubt(j, OBJECT)})
+        )
+        for j in range(len(tier_input.undecidable))
+    )
+    return Plan(tier_input, slots, tuple(orders), unknown_documents, cut, reads, undecidable)
 
 
 def slot_reads(
@@ -761,9 +769,7 @@ def _verdict(plan: Plan, outs: dict[str, list[SlotOut]]) -> Verdict:
             if action not in found:
                 step = Step(UNKNOWN_SLOT, action, end=UNKNOWN_POSITION)
                 paths.append(Path(action, (step,), doubts))
-    for j, _ in enumerate(plan.input.undecidable):
-        step = Step(UNDECIDABLE_SLOT, Action.ALLOW, j)
-        paths.append(Path(Action.ALLOW, (step,), frozenset({Doubt(j, OBJECT)})))
+    paths += plan.undecidable_paths  # one object each for every point of the plan
     unique = tuple(dict.fromkeys(paths))
     return Verdict(frozenset(p.result for p in unique), unique)
 

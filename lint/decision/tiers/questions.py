@@ -324,6 +324,10 @@ class _Found:
     parts: dict[object, str] = field(default_factory=dict)
     """The regions' descriptions, once worked out: they name no document,
     so every input this scan is shared by describes them alike."""
+    blamed: set[int] = field(default_factory=set)
+    """The allow paths whose doubts are recorded, by identity (a path, such
+    as a §7 object's, is often on many verdicts of one space, which keeps
+    them all)."""
     isolating: tuple[bool, tuple[bool, ...]] | None = None
     """Whether a slot consulted before the baseline's isolates the pod, and
     whether each document does, once worked out: they read nothing an input
@@ -407,7 +411,11 @@ def _found_at(found: _Found, region: Region, allowing: _Allowing) -> None:
                 key = (culprit.document, culprit.rule.index)
                 found.culprits.setdefault(key, (culprit.rule, region))
     if allowing.uncertain:
+        blamed = found.blamed
         for path in allowing.allows:
+            if id(path) in blamed:
+                continue  # its doubts already have their first region
+            blamed.add(id(path))
             for doubt in _blamed(path):
                 found.doubts.setdefault(doubt, region)
 
