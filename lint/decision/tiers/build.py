@@ -174,7 +174,8 @@ def build_tier_input(
     what they read of an object for every pod (``ReadMemo``), for a caller
     that builds the input of many pods from the same objects.
     """
-    tier_objects = (*data.calico_tiers, *_of_kind(candidates, CALICO_TIER))
+    own_tiers = _of_kind(candidates, CALICO_TIER)
+    tier_objects = (*data.calico_tiers, *own_tiers)
     if evidence is None:
         evidence = manifest_evidence((*candidates, *data.calico_tiers), cilium)
     context = ReadContext(
@@ -209,7 +210,7 @@ def build_tier_input(
     tiers: list[CalicoTier] = []
     for tier in data.calico_tiers:
         tiers += read_tier(tier, context).tiers
-    for tier in _of_kind(candidates, CALICO_TIER):
+    for tier in own_tiers:
         tiers += read_tier(tier, context).tiers
     return Built(
         TierInput(

@@ -433,12 +433,28 @@ def tie(members: Sequence[list[Out]]) -> list[Out]:
 
 def sequence(groups: Sequence[tuple[tuple[Entry, ...], ...]], probe: Probe) -> list[Out]:
     """Policy groups in order: a group's ``nomatch`` goes on to the next."""
-    results: list[Out] = []
-    carried: frozenset[Doubt] = frozenset()
+    return _carried_on(_groups_read(groups, probe))
+
+
+def _groups_read(groups: Sequence[tuple[tuple[Entry, ...], ...]], probe: Probe) -> list[list[Out]]:
+    """``TIE`` of each group that may match, in order, up to the first one
+    that gives no ``nomatch``: what ``sequence`` reads of the point."""
+    read: list[list[Out]] = []
     for group in groups:
         if _none_may_match_in_group(group, probe):
             continue  # every member gives a doubtless ``nomatch``: nothing changes
         outs = _tied(group, probe)
+        read.append(outs)
+        if all(o.outcome != NOMATCH for o in outs):
+            break
+    return read
+
+
+def _carried_on(read: list[list[Out]]) -> list[Out]:
+    """``sequence`` from the groups' outcomes it reads (``_groups_read``)."""
+    results: list[Out] = []
+    carried: frozenset[Doubt] = frozenset()
+    for outs in read:
         going = [o for o in outs if o.outcome == NOMATCH]
         if carried:
             results.extend(
@@ -459,7 +475,13 @@ def _tied(group: tuple[tuple[Entry, ...], ...], probe: Probe) -> list[Out]:
     """``TIE`` over a group's members: on a cell, once per its rules'
     answers (a slot's groups meet the same answers at many cells)."""
     if isinstance(probe, MaskedProbe):
-        return probe.remembered_group(group, lambda: tie([first(m, probe) for m in group]))
+        # Equal outcomes are one list, so that a slot's outcome can be kept
+        # by the lists its groups give (``_ordered_slot``).
+        def tied() -> list[Out]:
+            outs = tie([first(member, probe) for member in group])
+            return probe.one_of_equal((_EQUAL_TIES, id(group), *outs), outs)
+
+        return probe.remembered_group(group, tied)
     return tie([first(member, probe) for member in group])
 
 
@@ -544,11 +566,32 @@ def evaluate_slot(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
         return _calico_slot(plan, slot, probe)
     if slot.kind == NETWORK:
         return _network_api(plan, slot, probe)
+    if slot.baseline_tie is None and isinstance(probe, MaskedProbe):
+        return _ordered_slot(slot, probe)
     outs = sequence(slot.groups, probe)
     if slot.baseline_tie is not None:
         outs = tie([first(slot.baseline_tie, probe), outs])
-    end = [SlotOut(Action.PASS, Step(slot.name, Action.PASS, end=NO_RULE), end_pass=True)]
-    return _final(slot.name, outs, end)
+    return _final(slot.name, outs, _slot_end(slot))
+
+
+def _slot_end(slot: SlotPlan) -> list[SlotOut]:
+    return [SlotOut(Action.PASS, Step(slot.name, Action.PASS, end=NO_RULE), end_pass=True)]
+
+
+def _ordered_slot(slot: SlotPlan, probe: Probe) -> list[SlotOut]:
+    """An Admin (or baseline) slot's outcome on a cell, once per the
+    outcomes of the groups it reads: cells whose rules answer differently
+    beyond the deciding group, or alike within a group, share it."""
+    read = _groups_read(slot.groups, probe)
+    assert isinstance(probe, MaskedProbe)
+    key = (_BY_GROUPS, slot.name, *map(id, read))  # lists kept by ``one_of_equal``
+    return probe.kept(key, lambda: _final(slot.name, _carried_on(read), _slot_end(slot)))
+
+
+_BY_GROUPS: Final = object()
+"""Heads the keys of ``_ordered_slot``'s outcomes."""
+_EQUAL_TIES: Final = object()
+"""Heads the keys of a group's outcomes by value (``_tied``)."""
 
 
 def _calico_slot(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
