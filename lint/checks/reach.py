@@ -213,7 +213,7 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         and (id(obj) not in reported or obj is None)
         and id(e) not in theirs
     ]
-    return report, _findings(searched, given, reach_data_of(ctx))
+    return report, _findings(searched, given, reach_data_of(ctx), _namespace_table(ctx, "culprits"))
 
 
 def tier_input_of(ctx: CheckContext, given: ReachInput) -> TierInput:
@@ -1021,14 +1021,16 @@ def _findings(
     entries: Sequence[tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]],
     given: ReachInput,
     data: ReachData | None = None,
+    culprits: dict[Hashable, tuple[tuple[object, ...], Culprit]] | None = None,
 ) -> list[Finding]:
-    """One finding per culprit, at its own line."""
+    """One finding per culprit, at its own line. ``culprits``: those made
+    so far for the namespace's paths, which list the same entries."""
     findings = []
     for entry, obj, path in entries:
         if entry.verdict not in _OFFENDING or entry.location is None:
             continue
         rule_id = _RULE_OF_VERDICT[EgressVerdict(entry.verdict)]
-        culprit = _culprit(entry, obj, path, data)
+        culprit = _culprit_once(culprits, entry, obj, path, data)
         findings.append(
             rule_finding(
                 rule_id,
@@ -1042,6 +1044,27 @@ def _findings(
             )
         )
     return findings
+
+
+def _culprit_once(
+    culprits: dict[Hashable, tuple[tuple[object, ...], Culprit]] | None,
+    entry: ExaminedEntry,
+    obj: KubeObject | None,
+    path: tuple[str | int, ...],
+    data: ReachData | None,
+) -> Culprit:
+    """``_culprit``, once per entry, object, rule path and data (the first
+    three by identity, kept with the answer so no id is reused)."""
+    if culprits is None:
+        return _culprit(entry, obj, path, data)
+    held = (entry, obj, data)
+    key = (*map(id, held), path)
+    hit = culprits.get(key)
+    if hit is not None and all(map(operator.is_, hit[0], held)):
+        return hit[1]
+    found = _culprit(entry, obj, path, data)
+    culprits[key] = (held, found)
+    return found
 
 
 def _culprit(

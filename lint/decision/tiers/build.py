@@ -27,6 +27,7 @@ Pure: plain data in, a frozen ``TierInput`` out.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import partial
@@ -277,12 +278,13 @@ def _view_key(view: LabelView) -> Hashable:
     return tuple(sorted(view.values.items())), view.unknown_value, view.complete
 
 
-def _candidate_key(candidate: ReachCandidate) -> Hashable:
-    """A candidate by what it holds besides its object (held by identity)."""
-    return tuple(getattr(candidate, name) for name in _CANDIDATE_FIELDS)
-
-
 _CANDIDATE_FIELDS: Final = tuple(f.name for f in fields(ReachCandidate) if f.name != "raw")
+
+_candidate_key: Final[Callable[[ReachCandidate], Hashable]] = operator.attrgetter(
+    *_CANDIDATE_FIELDS
+)
+"""A candidate by what it holds besides its object (held by identity): a
+path's key holds hundreds, so they are read at C speed."""
 
 
 def _of_kind(candidates: Iterable[ReachCandidate], kind: Kind) -> tuple[ReachCandidate, ...]:
