@@ -725,9 +725,11 @@ def _reach_selecting(full: TierInput, memo: JudgmentMemo) -> tuple[TierInput | N
         if each.subject is Tri.NO:
             listed.append(Listed(index, EgressVerdict.DOES_NOT_SELECT))
         else:
-            # Written out, not ``replace``d: a path lists hundreds.
+            # Written out, not ``replace``d, and only where the index moved:
+            # a path lists hundreds.
             item = next(kept)
-            listed.append(Listed(index, item.verdict, item.detail, item.rule))
+            same = item.document == index
+            listed.append(item if same else Listed(index, item.verdict, item.detail, item.rule))
     listed += [item for item in answer.listed if item.undecidable]
     document = answer.document
     if document is not None and not answer.undecidable:
