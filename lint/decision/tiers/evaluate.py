@@ -14,6 +14,7 @@ is why a cell's verdict contains the verdict of each of its points.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -789,7 +790,7 @@ def evaluate(
         return _verdict(plan, outs)
     key = tuple(map(id, outs.values()))
     hit = verdicts.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], outs.values(), strict=True)):
+    if hit is not None and all(map(operator.is_, hit[0], outs.values())):
         return hit[1]
     verdict = _verdict(plan, outs)
     verdicts[key] = (list(outs.values()), verdict)
