@@ -12,8 +12,9 @@ names, if any.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from lint.decision.values import JSON
 from lint.kinds import (
@@ -61,6 +62,24 @@ class KubeObject:
         return self.document.kind or (self.entry.name if self.entry else self.kind)
 
 
+Order: TypeAlias = Callable[[list[KubeObject]], list[KubeObject]]
+"""A way to sort a kind's objects (``lint.checks.candidates.by_name``)."""
+
+OrderedObjects: TypeAlias = dict[tuple[str, Order], tuple[int, tuple[KubeObject, ...]]]
+"""Per kind and order, the objects in that order, with how many there were."""
+
+
+def _ordered_once(
+    kept: OrderedObjects, kind: str, objects: list[KubeObject], order: Order
+) -> tuple[KubeObject, ...]:
+    built = kept.get((kind, order))
+    if built is None or built[0] != len(objects):
+        # Objects are only ever appended, while the inventory is built.
+        built = (len(objects), tuple(order(objects)))
+        kept[(kind, order)] = built
+    return built[1]
+
+
 @dataclass
 class Namespace:
     """The objects of one namespace, by kind, in load order."""
@@ -72,6 +91,8 @@ class Namespace:
     )
     """Per kind, the objects by name, with the count of objects it was built
     from: a lookup by name is a dict, not a scan of the kind's objects."""
+    _ordered: OrderedObjects = field(default_factory=dict, repr=False, compare=False)
+    """Per kind and order, the objects in that order (``ordered``)."""
 
     def of_kind(self, kind: str) -> list[KubeObject]:
         return self.objects.get(kind, [])
@@ -88,6 +109,11 @@ class Namespace:
             built = (len(objects), names)
             self._by_name[kind] = built
         return list(built[1].get(name, ()))
+
+    def ordered(self, kind: str, order: Order) -> Sequence[KubeObject]:
+        """The kind's objects as ``order`` sorts them, sorted once: every path
+        of the namespace asks for the same order again."""
+        return _ordered_once(self._ordered, kind, self.of_kind(kind), order)
 
     def named(self, kind: str, name: str) -> KubeObject | None:
         """The last object of that kind and name: a later apply replaces an
@@ -106,6 +132,8 @@ class Inventory:
     foreign: list[KubeObject] = field(default_factory=list)
     """Agent-sandbox kinds of another API group (another vendor's
     ``SandboxTemplate``), in load order: counted and skipped (issue 14)."""
+    _ordered: OrderedObjects = field(default_factory=dict, repr=False, compare=False)
+    """Per cluster-scoped kind and order, the objects in that order."""
 
     def namespace(self, name: str) -> Namespace:
         if name not in self.namespaces:
@@ -114,6 +142,11 @@ class Inventory:
 
     def cluster_objects(self, kind: str) -> list[KubeObject]:
         return self.cluster.get(kind, [])
+
+    def ordered_cluster(self, kind: str, order: Order) -> Sequence[KubeObject]:
+        """``Namespace.ordered`` for a cluster-scoped kind: every namespace
+        asks for the same order again."""
+        return _ordered_once(self._ordered, kind, self.cluster_objects(kind), order)
 
     def all_of_kind(self, kind: str) -> list[KubeObject]:
         cluster = self.cluster.get(kind)

@@ -139,17 +139,25 @@ def synthesized_candidates(
 def with_synthesized(namespace: Namespace, synthesized: Sequence[Sourced]) -> list[Sourced]:
     """The namespace's NetworkPolicies by name, with ``synthesized`` among
     them in name order."""
-    objects = by_name(namespace.of_kind(NP))
+    objects = namespace.ordered(NP, by_name)
     if not synthesized:
         return [
             Sourced(Candidate(NP, obj.value, position), "manifest", obj, ("spec",))
             for position, obj in enumerate(objects)
         ]
-    sourced = [Sourced(Candidate(NP, obj.value, 0), "manifest", obj, ("spec",)) for obj in objects]
-    sourced = sorted([*sourced, *synthesized], key=lambda item: _name_key(item.obj))
+    # A namespace's manifests are placed once each, at their positions (a
+    # pooled path asks this again for each of its templates).
+    merged = sorted(
+        [*((obj, None) for obj in objects), *((item.obj, item) for item in synthesized)],
+        key=lambda pair: _name_key(pair[0]),
+    )
     return [
-        dataclasses.replace(item, candidate=dataclasses.replace(item.candidate, position=position))
-        for position, item in enumerate(sourced)
+        Sourced(Candidate(NP, obj.value, position), "manifest", obj, ("spec",))
+        if item is None
+        else dataclasses.replace(
+            item, candidate=dataclasses.replace(item.candidate, position=position)
+        )
+        for position, (obj, item) in enumerate(merged)
     ]
 
 
@@ -157,7 +165,7 @@ def cilium_candidates(namespace: Namespace, inventory: Inventory) -> list[Source
     """The namespace's CiliumNetworkPolicies, then every clusterwide one (§17.3)."""
     result = [
         Sourced(Candidate(CNP, obj.value, position), "manifest", obj, ("spec",))
-        for position, obj in enumerate(by_name(namespace.of_kind(CNP)))
+        for position, obj in enumerate(namespace.ordered(CNP, by_name))
     ]
     clusterwide = by_name(inventory.cluster_objects(CCNP))
     result.extend(

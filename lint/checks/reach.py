@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any, Final, cast
 
-from lint.checks.candidates import Sourced, location_of, unparsed_placeholders
+from lint.checks.candidates import Sourced, by_name, location_of, unparsed_placeholders
 from lint.checks.context import (
     LASTING_READ_MEMO,
     CheckContext,
@@ -213,7 +213,7 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         and (id(obj) not in reported or obj is None)
         and id(e) not in theirs
     ]
-    return report, _findings(searched, given, reach_data_of(ctx))
+    return report, _findings(searched, given, reach_data_of(ctx), _namespace_table(ctx, "culprits"))
 
 
 def tier_input_of(ctx: CheckContext, given: ReachInput) -> TierInput:
@@ -725,7 +725,11 @@ def _reach_selecting(full: TierInput, memo: JudgmentMemo) -> tuple[TierInput | N
         if each.subject is Tri.NO:
             listed.append(Listed(index, EgressVerdict.DOES_NOT_SELECT))
         else:
-            listed.append(replace(next(kept), document=index))
+            # Written out, not ``replace``d, and only where the index moved:
+            # a path lists hundreds.
+            item = next(kept)
+            same = item.document == index
+            listed.append(item if same else Listed(index, item.verdict, item.detail, item.rule))
     listed += [item for item in answer.listed if item.undecidable]
     document = answer.document
     if document is not None and not answer.undecidable:
@@ -797,9 +801,12 @@ def tier_candidates(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
         return found
     own = ctx.inventory.namespace(namespace)
     union_objects = (
-        *_numbered(own.of_kind(NETWORK_POLICY.key)),
-        *_numbered(own.of_kind(CILIUM_NETWORK_POLICY.key)),
-        *_numbered(ctx.inventory.cluster_objects(CILIUM_CLUSTERWIDE_NETWORK_POLICY.key)),
+        *_numbered(own.ordered(NETWORK_POLICY.key, by_name), ordered=True),
+        *_numbered(own.ordered(CILIUM_NETWORK_POLICY.key, by_name), ordered=True),
+        *_numbered(
+            ctx.inventory.ordered_cluster(CILIUM_CLUSTERWIDE_NETWORK_POLICY.key, by_name),
+            ordered=True,
+        ),
     )
     found = (*union_objects, *offered_in(ctx, namespace))
     ctx.memo.scopes[key] = (ctx.inventory, found)
@@ -1016,14 +1023,16 @@ def _findings(
     entries: Sequence[tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]],
     given: ReachInput,
     data: ReachData | None = None,
+    culprits: dict[Hashable, tuple[tuple[object, ...], Culprit]] | None = None,
 ) -> list[Finding]:
-    """One finding per culprit, at its own line."""
+    """One finding per culprit, at its own line. ``culprits``: those made
+    so far for the namespace's paths, which list the same entries."""
     findings = []
     for entry, obj, path in entries:
         if entry.verdict not in _OFFENDING or entry.location is None:
             continue
         rule_id = _RULE_OF_VERDICT[EgressVerdict(entry.verdict)]
-        culprit = _culprit(entry, obj, path, data)
+        culprit = _culprit_once(culprits, entry, obj, path, data)
         findings.append(
             rule_finding(
                 rule_id,
@@ -1037,6 +1046,27 @@ def _findings(
             )
         )
     return findings
+
+
+def _culprit_once(
+    culprits: dict[Hashable, tuple[tuple[object, ...], Culprit]] | None,
+    entry: ExaminedEntry,
+    obj: KubeObject | None,
+    path: tuple[str | int, ...],
+    data: ReachData | None,
+) -> Culprit:
+    """``_culprit``, once per entry, object, rule path and data (the first
+    three by identity, kept with the answer so no id is reused)."""
+    if culprits is None:
+        return _culprit(entry, obj, path, data)
+    held = (entry, obj, data)
+    key = (*map(id, held), path)
+    hit = culprits.get(key)
+    if hit is not None and all(map(operator.is_, hit[0], held)):
+        return hit[1]
+    found = _culprit(entry, obj, path, data)
+    culprits[key] = (held, found)
+    return found
 
 
 def _culprit(

@@ -59,8 +59,11 @@ def offered(obj: KubeObject, position: int) -> Offered:
     return Offered(candidate, obj)
 
 
-def _numbered(objects: Iterable[KubeObject]) -> list[Offered]:
-    return [offered(obj, position) for position, obj in enumerate(by_name(objects))]
+def _numbered(objects: Iterable[KubeObject], ordered: bool = False) -> list[Offered]:
+    """The objects as candidates at their places in name order (``ordered``:
+    they are in it already)."""
+    in_order = objects if ordered else by_name(objects)
+    return [offered(obj, position) for position, obj in enumerate(in_order)]
 
 
 def reach_candidates(inventory: Inventory, namespace: str) -> tuple[Offered, ...]:
@@ -71,9 +74,9 @@ def reach_candidates(inventory: Inventory, namespace: str) -> tuple[Offered, ...
     own = inventory.namespace(namespace)
     for kind in REACH_KINDS:
         if kind.scope is Scope.CLUSTER:
-            found += _numbered(inventory.cluster_objects(kind.key))
+            found += _numbered(inventory.ordered_cluster(kind.key, by_name), ordered=True)
         else:
-            found += _numbered(own.of_kind(kind.key))
+            found += _numbered(own.ordered(kind.key, by_name), ordered=True)
     unlisted: dict[str, list[KubeObject]] = {}
     for obj in inventory.unlisted:
         if obj.namespace in (None, namespace):

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lint.checks.candidates import by_name
-from lint.inventory import KubeObject
+from lint.inventory import Inventory, KubeObject, Namespace
 from lint.loading.documents import LoadedDocument
 
 _OBJECTS = st.lists(
@@ -54,3 +54,36 @@ def test_the_order_does_not_depend_on_the_load_order_of_named_objects(
     forward = [(o.name, o.value) for o in by_name(named)]
     backward = [(o.name, o.value) for o in by_name(list(reversed(named)))]
     assert forward == backward
+
+
+@given(_OBJECTS, _OBJECTS)
+def test_a_namespace_sorts_once_and_again_when_objects_are_added(
+    first: list[tuple[str | None, dict[str, int]]],
+    more: list[tuple[str | None, dict[str, int]]],
+) -> None:
+    namespace = Namespace("team")
+    for i, (name, value) in enumerate(first):
+        namespace.objects["NetworkPolicy"].append(_object(i, name, value))
+    kept = namespace.ordered("NetworkPolicy", by_name)
+    assert list(kept) == by_name(namespace.of_kind("NetworkPolicy"))
+    assert namespace.ordered("NetworkPolicy", by_name) is kept  # sorted once
+    for i, (name, value) in enumerate(more, start=len(first)):
+        namespace.objects["NetworkPolicy"].append(_object(i, name, value))
+    again = namespace.ordered("NetworkPolicy", by_name)
+    assert list(again) == by_name(namespace.of_kind("NetworkPolicy"))
+
+
+@given(_OBJECTS)
+def test_a_cluster_scoped_kind_is_sorted_once_for_every_namespace(
+    specs: list[tuple[str | None, dict[str, int]]],
+) -> None:
+    inventory = Inventory()
+    for i, (name, value) in enumerate(specs):
+        inventory.cluster["NetworkPolicy"].append(_object(i, name, value))
+    kept = inventory.ordered_cluster("NetworkPolicy", by_name)
+    assert list(kept) == by_name(inventory.cluster_objects("NetworkPolicy"))
+    assert inventory.ordered_cluster("NetworkPolicy", by_name) is kept
+    inventory.cluster["NetworkPolicy"].append(_object(len(specs), "a", {}))
+    assert list(inventory.ordered_cluster("NetworkPolicy", by_name)) == by_name(
+        inventory.cluster_objects("NetworkPolicy")
+    )

@@ -14,11 +14,14 @@ from typing import Any
 import pytest
 
 from lint.checks.context import CheckContext
-from lint.checks.reach import _unselected_entry, tier_candidates
+from lint.checks.reach import _culprit, _culprit_once, _unselected_entry, tier_candidates
 from lint.checks.runner import CheckOptions, run_check
-from lint.inventory import build_inventory
+from lint.decision.model import EgressVerdict
+from lint.inventory import KubeObject, build_inventory
 from lint.loading import load
+from lint.loading.documents import LoadedDocument
 from lint.report.json_report import report_document
+from lint.report.model import ExaminedEntry, Location
 
 PROFILE_KEY = "sandbox.namzu.ai/egress-profile"
 WIDE = {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}
@@ -128,3 +131,34 @@ def test_a_left_out_policy_s_entry_is_made_once_per_object(tmp_path: Path) -> No
     ]
     assert entries[2] is entries[0]
     assert entries[0].verdict == "does-not-select"
+
+
+def test_a_culprit_is_made_once_per_entry_object_and_rule() -> None:
+    """A namespace's paths list the same culprits: each is made once, and
+    never handed to another rule or to an equal-looking object."""
+    rules = [{"action": "Allow", "to": [{"networks": ["0.0.0.0/0"]}]}, {"action": "Deny"}]
+
+    def admin(rules: list[Any]) -> KubeObject:
+        value = {"kind": "AdminNetworkPolicy", "metadata": {"name": "x"}, "spec": {"egress": rules}}
+        return KubeObject("AdminNetworkPolicy", "x", None, LoadedDocument("f.yaml", 1, 9, 0, value))
+
+    entry = ExaminedEntry(
+        "AdminNetworkPolicy",
+        "x",
+        None,
+        str(EgressVerdict.WIDENS_EGRESS),
+        "rule 0 lets out every point",
+        "manifest",
+        Location("f.yaml", 3),
+    )
+    first, other = admin(rules), admin([rules[0], {"action": "Pass"}])
+    kept: dict[Any, Any] = {}
+    for obj in (first, other, first):
+        for path in (("spec", "egress", 0), ("spec", "egress", 1)):
+            culprit = _culprit_once(kept, entry, obj, path, None)
+            assert culprit == _culprit(entry, obj, path, None)
+            assert _culprit_once(kept, entry, obj, path, None) is culprit
+    assert len(kept) == 4
+    assert _culprit(entry, first, ("spec", "egress", 0), None) != _culprit(
+        entry, other, ("spec", "egress", 0), None
+    )

@@ -31,6 +31,7 @@ from lint.decision.model import (
 from lint.decision.reach.common import (
     JudgedRule,
     NewKindFacts,
+    StrictSelector,
     combine,
     display_kind,
     judge_allow_like,
@@ -139,15 +140,38 @@ POD_SUBJECT_KEYS: Final = frozenset({"namespaceSelector", "podSelector"})
 def subject_selects(subject: Mapping[str, JSON], namespace: LabelView, pod: LabelView) -> Tri:
     """§3.3: ``namespaces`` against the namespace labels; ``pods`` against
     both, an absent selector read as the empty one (the wider reading)."""
+    return selectors_select(subject_selectors(subject), namespace, pod)
+
+
+SubjectSelectors: TypeAlias = tuple[tuple[StrictSelector | str, bool], ...] | None
+"""A subject's selectors as read (a reason where one cannot be), each with
+whether it reads the pod's labels (else the namespace's); None for a
+subject whose ``pods`` cannot be read."""
+
+
+def subject_selectors(subject: Mapping[str, JSON]) -> SubjectSelectors:
+    """The selectors ``subject_selects`` matches, read once: a caller that
+    asks for many pods keeps them."""
     if present(subject, "namespaces"):
-        return match_strict(subject["namespaces"], namespace)
+        return ((read_strict_selector(subject["namespaces"]), False),)
     pods = subject.get("pods")
     if not isinstance(pods, dict) or set(pods) - POD_SUBJECT_KEYS:
-        return Tri.UNKNOWN
-    return combine(
-        match_strict(pods.get("namespaceSelector", {}), namespace),
-        match_strict(pods.get("podSelector", {}), pod),
+        return None
+    return (
+        (read_strict_selector(pods.get("namespaceSelector", {})), False),
+        (read_strict_selector(pods.get("podSelector", {})), True),
     )
+
+
+def selectors_select(selectors: SubjectSelectors, namespace: LabelView, pod: LabelView) -> Tri:
+    """``subject_selects`` from the subject's selectors (``subject_selectors``)."""
+    if selectors is None:
+        return Tri.UNKNOWN
+    outcomes = [
+        Tri.UNKNOWN if isinstance(read, str) else match_strict(read, pod if on_pod else namespace)
+        for read, on_pod in selectors
+    ]
+    return combine(*outcomes)
 
 
 def subject_text(subject: Mapping[str, JSON]) -> str:

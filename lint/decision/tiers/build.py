@@ -27,6 +27,7 @@ Pure: plain data in, a frozen ``TierInput`` out.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import partial
@@ -174,7 +175,8 @@ def build_tier_input(
     what they read of an object for every pod (``ReadMemo``), for a caller
     that builds the input of many pods from the same objects.
     """
-    tier_objects = (*data.calico_tiers, *_of_kind(candidates, CALICO_TIER))
+    own_tiers = _of_kind(candidates, CALICO_TIER)
+    tier_objects = (*data.calico_tiers, *own_tiers)
     if evidence is None:
         evidence = manifest_evidence((*candidates, *data.calico_tiers), cilium)
     context = ReadContext(
@@ -209,7 +211,7 @@ def build_tier_input(
     tiers: list[CalicoTier] = []
     for tier in data.calico_tiers:
         tiers += read_tier(tier, context).tiers
-    for tier in _of_kind(candidates, CALICO_TIER):
+    for tier in own_tiers:
         tiers += read_tier(tier, context).tiers
     return Built(
         TierInput(
@@ -276,12 +278,13 @@ def _view_key(view: LabelView) -> Hashable:
     return tuple(sorted(view.values.items())), view.unknown_value, view.complete
 
 
-def _candidate_key(candidate: ReachCandidate) -> Hashable:
-    """A candidate by what it holds besides its object (held by identity)."""
-    return tuple(getattr(candidate, name) for name in _CANDIDATE_FIELDS)
-
-
 _CANDIDATE_FIELDS: Final = tuple(f.name for f in fields(ReachCandidate) if f.name != "raw")
+
+_candidate_key: Final[Callable[[ReachCandidate], Hashable]] = operator.attrgetter(
+    *_CANDIDATE_FIELDS
+)
+"""A candidate by what it holds besides its object (held by identity): a
+path's key holds hundreds, so they are read at C speed."""
 
 
 def _of_kind(candidates: Iterable[ReachCandidate], kind: Kind) -> tuple[ReachCandidate, ...]:
@@ -300,11 +303,28 @@ def _sorted_documents(
     for _, group in itertools.groupby(sorted(documents, key=_place_key), key=_place_key):
         tied = list(group)
         if len(tied) > 1:
-            keys = {id(document): _content_key(document, memo) for document in tied}
-            tied = sorted(tied, key=lambda document: keys[id(document)])
-            tied = _copies_in_doubt(tied, keys, calico_form)
-        ordered += tied
+            ordered += _tied_in_order(tied, calico_form, memo)
+        else:
+            ordered += tied
     return tuple(ordered)
+
+
+def _tied_in_order(
+    tied: list[TierDocument], calico_form: bool, memo: ReadMemo | None
+) -> tuple[TierDocument, ...]:
+    """Documents of one kind and name by content, each copy in doubt where
+    that matters; once per such documents while the memo lives (every pod
+    of a namespace reads the same copies, and a copy in doubt is then one
+    object for all of them)."""
+
+    def order() -> tuple[TierDocument, ...]:
+        keys = {id(document): _content_key(document, memo) for document in tied}
+        ordered = sorted(tied, key=lambda document: keys[id(document)])
+        return tuple(_copies_in_doubt(ordered, keys, calico_form))
+
+    if memo is None:
+        return order()
+    return memo.once(tuple(tied), ("tied", calico_form), order)
 
 
 COPY_IN_DOUBT: Final = (

@@ -428,6 +428,9 @@ class Space:
         self.entry_masks: dict[int, tuple[object, int | None]] = {}
         self.entry_answers: dict[tuple[int, int, int], tuple[object, object]] = {}
         """Answers about a rule list by its rules' answers (``MaskProbe.remembered``)."""
+        self.evaluator_memo: dict[Hashable, object] = {}
+        """What the evaluator keeps for the space (``MaskProbe.kept`` and
+        ``MaskProbe.one_of_equal``)."""
 
     def entries_mask(self, entries: tuple[tuple[int, TierDocument, TierRule], ...]) -> int | None:
         """The bits of a list of entries' rules, once per list (the plan's
@@ -774,6 +777,33 @@ class MaskProbe(VectorProbe, MaskedProbe):
             return cast(R, hit[1])
         found = work()
         space.entry_answers[key] = (entries, found)
+        return found
+
+    def remembered_group(
+        self,
+        group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...],
+        work: Callable[[], R],
+    ) -> R:
+        space = self._space
+        mask = space.group_mask(group)
+        if mask is None:
+            return work()
+        key = (id(group), self._certain & mask, self._possible & mask)
+        hit = space.entry_answers.get(key)
+        if hit is not None and hit[0] is group:
+            return cast(R, hit[1])
+        found = work()
+        space.entry_answers[key] = (group, found)
+        return found
+
+    def one_of_equal(self, key: Hashable, value: R) -> R:
+        return cast(R, self._space.evaluator_memo.setdefault(key, value))
+
+    def kept(self, key: Hashable, work: Callable[[], R]) -> R:
+        memo = self._space.evaluator_memo
+        if key in memo:
+            return cast(R, memo[key])
+        found = memo[key] = work()
         return found
 
     def may_match_document(self, document: TierDocument) -> bool | None:

@@ -6,8 +6,11 @@ slots, the tiers and the allowance's destinations; never from a name the
 engine only prints. Paths of one namespace often differ in nothing else:
 each template has its own named policy, with the same rules as its
 neighbours', and the host's named object is part of the allowance but not
-of its destinations. ``content_key`` is that reading, so such paths can
-share one space and one scan (the caller keeps the shared results; the
+of its destinations. Namespaces too: one is read only through the
+allowance's view (where a selector means the sandbox's own namespace), so
+paths of namespaces whose allowances read alike meet the same space.
+``content_key`` is that reading, so such paths can share one space and
+one scan (the caller keeps the shared results; the
 engine keeps no state of its own).
 """
 
@@ -21,8 +24,10 @@ from lint.decision.tiers.points import read_allowance
 
 def content_key(tier_input: TierInput) -> Hashable:
     """Equal for two inputs whose spaces and scans are equal."""
+    # The namespace is read only through the allowance's view (a selector
+    # with no namespaceSelector names it): paths of namespaces whose
+    # allowances read alike share one space.
     return (
-        tier_input.namespace,
         read_allowance(tier_input.allowance, tier_input.namespace),
         tuple(_document_key(d, tier_input.calico_form) for d in tier_input.documents),
         tier_input.tiers,

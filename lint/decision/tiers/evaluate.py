@@ -14,10 +14,11 @@ is why a cell's verdict contains the verdict of each of its points.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import Final, Literal, TypeAlias
+from typing import Final, Literal, TypeAlias, cast
 
 from lint.decision.model import Tri
 from lint.decision.tiers.kleene import kleene_and, kleene_or
@@ -101,6 +102,16 @@ class Step:
     rule: TierRule | None = None
     end: str | None = None
     tie: bool = False
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    """The hash, kept once worked out: a step is hashed with its slot's
+    outcome (kept by value), then in every branch and path it is on."""
+
+    def __hash__(self) -> int:
+        known = self._hash
+        if known is None:
+            known = hash((self.slot, self.action, self.document, self.rule, self.end, self.tie))
+            object.__setattr__(self, "_hash", known)
+        return known
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +195,8 @@ class Plan:
     verdict then holds both results (fail closed)."""
     reads: dict[str, tuple[TierRule, ...]] = field(default_factory=dict)
     """Per slot, the rules whose match its outcome reads (``slot_reads``)."""
+    undecidable_paths: tuple[Path, ...] = ()
+    """The path of each §7 object, the same at every point (``_verdict``)."""
 
 
 ADMIN: Final = "admin"
@@ -253,7 +266,13 @@ def build_plan(tier_input: TierInput) -> Plan:
         orders = orders[:MAX_ORDERS]
     unknown_documents = tuple(i for name in unknown for i, _ in by_slot.get(name, []))
     reads = {name: slot_reads(tier_input, slot, slots) for name, slot in slots.items()}
-    return Plan(tier_input, slots, tuple(orders), unknown_documents, cut, reads)
+    undecidable = tuple(
+        Path(
+            Action.ALLOW, (Step(UNDECIDABLE_SLOT, Action.ALLOW, j),), frozenset({Doubt(j, OBJECT)})
+        )
+        for j in range(len(tier_input.undecidable))
+    )
+    return Plan(tier_input, slots, tuple(orders), unknown_documents, cut, reads, undecidable)
 
 
 def slot_reads(
@@ -415,23 +434,56 @@ def tie(members: Sequence[list[Out]]) -> list[Out]:
 
 def sequence(groups: Sequence[tuple[tuple[Entry, ...], ...]], probe: Probe) -> list[Out]:
     """Policy groups in order: a group's ``nomatch`` goes on to the next."""
-    results: list[Out] = []
-    carried: frozenset[Doubt] = frozenset()
+    return _carried_on(_groups_read(groups, probe))
+
+
+def _groups_read(groups: Sequence[tuple[tuple[Entry, ...], ...]], probe: Probe) -> list[list[Out]]:
+    """``TIE`` of each group that may match, in order, up to the first one
+    that gives no ``nomatch``: what ``sequence`` reads of the point."""
+    read: list[list[Out]] = []
     for group in groups:
         if _none_may_match_in_group(group, probe):
             continue  # every member gives a doubtless ``nomatch``: nothing changes
-        outs = tie([first(member, probe) for member in group])
+        outs = _tied(group, probe)
+        read.append(outs)
+        if all(o.outcome != NOMATCH for o in outs):
+            break
+    return read
+
+
+def _carried_on(read: list[list[Out]]) -> list[Out]:
+    """``sequence`` from the groups' outcomes it reads (``_groups_read``)."""
+    results: list[Out] = []
+    carried: frozenset[Doubt] = frozenset()
+    for outs in read:
         going = [o for o in outs if o.outcome == NOMATCH]
-        results.extend(
-            Out(o.outcome, o.document, o.rule, o.doubts | carried, o.tie)
-            for o in outs
-            if o.outcome != NOMATCH
-        )
+        if carried:
+            results.extend(
+                Out(o.outcome, o.document, o.rule, o.doubts | carried, o.tie)
+                for o in outs
+                if o.outcome != NOMATCH
+            )
+        else:
+            results.extend(o for o in outs if o.outcome != NOMATCH)  # nothing to add
         if not going:
             return results
         carried = carried | going[0].doubts
     results.append(Out(NOMATCH, doubts=carried))
     return results
+
+
+def _tied(group: tuple[tuple[Entry, ...], ...], probe: Probe) -> list[Out]:
+    """``TIE`` over a group's members: on a cell, once per its rules'
+    answers (a slot's groups meet the same answers at many cells)."""
+    if isinstance(probe, MaskedProbe):
+        # Equal outcomes are one list, so that a slot's outcome can be kept
+        # by the lists its groups give (``_ordered_slot``).
+        def tied() -> list[Out]:
+            outs = tie([first(member, probe) for member in group])
+            return probe.one_of_equal((_EQUAL_TIES, id(group), *outs), outs)
+
+        return probe.remembered_group(group, tied)
+    return tie([first(member, probe) for member in group])
 
 
 # --- the slots (§12.3.3) ------------------------------------------------------------------
@@ -447,6 +499,16 @@ class SlotOut:
     step: Step
     doubts: frozenset[Doubt] = frozenset()
     end_pass: bool = False
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    """The hash, kept once worked out: outcomes are kept by value, for the
+    run and for each space (``SharedSlots``, ``_slot_outcome``)."""
+
+    def __hash__(self) -> int:
+        known = self._hash
+        if known is None:
+            known = hash((self.outcome, self.step, self.doubts, self.end_pass))
+            object.__setattr__(self, "_hash", known)
+        return known
 
 
 def _final(slot: str, outs: list[Out], end: list[SlotOut]) -> list[SlotOut]:
@@ -457,7 +519,7 @@ def _final(slot: str, outs: list[Out], end: list[SlotOut]) -> list[SlotOut]:
                 SlotOut(e.outcome, e.step, e.doubts | out.doubts, e.end_pass) for e in end
             )
             continue
-        action = Action(out.outcome)
+        action = cast(Action, out.outcome)  # not ``nomatch``: an action
         step = Step(slot, action, out.document, out.rule, tie=out.tie)
         result.append(SlotOut(action, step, out.doubts))
     return result
@@ -505,11 +567,32 @@ def evaluate_slot(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
         return _calico_slot(plan, slot, probe)
     if slot.kind == NETWORK:
         return _network_api(plan, slot, probe)
+    if slot.baseline_tie is None and isinstance(probe, MaskedProbe):
+        return _ordered_slot(slot, probe)
     outs = sequence(slot.groups, probe)
     if slot.baseline_tie is not None:
         outs = tie([first(slot.baseline_tie, probe), outs])
-    end = [SlotOut(Action.PASS, Step(slot.name, Action.PASS, end=NO_RULE), end_pass=True)]
-    return _final(slot.name, outs, end)
+    return _final(slot.name, outs, _slot_end(slot))
+
+
+def _slot_end(slot: SlotPlan) -> list[SlotOut]:
+    return [SlotOut(Action.PASS, Step(slot.name, Action.PASS, end=NO_RULE), end_pass=True)]
+
+
+def _ordered_slot(slot: SlotPlan, probe: Probe) -> list[SlotOut]:
+    """An Admin (or baseline) slot's outcome on a cell, once per the
+    outcomes of the groups it reads: cells whose rules answer differently
+    beyond the deciding group, or alike within a group, share it."""
+    read = _groups_read(slot.groups, probe)
+    assert isinstance(probe, MaskedProbe)
+    key = (_BY_GROUPS, slot.name, *map(id, read))  # lists kept by ``one_of_equal``
+    return probe.kept(key, lambda: _final(slot.name, _carried_on(read), _slot_end(slot)))
+
+
+_BY_GROUPS: Final = object()
+"""Heads the keys of ``_ordered_slot``'s outcomes."""
+_EQUAL_TIES: Final = object()
+"""Heads the keys of a group's outcomes by value (``_tied``)."""
 
 
 def _calico_slot(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
@@ -560,7 +643,6 @@ def _network_api(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
     """The NetworkPolicy slot in API form: ``iso``, ``al``, ``dn`` (§12.3.3)."""
     tier_input = plan.input
     documents = tier_input.documents
-    iso_parts = [(i, applies(documents[i])) for i in slot.documents if documents[i].isolates]
     allows: list[tuple[int, TierRule, Tri]] = []
     denies: list[tuple[int, TierRule, Tri]] = []
     for i in slot.documents:
@@ -575,9 +657,14 @@ def _network_api(plan: Plan, slot: SlotPlan, probe: Probe) -> list[SlotOut]:
                 continue
             # A Calico rule here (both CNIs) may deny; a Pass lands in the profile's allow.
             if at < denying or Action.DENY in rule.actions:
+                if matched is Tri.YES:
+                    # The first certain deny decides alone (``dn`` is ``Y``):
+                    # what any later rule or the isolation adds is never read.
+                    return [SlotOut(Action.DENY, Step(slot.name, Action.DENY, i, rule))]
                 denies.append((i, rule, matched))
             if at >= denying and rule.actions & {Action.ALLOW, Action.PASS}:
                 allows.append((i, rule, matched))
+    iso_parts = [(i, applies(documents[i])) for i in slot.documents if documents[i].isolates]
     iso = kleene_or(*(part for _, part in iso_parts))
     al = kleene_or(*(m for _, _, m in allows))
     dn = kleene_or(*(m for _, _, m in denies))
@@ -656,7 +743,7 @@ def _run(plan: Plan, order: tuple[str, ...], outs: dict[str, list[SlotOut]]) -> 
                     stand = Step(name, Action.DENY, end=DENY_STANDS)
                     paths.append(Path(Action.DENY, (*branch.steps, stand), doubts))
                 elif out.outcome in (Action.ALLOW, Action.DENY):
-                    paths.append(Path(Action(out.outcome), steps, doubts))
+                    paths.append(Path(cast(Action, out.outcome), steps, doubts))
                 else:
                     keep = branch.keep_deny or out.outcome == KEEP_DENY
                     going.append(_Branch(steps, doubts, keep))
@@ -703,7 +790,7 @@ def evaluate(
         return _verdict(plan, outs)
     key = tuple(map(id, outs.values()))
     hit = verdicts.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], outs.values(), strict=True)):
+    if hit is not None and all(map(operator.is_, hit[0], outs.values())):
         return hit[1]
     verdict = _verdict(plan, outs)
     verdicts[key] = (list(outs.values()), verdict)
@@ -726,9 +813,7 @@ def _verdict(plan: Plan, outs: dict[str, list[SlotOut]]) -> Verdict:
             if action not in found:
                 step = Step(UNKNOWN_SLOT, action, end=UNKNOWN_POSITION)
                 paths.append(Path(action, (step,), doubts))
-    for j, _ in enumerate(plan.input.undecidable):
-        step = Step(UNDECIDABLE_SLOT, Action.ALLOW, j)
-        paths.append(Path(Action.ALLOW, (step,), frozenset({Doubt(j, OBJECT)})))
+    paths += plan.undecidable_paths  # one object each for every point of the plan
     unique = tuple(dict.fromkeys(paths))
     return Verdict(frozenset(p.result for p in unique), unique)
 

@@ -10,7 +10,7 @@ are judged by the same code.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Protocol, TypeVar
 
 from lint.decision.model import Tri
@@ -55,6 +55,26 @@ class MaskedProbe:
     ) -> R:
         """``work()``, an answer about ``entries`` that depends on nothing
         but their rules' answers, once per those answers."""
+        raise NotImplementedError
+
+    def remembered_group(
+        self,
+        group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...],
+        work: Callable[[], R],
+    ) -> R:
+        """``remembered`` for an answer about every member of a group of
+        tied lists."""
+        raise NotImplementedError
+
+    def one_of_equal(self, key: Hashable, value: R) -> R:
+        """The value first kept under a key equal to ``key`` (by value), else
+        ``value``, kept: one object per distinct value while the cell's
+        space lives, so that equal values are told by identity."""
+        raise NotImplementedError
+
+    def kept(self, key: Hashable, work: Callable[[], R]) -> R:
+        """``work()``, once per ``key`` while the cell's space lives (a key
+        may hold the identities of values ``one_of_equal`` keeps)."""
         raise NotImplementedError
 
     def may_match_document(self, document: TierDocument) -> bool | None:

@@ -324,6 +324,14 @@ class _Found:
     parts: dict[object, str] = field(default_factory=dict)
     """The regions' descriptions, once worked out: they name no document,
     so every input this scan is shared by describes them alike."""
+    blamed: set[int] = field(default_factory=set)
+    """The allow paths whose doubts are recorded, by identity (a path, such
+    as a §7 object's, is often on many verdicts of one space, which keeps
+    them all)."""
+    isolating: tuple[bool, tuple[bool, ...]] | None = None
+    """Whether a slot consulted before the baseline's isolates the pod, and
+    whether each document does, once worked out: they read nothing an input
+    this scan is shared by holds apart."""
 
 
 Block: TypeAlias = tuple[Sequence[Group], Sequence[Group]]
@@ -403,7 +411,11 @@ def _found_at(found: _Found, region: Region, allowing: _Allowing) -> None:
                 key = (culprit.document, culprit.rule.index)
                 found.culprits.setdefault(key, (culprit.rule, region))
     if allowing.uncertain:
+        blamed = found.blamed
         for path in allowing.allows:
+            if id(path) in blamed:
+                continue  # its doubts already have their first region
+            blamed.add(id(path))
             for doubt in _blamed(path):
                 found.doubts.setdefault(doubt, region)
 
@@ -511,10 +523,7 @@ def _listed(tier_input: TierInput, found: _Found, every: Sequence[PortCell]) -> 
     for doubt in sorted(found.doubts, key=_doubt_key):
         (objects if doubt.reason == OBJECT else undecided).setdefault(doubt.document, doubt)
     listed: list[Listed] = []
-    slots = slot_isolation(tier_input)
-    # The slots always consulted before the baseline's (a Calico tier may
-    # sort after it, so none counts here).
-    ended = any(slots.get(slot) is Tri.YES for slot in (Slot.ADMIN, Slot.NETWORK_POLICY))
+    ended, isolating_documents = found.isolating or _isolating(tier_input, found)
     for index, each in enumerate(tier_input.documents):
         if each.unreadable is not None:
             listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, each.unreadable))
@@ -530,14 +539,24 @@ def _listed(tier_input: TierInput, found: _Found, every: Sequence[PortCell]) -> 
             detail = _why(tier_input, undecided[index])
             listed.append(Listed(index, EgressVerdict.NOT_EVALUABLE, detail))
         else:
-            isolating = isolates(tier_input, index) is Tri.YES
-            why: str | None = ISOLATES_THE_POD if isolating else None
+            why: str | None = ISOLATES_THE_POD if isolating_documents[index] else None
             if why is None and each.slot == Slot.BASELINE and each.rules and ended:
                 why = NEVER_CONSULTED
             listed.append(Listed(index, EgressVerdict.WITHIN, why))
     for j, item in enumerate(tier_input.undecidable):
         listed.append(Listed(j, EgressVerdict.NOT_EVALUABLE, item.detail, undecidable=True))
     return tuple(listed)
+
+
+def _isolating(tier_input: TierInput, found: _Found) -> tuple[bool, tuple[bool, ...]]:
+    """``_Found.isolating``, worked out and kept."""
+    slots = slot_isolation(tier_input)
+    # The slots always consulted before the baseline's (a Calico tier may
+    # sort after it, so none counts here).
+    ended = any(slots.get(slot) is Tri.YES for slot in (Slot.ADMIN, Slot.NETWORK_POLICY))
+    documents = tuple(isolates(tier_input, i) is Tri.YES for i in range(len(tier_input.documents)))
+    found.isolating = (ended, documents)
+    return found.isolating
 
 
 def _named_only(peer: PeerMatch) -> PeerMatch:

@@ -35,9 +35,11 @@ from lint.decision.reach.admin import (
     BANP_FLAVOUR,
     Flavour,
     Shape,
+    SubjectSelectors,
     read_shape,
     read_wanted_peers,
-    subject_selects,
+    selectors_select,
+    subject_selectors,
     subject_text,
 )
 from lint.decision.reach.cluster_network_policy import TIERS, flavour_of, tier_of
@@ -102,11 +104,15 @@ def _read(
     """The object's document for the pod: only the subject depends on the
     pod and its namespace, so the document is kept for the run per object,
     subject and credit (``ReadContext.remembered_everywhere``)."""
-    shape = read_shape(candidate.raw, flavour.unreadable_tier)
+    shape, selectors = context.remembered_everywhere(
+        (candidate.raw,),
+        ("admin-shape", flavour.unreadable_tier),
+        lambda: _shape(candidate.raw, flavour.unreadable_tier),
+    )
     subject = (
         Tri.UNKNOWN
         if isinstance(shape, str)
-        else subject_selects(shape.subject, context.namespace_view, context.pod)
+        else selectors_select(selectors, context.namespace_view, context.pod)
     )
     credit = context.credit(kind.key)
     flavoured = (kind.key, flavour.group, flavour.actions, flavour.peer_fields, slot)
@@ -115,6 +121,13 @@ def _read(
         ("admin-document", candidate.position, *flavoured, credit, subject),
         lambda: _document(candidate, context, kind, flavour, slot, shape, subject),
     )
+
+
+def _shape(raw: JSON, unreadable_tier: str | None) -> tuple[Shape | str, SubjectSelectors]:
+    """The object's shape and its subject's selectors, read once for every
+    pod (only matching them reads the pod)."""
+    shape = read_shape(raw, unreadable_tier)
+    return shape, None if isinstance(shape, str) else subject_selectors(shape.subject)
 
 
 def _document(

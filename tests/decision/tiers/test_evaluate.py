@@ -8,7 +8,11 @@ from lint.decision.tiers.evaluate import (
     MAX_ORDERS,
     NOTHING_BOUNDS,
     POSITION,
+    RULE,
     TIE,
+    Doubt,
+    SlotOut,
+    Step,
     Verdict,
     build_plan,
     evaluate,
@@ -219,3 +223,17 @@ def test_many_unknown_tiers_stay_bounded() -> None:
     tiers = [gnp(f"g{i}", DENY_8, tier=f"t{i:02}") for i in range(30)]
     plan = build_plan(base("Dn", *tiers, calico=True))
     assert plan.cut and len(plan.orders) <= MAX_ORDERS
+
+
+def test_a_kept_hash_is_the_hash_of_the_values_and_plays_no_part_in_equality() -> None:
+    (allow,) = anp("a", 1, rule(ALLOW, [ALL2])).rules
+    step = Step("default", Action.ALLOW, 1, allow)
+    out = SlotOut(Action.ALLOW, step, frozenset({Doubt(1, RULE, 0)}))
+    first = (hash(step), hash(out))  # worked out and kept
+    again = Step("default", Action.ALLOW, 1, allow)
+    twin = SlotOut(Action.ALLOW, again, frozenset({Doubt(1, RULE, 0)}))
+    assert (step, out) == (again, twin)
+    assert first == (hash(again), hash(twin)) == (hash(step), hash(out))
+    assert len({out, twin, SlotOut(Action.DENY, again)}) == 2
+    assert Step("default", Action.DENY, 1, allow) != step
+    assert Step("default", Action.ALLOW, 2, allow) not in {step}

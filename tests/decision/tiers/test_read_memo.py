@@ -6,6 +6,7 @@ gives, whatever the order of the candidates."""
 from __future__ import annotations
 
 import copy
+import operator
 from dataclasses import replace
 from typing import Any
 
@@ -254,6 +255,32 @@ def test_copies_are_ordered_and_doubted_alike_with_a_memo_or_without() -> None:
         kept = _built(order, ReadMemo(ReadMemo()), POD_LABELS)
         assert kept == _built(order, None, POD_LABELS)
         assert [d.subject_why for d in kept.documents if d.name == "same"] == [COPY_IN_DOUBT] * 3
+
+
+def test_copies_in_doubt_are_made_once_for_the_pods_that_read_them_alike() -> None:
+    deny = {"name": "d", "action": "Deny", "to": [{"networks": ["10.0.0.0/8"]}]}
+    by_pod = {"pods": {"namespaceSelector": {}, "podSelector": {"matchLabels": {"app": "a"}}}}
+    objects = [
+        *_admin_copies(),
+        # Copies of which one selects by the pod's labels: the other is read
+        # alike for every pod, the group is not.
+        anp("picky", 7, [deny], by_pod),
+        anp("picky", 7, []),
+        anp("fussy", 8, [deny]),
+        anp("fussy", 8, [], by_pod),
+    ]
+    memo = ReadMemo(ReadMemo())
+    seen: dict[str, list[TierDocument]] = {}
+    for pod in (POD_LABELS, {"app": "a"}, {"app": "b"}, {"app": "a"}):
+        kept = _built(objects, memo, pod)
+        assert kept == _built(objects, None, pod)
+        for name in ("same", "picky", "fussy"):
+            copies = [d for d in kept.documents if d.name == name]
+            assert {d.subject_why for d in copies} == {COPY_IN_DOUBT}
+            # The copies every pod reads alike are the same objects each time.
+            if name == "same" and name in seen:
+                assert all(map(operator.is_, copies, seen[name]))
+            seen[name] = copies
 
 
 def test_a_document_is_written_out_as_its_repr_with_a_memo_too() -> None:

@@ -7,11 +7,12 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.decision.model import EgressRefusal, EgressVerdict, Tri
+from lint.decision.model import Destination, EgressRefusal, EgressVerdict, SelectorPeer, Tri
 from lint.decision.tiers.cells import SharedSlots
 from lint.decision.tiers.content import content_key
 from lint.decision.tiers.model import Action, Slot, TierInput
 from lint.decision.tiers.questions import MAX_PARTS, MAX_SHARED, Shared, reach
+from lint.decision.values import ABSENT
 from tests.decision.tiers.build import base, core_np, networks, port, rule, rules
 from tests.decision.tiers.strategies import tier_inputs
 from tests.decision.tiers.worked import rows
@@ -40,7 +41,8 @@ def test_every_worked_example_answers_the_same_from_a_shared_memo() -> None:
 def test_answers_from_a_shared_memo_are_the_fresh_answers(inputs: list[TierInput]) -> None:
     shared: Shared = {}
     renamed = [_renamed(i, "-other") for i in inputs]
-    for tier_input in [*inputs, *renamed, *inputs]:
+    moved = [_moved(i, "elsewhere") for i in inputs]
+    for tier_input in [*inputs, *renamed, *moved, *inputs]:
         assert reach(tier_input, shared=shared) == reach(tier_input)
         assert reach(tier_input, by_name=True, shared=shared) == reach(tier_input, by_name=True)
 
@@ -84,15 +86,41 @@ def test_what_the_engine_reads_is_in_the_key() -> None:
             continue
         documents = (changed, *row.input.documents[1:])
         assert content_key(replace(row.input, documents=documents)) != base
-    assert content_key(replace(row.input, namespace="elsewhere")) != base
     assert content_key(replace(row.input, cilium_r=not row.input.cilium_r)) != base
+
+
+def _selector_allowance(tier_input: TierInput) -> TierInput:
+    """The allowance with one more destination, a pod selector with no
+    namespaceSelector: the sandbox's own namespace, so the allowance reads
+    differently in each namespace."""
+    allowance = tier_input.allowance
+    peer = SelectorPeer(ABSENT, {"matchLabels": {"app": "db"}}, "app=db")
+    destinations = (*allowance.destinations, Destination(peer, "all"))
+    return replace(tier_input, allowance=replace(allowance, destinations=destinations))
+
+
+def test_the_namespace_is_read_only_through_the_allowance() -> None:
+    row = ROWS[0]
+    # An allowance that names no namespace reads alike everywhere: one space.
+    assert content_key(_moved(row.input, "elsewhere")) == content_key(row.input)
+    shared: Shared = {}
+    reach(row.input, shared=shared)
+    moved = _moved(row.input, "elsewhere")
+    assert reach(moved, shared=shared) == reach(moved)
+    assert len(shared) == 1
+    # One whose selector means the sandbox's namespace does not.
+    own = _selector_allowance(row.input)
+    assert content_key(_moved(own, "elsewhere")) != content_key(own)
+    reach(_moved(own, "elsewhere"), shared=shared)
+    assert reach(own, shared=shared) == reach(own)
+    assert len(shared) == 3
 
 
 def test_the_shared_memo_is_bounded() -> None:
     shared: Shared = {}
+    own = _selector_allowance(ROWS[0].input)
     for number in range(MAX_SHARED + 3):
-        renamed = replace(ROWS[0].input, namespace=f"ns-{number}")
-        reach(renamed, shared=shared)
+        reach(_moved(own, f"ns-{number}"), shared=shared)
     assert len(shared) == MAX_SHARED
 
 
@@ -116,9 +144,15 @@ def test_more_rules_than_reach_evaluates_fail_closed_naming_the_largest_policy()
 
 
 def _moved(tier_input: TierInput, namespace: str) -> TierInput:
-    """The same documents (the same objects) in another namespace: another
-    space, whose cluster-scoped slots are held alike."""
+    """The same documents (the same objects) in another namespace."""
     return replace(tier_input, namespace=namespace)
+
+
+def _other_cni(tier_input: TierInput) -> TierInput:
+    """The same documents (the same objects) read with the other answer to
+    whether Cilium enforces: another space, whose cluster-scoped slots are
+    held alike (only the NetworkPolicy slot reads that answer)."""
+    return replace(tier_input, cilium_r=not tier_input.cilium_r)
 
 
 def _pod_side_flipped(tier_input: TierInput) -> TierInput:
@@ -157,6 +191,7 @@ def test_answers_from_shared_slots_are_the_fresh_answers(inputs: list[TierInput]
         for variant in (
             tier_input,
             _moved(tier_input, "elsewhere"),
+            _other_cni(tier_input),
             _pod_side_flipped(tier_input),
         )
     ]
@@ -174,7 +209,7 @@ def test_a_cluster_scoped_slot_is_worked_out_once_for_the_spaces_that_hold_it() 
     reach(row.input, slots=slots)
     shapes, outcomes = len(slots.shapes), len(slots.outcomes)
     assert outcomes > 0
-    moved = _moved(row.input, "elsewhere")
+    moved = _other_cni(row.input)
     assert content_key(moved) != content_key(row.input)  # another space
     assert reach(moved, slots=slots) == reach(moved)
     # Its slots were taken whole from the first space's.
