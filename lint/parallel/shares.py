@@ -4,13 +4,13 @@ The caller cuts its work into units (files by bytes, sandboxes by
 namespace). Every process, this one and each forked child, takes the next
 unit nobody has taken from one queue until none is left, so a process that
 starts late, or meets slow units, simply takes fewer: no process waits while
-another still holds a long list. A child sends the results of the units it
-took back (``records``); results come back in unit order, so they are the
-ones a single process gives. A child sends each unit's results as soon as it
-has them (``children``), and the parent reads them between its own units,
-so little is left to read once the queue is empty. A child that fails, runs
-past its deadline, or sends something that cannot be read costs only time:
-the parent then does the units it took and sent no results for.
+another still holds a long list. A child sends each unit's results as soon
+as it has them (``children``, in the encoding of ``records``), and the parent
+reads them between its own units, so little is left to read once the queue
+is empty. Results are put back in unit order, so they are the ones a single
+process gives. A child that fails, runs past its deadline, or sends
+something that cannot be read costs only time: the parent then does the
+units it took and sent no results for.
 
 The queue is a pipe holding each unit's number, written whole before the
 first fork and closed for writing: a read of one number from a pipe is
