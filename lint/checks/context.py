@@ -32,6 +32,7 @@ from lint.decision.selection_keys import candidate_label_keys
 from lint.decision.tiers.cells import SharedSlots
 from lint.decision.tiers.questions import NamesOnlyMemo, Shared
 from lint.decision.values import JSON
+from lint.frozen import quick_init
 from lint.inventory import Inventory, KubeObject
 from lint.loading import LoadProblem, locate
 from lint.report.model import (
@@ -52,6 +53,7 @@ ReadCilium = Literal["auto", "always"]
 Origin = Sourced | Placeholder
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class JudgedEntry:
     """One examined document with its report form and where it came from."""

@@ -48,6 +48,7 @@ from lint.decision.model import (
 )
 from lint.decision.policy_shape import Direction
 from lint.decision.selection_index import ScopeSelection, selection_index
+from lint.frozen import quick_init
 from lint.inventory import KubeObject, Namespace
 from lint.report.model import Cut, DecisionReport, ExaminedList, SharedEntries, shared_entries
 
@@ -144,6 +145,7 @@ class Judging:
     judgement (§11.2) is judged apart from every other."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Prepared:
     """A candidate with what its memo key needs, computed once per scope."""

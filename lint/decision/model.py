@@ -12,6 +12,7 @@ from enum import Enum, StrEnum
 from typing import Literal, TypeAlias
 
 from lint.decision.values import JSON, Absent
+from lint.frozen import quick_init
 
 
 class Tri(Enum):
@@ -29,6 +30,7 @@ class Tri(Enum):
 # --- Ports (§7) ---------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PortRange:
     """One port range (§7.1). ``protocol`` None means every protocol; ``start``
@@ -190,6 +192,7 @@ class ConfigRefusal(Exception):
 # --- Policy documents and verdicts (§5, §10, §13) -----------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RuleVerdict:
     """A rule verdict (§10, §13.3). ``outcome`` YES means the rule lets out
@@ -202,6 +205,7 @@ class RuleVerdict:
     index: int = 0
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PolicyDocument:
     """One judged policy document (§5.2).
@@ -221,6 +225,7 @@ class PolicyDocument:
     spec_index: int | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A policy object offered to a decision (§5.1, §17.3).
@@ -301,6 +306,7 @@ Verdict: TypeAlias = EgressVerdict | IngressVerdict
 Refusal: TypeAlias = EgressRefusal | IngressRefusal
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Examined:
     """One examined entry ``{kind, name, verdict, detail?}`` (§11.1, §13.4),
