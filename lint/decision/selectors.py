@@ -39,7 +39,13 @@ def selector_readable(selector: JSON | Absent) -> bool:
 
 
 def _is_string_map(value: JSON) -> bool:
-    return is_object(value) and all(isinstance(item, str) for item in value.values())
+    if not is_object(value):
+        return False
+    # A plain loop, not all() over a generator: every selector read asks this.
+    for item in value.values():  # noqa: SIM110
+        if not isinstance(item, str):
+            return False
+    return True
 
 
 def map_cilium_key(key: str) -> str | None:
