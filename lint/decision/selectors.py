@@ -218,11 +218,13 @@ def selector_label_keys(selector: JSON | Absent, *, cilium: bool) -> frozenset[s
     """
     if not isinstance(selector, dict):
         return frozenset()
-    mapper: KeyMapper = map_cilium_key if cilium else _identity_key
     match_labels = selector.get("matchLabels")
     keys = list(match_labels) if isinstance(match_labels, dict) else []
     expressions = selector.get("matchExpressions")
     if isinstance(expressions, list):
         keys += [e["key"] for e in expressions if is_object(e) and isinstance(e.get("key"), str)]
-    mapped = (mapper(key) for key in keys if isinstance(key, str))
+    if not cilium:
+        # Keys read as written: no mapping to apply, none to drop.
+        return frozenset(key for key in keys if isinstance(key, str))
+    mapped = (map_cilium_key(key) for key in keys if isinstance(key, str))
     return frozenset(key for key in mapped if key is not None)
