@@ -322,6 +322,6 @@ def test_scopes_that_share_a_run_see_each_others_fills(
         judged = judged_entries(ctx, scope, labels, judging, placeholders=not scope.only_cilium)
         entries, examined = _scan_of(inventory, scope, judging)
         _assert_same(judged, entries, examined)
-    runs = [key for key in ctx.memo.scopes if key[0] == "quiet-run"]
+    runs = [key for key in ctx.memo.scopes if isinstance(key, tuple) and key[0] == "quiet-run"]
     # One set of slots per run and direction, whichever scopes read it.
     assert len(runs) <= 2
