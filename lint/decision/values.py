@@ -8,11 +8,11 @@ JavaScript whitespace set, and ``Number()`` has its own string grammar.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping
 from enum import Enum
+from json.encoder import encode_basestring
 from typing import Any, Final, TypeAlias
 
 JSON: TypeAlias = Any
@@ -230,8 +230,10 @@ _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 def _json_string(text: str) -> str:
     # json.dumps escapes what JSON.stringify does once non-ASCII is kept, except
-    # lone surrogates, which well-formed JSON.stringify writes as \uXXXX.
-    quoted = json.dumps(text, ensure_ascii=False)
+    # lone surrogates, which well-formed JSON.stringify writes as \uXXXX. Its
+    # string escaper is called directly: json.dumps with ensure_ascii=False
+    # makes a new encoder for every call.
+    quoted = encode_basestring(text)
     return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", quoted)
 
 
