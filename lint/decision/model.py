@@ -30,7 +30,6 @@ class Tri(Enum):
 # --- Ports (§7) ---------------------------------------------------------------
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class PortRange:
     """One port range (§7.1). ``protocol`` None means every protocol; ``start``
@@ -192,7 +191,6 @@ class ConfigRefusal(Exception):
 # --- Policy documents and verdicts (§5, §10, §13) -----------------------------------
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class RuleVerdict:
     """A rule verdict (§10, §13.3). ``outcome`` YES means the rule lets out

@@ -43,7 +43,6 @@ class SandboxRef:
     """The SandboxClaims whose labels a pooled pod carries (issue 14)."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ObjectRef:
     """The object a finding is about, for suppression annotations."""
