@@ -10,6 +10,7 @@ from typing import Any, Final, Literal, TypeVar
 from lint.checks.candidates import Placeholder, Sourced, location_of
 from lint.decision.allowance import build_allowance
 from lint.decision.constants import UNKNOWN_LABEL_VALUE
+from lint.decision.frozen import quick_init
 from lint.decision.model import (
     Allowance,
     Candidate,
@@ -32,7 +33,6 @@ from lint.decision.selection_keys import candidate_label_keys
 from lint.decision.tiers.cells import SharedSlots
 from lint.decision.tiers.questions import NamesOnlyMemo, Shared
 from lint.decision.values import JSON
-from lint.frozen import quick_init
 from lint.inventory import Inventory, KubeObject
 from lint.loading import LoadProblem, locate
 from lint.report.model import (

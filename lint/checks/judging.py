@@ -38,6 +38,7 @@ from lint.checks.context import (
 )
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import document_name
+from lint.decision.frozen import quick_init
 from lint.decision.model import (
     Candidate,
     EgressVerdict,
@@ -48,7 +49,6 @@ from lint.decision.model import (
 )
 from lint.decision.policy_shape import Direction
 from lint.decision.selection_index import ScopeSelection, selection_index
-from lint.frozen import quick_init
 from lint.inventory import KubeObject, Namespace
 from lint.report.model import Cut, DecisionReport, ExaminedList, SharedEntries, shared_entries
 

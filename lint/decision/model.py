@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Literal, TypeAlias
 
+from lint.decision.frozen import quick_init
 from lint.decision.values import JSON, Absent
-from lint.frozen import quick_init
 
 
 class Tri(Enum):

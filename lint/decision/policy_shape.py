@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from lint.decision.frozen import quick_init
 from lint.decision.values import JSON, UNREADABLE, read_list
-from lint.frozen import quick_init
 
 Direction = Literal["egress", "ingress"]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Final, Literal, overload
 
-from lint.frozen import quick_init
+from lint.decision.frozen import quick_init
 
 Origin = Literal["manifest", "synthesized", "generated", "declaration"]
 

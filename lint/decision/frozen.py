@@ -1,5 +1,7 @@
 """A quicker ``__init__`` for the frozen dataclasses a check makes by the
-ten thousand (judged documents, examined entries, locations).
+ten thousand (judged documents, examined entries, locations). It implements
+no part of the specification: the decision's own classes and the layers
+around it (checks, report) use it alike, so it lives here, importing nothing.
 
 A frozen dataclass sets each field through ``object.__setattr__``, looked up
 anew for every field of every instance: for a class of eight fields that is

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import lint
-from lint.frozen import quick_init
+from lint.decision.frozen import quick_init
 
 
 def _twin() -> tuple[type[Any], type[Any]]:
