@@ -31,12 +31,17 @@ def quick_init(cls: type[T]) -> type[T]:
         raise TypeError(f"{cls.__name__} is not a frozen, slotted dataclass")
     if hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__} has a __post_init__")
+    # The checks above make it a dataclass; fields() is typed for instances of one.
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    for field in fields:
+        # The method's own names: a field so named would hide one of them.
+        if field.name == "self" or field.name.startswith(("_set", "_default")):
+            raise TypeError(f"{cls.__name__}.{field.name} is a name the method uses")
     names: dict[str, Any] = {}
     positional: list[str] = []
     keyword: list[str] = []
     body: list[str] = []
-    # The checks above make it a dataclass; fields() is typed for instances of one.
-    for number, field in enumerate(dataclasses.fields(cls)):  # type: ignore[arg-type]
+    for number, field in enumerate(fields):
         if field.default_factory is not dataclasses.MISSING:
             raise TypeError(f"{cls.__name__}.{field.name} has a default factory")
         slot = getattr(cls, field.name, None)

@@ -75,6 +75,16 @@ def test_it_stays_frozen() -> None:
     assert dataclasses.replace(made, first=2).first == 2
 
 
+def test_a_field_named_like_the_methods_own_names_is_refused() -> None:
+    @dataclass(frozen=True, slots=True)
+    class Clashing:
+        _set0: int
+        value: int
+
+    with pytest.raises(TypeError):
+        quick_init(Clashing)
+
+
 @pytest.mark.parametrize("kind", ["plain", "unslotted", "post_init", "factory"])
 def test_only_a_class_it_can_make_exactly(kind: str) -> None:
     if kind == "plain":
