@@ -11,6 +11,7 @@ from lint.checks.candidates import Placeholder, Sourced, location_of
 from lint.checks.runner import ReadCilium
 from lint.decision.allowance import build_allowance
 from lint.decision.constants import UNKNOWN_LABEL_VALUE
+from lint.decision.frozen import quick_init
 from lint.decision.model import (
     Allowance,
     Candidate,
@@ -52,6 +53,7 @@ T = TypeVar("T")
 Origin = Sourced | Placeholder
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class JudgedEntry:
     """One examined document with its report form and where it came from."""

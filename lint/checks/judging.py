@@ -38,6 +38,7 @@ from lint.checks.context import (
 )
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import document_name
+from lint.decision.frozen import quick_init
 from lint.decision.model import (
     Candidate,
     EgressVerdict,
@@ -81,26 +82,26 @@ def with_controller(path: str, facts: ControllerFacts) -> bool:
     return path != "direct" or facts.column.hash_on_pods == "as-written"
 
 
-def _prepared_candidates(ctx: CheckContext, scope: Scope) -> list[Prepared]:
-    """The scope's candidates in §5.1 order, with their memo keys: the
-    NetworkPolicies (with the controller's on a pooled path), then the
+def _prepared_runs(ctx: CheckContext, scope: Scope) -> tuple[tuple[Prepared, ...], ...]:
+    """The scope's candidates in §5.1 order, with their memo keys, in runs:
+    the NetworkPolicies (with the controller's on a pooled path), then the
     Cilium policies where the scope reads them; or those alone. The
     namespace's NetworkPolicies and its Cilium policies are each prepared
-    once and shared by every scope that reads them as they are: all but a
-    pooled path's with controller policies, which are placed among the
-    NetworkPolicies by name and so move them."""
+    once, as one run shared by every scope that reads them as they are:
+    all but a pooled path's with controller policies, which are placed
+    among the NetworkPolicies by name and so move them."""
     namespace = ctx.inventory.namespace(scope.namespace)
     if scope.only_cilium:
-        return list(_shared_prepared(ctx, CNP, namespace))
+        return (_shared_prepared(ctx, CNP, namespace),)
     synthesized = synthesized_candidates(namespace, scope.template, scope.pooled, scope.facts)
     if synthesized:
         sourced = with_synthesized(namespace, synthesized)
-        prepared = [_prepare(ctx.memo, item) for item in sourced]
+        runs = [tuple(_prepare(ctx.memo, item) for item in sourced)]
     else:
-        prepared = list(_shared_prepared(ctx, NP, namespace))
+        runs = [_shared_prepared(ctx, NP, namespace)]
     if scope.with_cilium or ctx.read_cilium == "always":
-        prepared += _shared_prepared(ctx, CNP, namespace)
-    return prepared
+        runs.append(_shared_prepared(ctx, CNP, namespace))
+    return tuple(runs)
 
 
 def _shared_prepared(ctx: CheckContext, kind: str, namespace: Namespace) -> tuple[Prepared, ...]:
@@ -144,6 +145,7 @@ class Judging:
     judgement (§11.2) is judged apart from every other."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Prepared:
     """A candidate with what its memo key needs, computed once per scope."""
@@ -182,18 +184,21 @@ def _block_of(slots: Sequence[tuple[JudgedEntry, ...] | None]) -> _Block:
 
 @dataclass
 class _Quiet:
-    """One direction of a scope: the selection index, and each indexable
-    candidate's shared ``does-not-select`` entries, filled the first time a
-    pod it cannot select is judged (``missing`` are those not filled yet),
-    laid out in ``block``. ``loud`` are the filled slots with an entry of
+    """One direction of a run of candidates (``_prepared_runs``), shared by
+    every scope of the namespace that reads the run: the selection index,
+    and each indexable candidate's shared ``does-not-select`` entries,
+    filled the first time a pod it cannot select is judged (``missing`` are
+    those not filled yet). ``loud`` are the filled slots with an entry of
     another verdict, which the index's guarantee rules out; they are
-    searched all the same, so a verdict never rests on that guarantee."""
+    searched all the same, so a verdict never rests on that guarantee.
+    ``fills`` counts the times slots were filled, so that a scope knows
+    when to lay its block out again. Positions are the run's own."""
 
     index: ScopeSelection
     slots: list[tuple[JudgedEntry, ...] | None]
     missing: set[int]
-    block: _Block
     loud: set[int] = field(default_factory=set)
+    fills: int = 0
 
     def fill(self, index: int, entries: tuple[JudgedEntry, ...]) -> None:
         self.slots[index] = entries
@@ -202,6 +207,21 @@ class _Quiet:
             if judged.entry.verdict != EgressVerdict.DOES_NOT_SELECT:
                 self.loud.add(index)
                 break
+
+
+@dataclass
+class _Layout:
+    """One direction of a scope: its runs' quiet slots put together, by the
+    scope's positions (``starts``: where each run begins), and laid out in
+    ``block``. ``seen`` are the runs' ``fills`` when it was put together:
+    another scope of the namespace may have filled a shared run since."""
+
+    runs: tuple[_Quiet, ...]
+    starts: tuple[int, ...]
+    seen: tuple[int, ...]
+    slots: list[tuple[JudgedEntry, ...] | None]
+    loud: set[int]
+    block: _Block
 
 
 @dataclass(frozen=True)
@@ -215,10 +235,12 @@ class PreparedScope:
     group_of: dict[int, int]
     """The group number of each candidate index."""
     by_name: dict[tuple[str, str], tuple[int, ...]]
-    quiet: dict[Direction, _Quiet] = field(default_factory=dict)
+    runs: tuple[tuple[Prepared, ...], ...] = ()
+    """The runs ``candidates`` is made of, in order (``_prepared_runs``)."""
+    quiet: dict[Direction, _Layout] = field(default_factory=dict)
+    """Per direction, built on first use (``_layout_of``)."""
     copied: tuple[tuple[int, ...], ...] = ()
     """The candidates of each kind and name held by several objects."""
-    """Per direction, built on first use (``_quiet_of``)."""
 
 
 def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
@@ -230,7 +252,8 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
     if cached is not None and cached[0] is template:
         prepared: PreparedScope = cached[1]
         return prepared
-    candidates = _prepared_candidates(ctx, scope)
+    runs = _prepared_runs(ctx, scope)
+    candidates = list(chain.from_iterable(runs))
     groups: dict[tuple[str, ...], list[int]] = {}
     by_name: dict[tuple[str, str], list[int]] = {}
     for index, candidate in enumerate(candidates):
@@ -242,25 +265,64 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
         group_list,
         {index: number for number, (_, members) in enumerate(group_list) for index in members},
         {name: tuple(indices) for name, indices in by_name.items()},
+        runs,
         copied=tuple(tuple(indices) for indices in by_name.values() if len(indices) > 1),
     )
     ctx.memo.scopes[key] = (template, prepared)
     return prepared
 
 
-def _quiet_of(memo: JudgmentMemo, prepared: PreparedScope, direction: Direction) -> _Quiet:
-    quiet = prepared.quiet.get(direction)
-    if quiet is None:
-        requirements = [
-            memo.requirements_of(p.item.candidate, direction) for p in prepared.candidates
-        ]
-        index = selection_index([p.item.candidate for p in prepared.candidates], requirements)
-        always = set(index.core.always) | set(index.cilium.always)
-        missing = {i for i in range(len(prepared.candidates)) if i not in always}
-        slots: list[tuple[JudgedEntry, ...] | None] = [None] * len(prepared.candidates)
-        quiet = _Quiet(index, slots, missing, _block_of(slots))
-        prepared.quiet[direction] = quiet
+def _quiet_of(memo: JudgmentMemo, run: tuple[Prepared, ...], direction: Direction) -> _Quiet:
+    """The run's quiet slots in one direction, made once per namespace."""
+    key = ("quiet-run", id(run), direction)
+    hit = memo.scopes.get(key)
+    if hit is not None and hit[0] is run:
+        known: _Quiet = hit[1]
+        return known
+    requirements = [memo.requirements_of(p.item.candidate, direction) for p in run]
+    index = selection_index([p.item.candidate for p in run], requirements)
+    missing = set(range(len(run))).difference(index.core.always, index.cilium.always)
+    quiet = _Quiet(index, [None] * len(run), missing)
+    memo.scopes[key] = (run, quiet)
     return quiet
+
+
+def _layout_of(memo: JudgmentMemo, prepared: PreparedScope, direction: Direction) -> _Layout:
+    """The scope's layout in one direction, over its runs' shared slots;
+    put together by ``_fill_runs``."""
+    layout = prepared.quiet.get(direction)
+    if layout is None:
+        runs = tuple(_quiet_of(memo, run, direction) for run in prepared.runs)
+        starts = tuple(accumulate((len(run) for run in prepared.runs[:-1]), initial=0))
+        layout = _Layout(runs, starts, (), [], set(), _block_of([]))
+        prepared.quiet[direction] = layout
+    return layout
+
+
+def _fill_runs(
+    memo: JudgmentMemo, prepared: PreparedScope, layout: _Layout, judging: Judging
+) -> set[int]:
+    """The scope's candidates that can select the pod (``selecting``), each
+    run's others given their shared entries first; the layout put together
+    again if any run was filled since it last was."""
+    selecting: set[int] = set()
+    for run, quiet, start in zip(prepared.runs, layout.runs, layout.starts, strict=True):
+        found = quiet.index.selecting(judging.subject)
+        filled = quiet.missing - found
+        for i in filled:
+            quiet.fill(i, _unselected(memo, run[i], False, judging))
+        if filled:
+            quiet.missing &= found
+            quiet.fills += 1
+        selecting.update(found if start == 0 else [start + i for i in found])
+    seen = tuple(quiet.fills for quiet in layout.runs)
+    if seen != layout.seen:
+        layout.seen = seen
+        layout.slots = list(chain.from_iterable(quiet.slots for quiet in layout.runs))
+        starts = zip(layout.runs, layout.starts, strict=True)
+        layout.loud = {start + i for quiet, start in starts for i in quiet.loud}
+        layout.block = _block_of(layout.slots)
+    return selecting
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,14 +401,8 @@ def judged_entries(
     matches, is fixed by the scope.
     """
     prepared = _prepared(ctx, scope)
-    quiet = _quiet_of(ctx.memo, prepared, judging.rules_key)
-    selecting = quiet.index.selecting(judging.subject)
-    filled = quiet.missing - selecting
-    for i in filled:
-        quiet.fill(i, _unselected(ctx.memo, prepared.candidates[i], False, judging))
-    if filled:
-        quiet.missing &= selecting
-        quiet.block = _block_of(quiet.slots)
+    quiet = _layout_of(ctx.memo, prepared, judging.rules_key)
+    selecting = _fill_runs(ctx.memo, prepared, quiet, judging)
     own: dict[int, tuple[JudgedEntry, ...]] = {}
     named = _named_by_group(prepared, judging)
     for named_indices in named.values():
@@ -373,7 +429,7 @@ COPY_NOT_ISOLATING: Final = (
 
 def _split_copies(
     prepared: PreparedScope,
-    quiet: _Quiet,
+    quiet: _Layout,
     own: Mapping[int, tuple[JudgedEntry, ...]],
     judging: Judging,
 ) -> tuple[dict[int, tuple[JudgedEntry, ...]], frozenset[int]]:
@@ -418,7 +474,7 @@ def _not_isolating(entry: JudgedEntry, places: str, judging: Judging) -> JudgedE
 
 
 def _selecting(
-    quiet: _Quiet, own: dict[int, tuple[JudgedEntry, ...]], tail: tuple[JudgedEntry, ...]
+    quiet: _Layout, own: dict[int, tuple[JudgedEntry, ...]], tail: tuple[JudgedEntry, ...]
 ) -> tuple[JudgedEntry, ...]:
     """The entries that are not ``does-not-select``, in order: among the
     visited candidates', the loud shared slots' and the placeholders'; every

@@ -101,7 +101,12 @@ def _core_document(
     # server; a document that does not select the pod is decided before its
     # rules are read (§11.1 step 2), so neither is judged.
     judged = (egress or []) if enforces and selects is not Tri.NO else []
-    rules = tuple(core_rule_verdict(rule, index, allowance) for index, rule in enumerate(judged))
+    # Most documents select nothing: no generator is made for them.
+    rules = (
+        tuple(core_rule_verdict(rule, index, allowance) for index, rule in enumerate(judged))
+        if judged
+        else ()
+    )
     return PolicyDocument(
         kind=CORE_KIND,
         name=name,

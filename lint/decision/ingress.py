@@ -306,8 +306,11 @@ def _core_document(
     # A document that does not select the pod is decided before its rules
     # are read (§13.4 step 2).
     judged = (rules or []) if enforces and selects is not Tri.NO else []
-    verdicts = tuple(
-        core_ingress_verdict(rule, index, agent_port) for index, rule in enumerate(judged)
+    # Most documents select nothing: no generator is made for them.
+    verdicts = (
+        tuple(core_ingress_verdict(rule, index, agent_port) for index, rule in enumerate(judged))
+        if judged
+        else ()
     )
     return PolicyDocument(CORE_KIND, name, selects, enforces, verdicts)
 

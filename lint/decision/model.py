@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Literal, TypeAlias
 
+from lint.decision.frozen import quick_init
 from lint.decision.values import JSON, Absent
 
 
@@ -202,6 +203,7 @@ class RuleVerdict:
     index: int = 0
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PolicyDocument:
     """One judged policy document (§5.2).
@@ -221,6 +223,7 @@ class PolicyDocument:
     spec_index: int | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A policy object offered to a decision (§5.1, §17.3).
@@ -301,6 +304,7 @@ Verdict: TypeAlias = EgressVerdict | IngressVerdict
 Refusal: TypeAlias = EgressRefusal | IngressRefusal
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Examined:
     """One examined entry ``{kind, name, verdict, detail?}`` (§11.1, §13.4),

@@ -13,11 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from lint.decision.frozen import quick_init
 from lint.decision.values import JSON, UNREADABLE, read_list
 
 Direction = Literal["egress", "ingress"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CoreShape:
     """A core NetworkPolicy's readable parts (§5.3 checks 2-4)."""
@@ -72,6 +74,7 @@ def not_an_object(spec_index: int | None) -> str:
     return f"a rule spec is not an object ({place})"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CiliumShape:
     """One Cilium spec document's readable parts (§5.4 steps 4.3-4.6)."""

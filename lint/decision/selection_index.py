@@ -54,11 +54,10 @@ def selector_requirements(selector: JSON | Absent, *, cilium: bool) -> Requireme
     if selector is ABSENT or not selector_readable(selector) or not isinstance(selector, dict):
         return ()
     required: list[Requirement] = []
-    for key, _wanted in js_items(selector.get("matchLabels") or {}):
+    for key, wanted in js_items(selector.get("matchLabels") or {}):
         mapped = _mapped(key, cilium)
         if mapped is None:
             return tuple(required)
-        wanted = selector["matchLabels"][key]
         assert isinstance(wanted, str)  # selector_readable: an object of strings
         required.append((mapped, wanted))
     for expression in selector.get("matchExpressions") or []:
@@ -132,10 +131,14 @@ def directed_requirements(candidate: Candidate) -> DirectedRequirements:
         spec = raw.get("spec")
         selector = spec.get("podSelector", ABSENT) if isinstance(spec, dict) else ABSENT
         required = selector_requirements(selector, cilium=False)
-        readable = [not isinstance(read_core_shape(raw, d), str) for d in _DIRECTIONS]
+        if not required:  # it can select any pod, in both directions
+            return dict.fromkeys(_DIRECTIONS)
+        # Each direction is settled by its own shape checks alone.
+        egress = not isinstance(read_core_shape(raw, "egress"), str)
+        ingress = not isinstance(read_core_shape(raw, "ingress"), str)
         return {
-            d: [required] if required and ok else None
-            for d, ok in zip(_DIRECTIONS, readable, strict=True)
+            "egress": [required] if egress else None,
+            "ingress": [required] if ingress else None,
         }
     entries = spec_entries(raw)
     if isinstance(entries, str):

@@ -39,7 +39,13 @@ def selector_readable(selector: JSON | Absent) -> bool:
 
 
 def _is_string_map(value: JSON) -> bool:
-    return is_object(value) and all(isinstance(item, str) for item in value.values())
+    if not is_object(value):
+        return False
+    # A plain loop, not all() over a generator: every selector read asks this.
+    for item in value.values():  # noqa: SIM110
+        if not isinstance(item, str):
+            return False
+    return True
 
 
 def map_cilium_key(key: str) -> str | None:
@@ -212,11 +218,13 @@ def selector_label_keys(selector: JSON | Absent, *, cilium: bool) -> frozenset[s
     """
     if not isinstance(selector, dict):
         return frozenset()
-    mapper: KeyMapper = map_cilium_key if cilium else _identity_key
     match_labels = selector.get("matchLabels")
     keys = list(match_labels) if isinstance(match_labels, dict) else []
     expressions = selector.get("matchExpressions")
     if isinstance(expressions, list):
         keys += [e["key"] for e in expressions if is_object(e) and isinstance(e.get("key"), str)]
-    mapped = (mapper(key) for key in keys if isinstance(key, str))
+    if not cilium:
+        # Keys read as written: no mapping to apply, none to drop.
+        return frozenset(key for key in keys if isinstance(key, str))
+    mapped = (map_cilium_key(key) for key in keys if isinstance(key, str))
     return frozenset(key for key in mapped if key is not None)

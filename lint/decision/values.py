@@ -8,11 +8,11 @@ JavaScript whitespace set, and ``Number()`` has its own string grammar.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping
 from enum import Enum
+from json.encoder import encode_basestring
 from typing import Any, Final, TypeAlias
 
 JSON: TypeAlias = Any
@@ -179,8 +179,7 @@ def js_key_order(keys: Iterable[str]) -> list[str]:
     """Object key order in JavaScript (§0.3, quirk Q10): canonical array-index
     keys first in ascending numeric order, then the rest in insertion order."""
     ordered = list(keys)
-    # Almost no real key starts with a digit; only those can be indices.
-    if not any(key[:1].isdigit() for key in ordered if isinstance(key, str)):
+    if not _may_hold_index(ordered):
         return ordered
     indices = sorted((k for k in ordered if _is_index_key(k)), key=int)
     return indices + [k for k in ordered if not _is_index_key(k)]
@@ -188,9 +187,19 @@ def js_key_order(keys: Iterable[str]) -> list[str]:
 
 def js_items(mapping: Mapping[str, JSON]) -> list[tuple[str, JSON]]:
     """The (key, value) pairs of an object in JavaScript key order."""
-    if not any(key[:1].isdigit() for key in mapping if isinstance(key, str)):
+    if not _may_hold_index(mapping):
         return list(mapping.items())
     return [(key, mapping[key]) for key in js_key_order(mapping)]
+
+
+def _may_hold_index(keys: Iterable[object]) -> bool:
+    """Whether a key starts with a digit: almost no real key does, and only
+    those can be indices. A plain loop, not any() over a generator: this
+    runs for every selector read."""
+    for key in keys:  # noqa: SIM110
+        if isinstance(key, str) and key[:1].isdigit():
+            return True
+    return False
 
 
 def compact_json(value: JSON) -> str:
@@ -221,8 +230,10 @@ _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 def _json_string(text: str) -> str:
     # json.dumps escapes what JSON.stringify does once non-ASCII is kept, except
-    # lone surrogates, which well-formed JSON.stringify writes as \uXXXX.
-    quoted = json.dumps(text, ensure_ascii=False)
+    # lone surrogates, which well-formed JSON.stringify writes as \uXXXX. Its
+    # string escaper is called directly: json.dumps with ensure_ascii=False
+    # makes a new encoder for every call.
+    quoted = encode_basestring(text)
     return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", quoted)
 
 

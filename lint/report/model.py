@@ -16,9 +16,12 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Final, Literal, overload
 
+from lint.decision.frozen import quick_init
+
 Origin = Literal["manifest", "synthesized", "generated", "declaration"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Location:
     """A file and 1-based line. ``source`` is the Helm template path named
@@ -85,6 +88,7 @@ class Culprit:
     clauses); empty when the culprit is a whole document (unreadable)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Finding:
     rule_id: str
@@ -120,6 +124,7 @@ class Finding:
         return () if self.sandbox is None else (self.sandbox,)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ExaminedEntry:
     kind: str
@@ -162,6 +167,7 @@ def shared_entries(entries: Sequence[ExaminedEntry]) -> SharedEntries:
     )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Cut:
     """Where a decision's own entries replace a stretch of the shared ones:

@@ -270,3 +270,58 @@ def test_a_shared_entry_that_selects_is_still_searched(
         judged = judged_entries(ctx, Scope(NAMESPACE, None, False, True), labels, judging)
     entries, examined = _full_scan(inventory, True, judging)
     _assert_same(judged, entries, examined)
+
+
+def _scan_of(inventory: Inventory, scope: Scope, judging: Judging) -> tuple[list[Any], list[Any]]:
+    """The full scan of what ``scope`` reads: the Cilium candidates alone
+    for reach's reading of them under engine core."""
+    if not scope.only_cilium:
+        return _full_scan(inventory, scope.with_cilium, judging)
+    entries: list[ExaminedEntry] = []
+    examined: list[Any] = []
+    sourced = cilium_candidates(inventory.namespace(NAMESPACE), inventory)
+    split = _split_copies(sourced, judging)
+    for item in sourced:
+        documents = judging.read(item.candidate)
+        judged = [_copy_verdict(judging.examine(d), split.get(id(item))) for d in documents]
+        origins: dict[int, Origin] = {id(document): item for document in documents}
+        entries += examined_entries(judged, origins, judging.rules_key)
+        examined += judged
+    return entries, examined
+
+
+SCOPES = [
+    Scope(NAMESPACE, None, False, False),
+    Scope(NAMESPACE, None, False, True),
+    Scope(NAMESPACE, None, False, True, only_cilium=True),
+]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    policies=st.lists(st.one_of(_core(), _cilium()), max_size=8),
+    visits=st.lists(
+        st.tuples(_pods.map(lambda pods: pods[0]), st.sampled_from(SCOPES)),
+        min_size=1,
+        max_size=8,
+    ),
+    direction=st.sampled_from(["egress", "ingress"]),
+)
+def test_scopes_that_share_a_run_see_each_others_fills(
+    policies: list[dict[str, Any]], visits: list[tuple[dict[str, str], Scope]], direction: str
+) -> None:
+    """The scopes of a namespace share the slots of the runs they read (its
+    NetworkPolicies, its Cilium policies): a slot one scope fills is laid
+    out in every other's block. Pods judged in turn in any of them get the
+    entries judging every candidate of their scope gives."""
+    inventory, problems = _inventory(policies)
+    ctx = CheckContext(inventory, problems)
+    for labels, scope in visits:
+        subject = Subject(NAMESPACE, labels)
+        judging = _judging(subject, direction, inventory)
+        judged = judged_entries(ctx, scope, labels, judging, placeholders=not scope.only_cilium)
+        entries, examined = _scan_of(inventory, scope, judging)
+        _assert_same(judged, entries, examined)
+    runs = [key for key in ctx.memo.scopes if isinstance(key, tuple) and key[0] == "quiet-run"]
+    # One set of slots per run and direction, whichever scopes read it.
+    assert len(runs) <= 2
