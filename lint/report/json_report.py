@@ -102,21 +102,35 @@ _escape = encode_basestring  # what `_encode` writes for a str
 
 
 class _Entries:
-    """One decision's examined list as written: the entries listed, what
-    closes the list (``]``, and under ``selecting`` the count left out),
-    and, once measured, the texts of its entries in order (``parts``,
-    references into the writer's memo, while ``KEPT_PARTS`` allows), the
-    bytes of the entries with their commas and, for a capped writer, how
-    many strings its entries had capped."""
+    """One decision's examined list as written: the entries listed (or, in
+    full, the list as the check holds it: ``held``), what closes the list
+    (``]``, and under ``selecting`` the count left out), and, once
+    measured, the texts of its entries in order (``parts``, references into
+    the writer's memo, while ``KEPT_PARTS`` allows), the bytes of the
+    entries with their commas and, for a capped writer, how many strings
+    its entries had capped."""
 
-    __slots__ = ("close", "count", "entries", "parts", "size")
+    __slots__ = ("_entries", "close", "count", "held", "parts", "size")
 
-    def __init__(self, entries: tuple[ExaminedEntry, ...], close: str) -> None:
-        self.entries = entries
+    def __init__(
+        self,
+        entries: tuple[ExaminedEntry, ...] | None,
+        close: str,
+        held: ExaminedList | None = None,
+    ) -> None:
+        self._entries = entries
+        self.held = held
         self.close = close
         self.parts: list[str] | None = None
         self.size = -1
         self.count = 0
+
+    @property
+    def entries(self) -> tuple[ExaminedEntry, ...]:
+        if self._entries is None:
+            assert self.held is not None
+            self._entries = self.held.whole()
+        return self._entries
 
 
 _Piece = str | _Entries
@@ -152,6 +166,8 @@ class JsonWriter:
         self._sizes: dict[int, int] = {}
         self._counts: dict[int, int] = {}
         self._lists: dict[int, _Entries] = {}
+        self._shared: dict[int, list[str]] = {}
+        """The texts of each shared stretch of entries, by its identity."""
         self._kept = 0
         """The texts kept on lists (``_Entries.parts``), all lists together."""
         self._plain = True
@@ -304,7 +320,7 @@ class JsonWriter:
         if known is not None:
             return known
         if self.examined == "all":
-            listed = _Entries(examined.whole(), "]")
+            listed = _Entries(None, "]", examined)
         else:
             kept = examined.selecting()
             listed = _Entries(kept, f'],"{NOT_SELECTING}":{len(examined) - len(kept)}')
@@ -333,13 +349,40 @@ class JsonWriter:
         written."""
         parts = listed.parts
         if parts is None:
-            found = list(map(self._texts.get, map(id, listed.entries)))
-            if not all(found):  # no text is empty: some entries are new
-                self._learn(listed.entries, found)
-            parts = cast("list[str]", found)
+            held = listed.held
+            if held is None or self.capped:
+                parts = self._texts_of(listed.entries)
+            else:
+                parts = self._spliced(held)
             if self._kept + len(parts) <= KEPT_PARTS:
                 listed.parts = parts
                 self._kept += len(parts)
+        return parts
+
+    def _texts_of(self, entries: tuple[ExaminedEntry, ...]) -> list[str]:
+        """The texts of ``entries``, in order."""
+        found = list(map(self._texts.get, map(id, entries)))
+        if not all(found):  # no text is empty: some entries are new
+            self._learn(entries, found)
+        return cast("list[str]", found)
+
+    def _spliced(self, held: ExaminedList) -> list[str]:
+        """The texts of a list held as shared entries with its own cut in:
+        the shared entries' texts are looked up once for every list that
+        shares them, and each list's are copied from them at C speed."""
+        shared = self._shared.get(id(held.shared))
+        if shared is None:
+            shared = self._shared[id(held.shared)] = self._texts_of(held.shared.entries)
+        if not held.cuts and not held.tail:
+            return shared
+        parts: list[str] = []
+        at = 0
+        for cut in held.cuts:
+            parts += shared[at : cut.start]
+            parts += self._texts_of(cut.placed)
+            at = cut.stop
+        parts += shared[at:]
+        parts += self._texts_of(held.tail)
         return parts
 
     def _learn(self, entries: tuple[ExaminedEntry, ...], found: list[str | None]) -> None:

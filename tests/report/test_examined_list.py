@@ -6,6 +6,7 @@ from a worker, where the shared entries come back as one object."""
 from __future__ import annotations
 
 import bisect
+import json
 from typing import Any
 
 from hypothesis import given, settings
@@ -14,13 +15,19 @@ from hypothesis import strategies as st
 from lint.checks.reach import merged_in_order
 from lint.decision.model import EgressVerdict, IngressVerdict
 from lint.parallel.records import Records
+from lint.report.json_report import Examined, render_json, report_document
 from lint.report.model import (
     QUIET_VERDICT,
     Cut,
     DecisionReport,
+    EgressReport,
     ExaminedEntry,
     ExaminedList,
     Location,
+    NamedReport,
+    Report,
+    SandboxRef,
+    SandboxReport,
     examined_list,
     shared_entries,
 )
@@ -143,3 +150,58 @@ def test_merging_in_order_is_inserting_one_by_one(keys: list[int], data: st.Data
         tail,
     )
     assert merged.whole() == (*left_entries, *tail)
+
+
+@st.composite
+def _sharing(draw: st.DrawFn) -> list[tuple[ExaminedList, list[ExaminedEntry]]]:
+    """Lists that share one stretch of entries, each with its own cuts."""
+    shared = draw(_entries)
+    held = shared_entries(shared)
+    lists = []
+    for _ in range(draw(st.integers(1, 4))):
+        bounds = sorted(draw(st.lists(st.integers(0, len(shared)), max_size=6)))
+        cuts = tuple(
+            Cut(start, stop, tuple(draw(_entries)))
+            for start, stop in zip(bounds[::2], bounds[1::2], strict=False)
+        )
+        examined = ExaminedList(held, cuts, tuple(draw(_entries)))
+        lists.append((examined, list(examined.whole())))
+    return lists
+
+
+@settings(max_examples=200, deadline=None)
+@given(_sharing(), st.sampled_from(["all", "selecting"]))
+def test_lists_that_share_entries_write_the_json_of_each_list_whole(
+    lists: list[tuple[ExaminedList, list[ExaminedEntry]]], examined: Examined
+) -> None:
+    """The JSON writer takes the shared entries' texts once for every list
+    that shares them and copies each list's from them; the report reads as
+    the one built from each list put together by hand."""
+    held = _report([listed for listed, _ in lists])
+    whole = _report([examined_list(entries) for _, entries in lists])
+    text = render_json(held, examined)
+    assert text == render_json(whole, examined)
+    assert json.loads(text) == json.loads(json.dumps(report_document(whole, examined)))
+
+
+def _report(lists: list[ExaminedList]) -> Report:
+    def sandbox(index: int, listed: ExaminedList) -> SandboxReport:
+        egress = EgressReport(
+            policy_kind="deny-all",
+            engine="core",
+            verify="union",
+            expected_kind="NetworkPolicy",
+            expected_name=f"t{index}-egress",
+            named=NamedReport("missing", None, None, None),
+            union=DecisionReport(None, None, listed),
+        )
+        return SandboxReport(
+            ref=SandboxRef("ns", f"t{index}", None, "direct"),
+            pod_labels={},
+            egress=egress,
+            ingress=None,
+            declaration=None,
+        )
+
+    sandboxes = tuple(sandbox(index, listed) for index, listed in enumerate(lists))
+    return Report(defaults_applied=True, sandboxes=sandboxes, findings=(), parse_errors=())
