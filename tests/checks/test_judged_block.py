@@ -155,6 +155,13 @@ def _full_scan(
     sourced: list[Sourced] = with_synthesized(namespace, ())
     if with_cilium:
         sourced += cilium_candidates(namespace, inventory)
+    return _judged_one_by_one(sourced, judging)
+
+
+def _judged_one_by_one(
+    sourced: list[Sourced], judging: Judging
+) -> tuple[list[ExaminedEntry], list[Any]]:
+    """``sourced`` judged for this pod alone, each candidate in turn."""
     entries: list[ExaminedEntry] = []
     examined: list[Any] = []
     split = _split_copies(sourced, judging)
@@ -277,17 +284,8 @@ def _scan_of(inventory: Inventory, scope: Scope, judging: Judging) -> tuple[list
     for reach's reading of them under engine core."""
     if not scope.only_cilium:
         return _full_scan(inventory, scope.with_cilium, judging)
-    entries: list[ExaminedEntry] = []
-    examined: list[Any] = []
     sourced = cilium_candidates(inventory.namespace(NAMESPACE), inventory)
-    split = _split_copies(sourced, judging)
-    for item in sourced:
-        documents = judging.read(item.candidate)
-        judged = [_copy_verdict(judging.examine(d), split.get(id(item))) for d in documents]
-        origins: dict[int, Origin] = {id(document): item for document in documents}
-        entries += examined_entries(judged, origins, judging.rules_key)
-        examined += judged
-    return entries, examined
+    return _judged_one_by_one(list(sourced), judging)
 
 
 SCOPES = [

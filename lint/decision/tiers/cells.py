@@ -767,33 +767,28 @@ class MaskProbe(VectorProbe, MaskedProbe):
     def remembered(
         self, entries: tuple[tuple[int, TierDocument, TierRule], ...], work: Callable[[], R]
     ) -> R:
-        space = self._space
-        mask = space.entries_mask(entries)
-        if mask is None:
-            return work()
-        key = (id(entries), self._certain & mask, self._possible & mask)
-        hit = space.entry_answers.get(key)
-        if hit is not None and hit[0] is entries:
-            return cast(R, hit[1])
-        found = work()
-        space.entry_answers[key] = (entries, found)
-        return found
+        return self._kept_by(entries, self._space.entries_mask(entries), work)
 
     def remembered_group(
         self,
         group: tuple[tuple[tuple[int, TierDocument, TierRule], ...], ...],
         work: Callable[[], R],
     ) -> R:
-        space = self._space
-        mask = space.group_mask(group)
+        return self._kept_by(group, self._space.group_mask(group), work)
+
+    def _kept_by(self, held: object, mask: int | None, work: Callable[[], R]) -> R:
+        """``work``'s answer, kept for the space by ``held`` (kept with it, so
+        its id is not reused) and this cell's answers under ``mask``; done
+        afresh when the mask is unknown."""
         if mask is None:
             return work()
-        key = (id(group), self._certain & mask, self._possible & mask)
+        space = self._space
+        key = (id(held), self._certain & mask, self._possible & mask)
         hit = space.entry_answers.get(key)
-        if hit is not None and hit[0] is group:
+        if hit is not None and hit[0] is held:
             return cast(R, hit[1])
         found = work()
-        space.entry_answers[key] = (group, found)
+        space.entry_answers[key] = (held, found)
         return found
 
     def one_of_equal(self, key: Hashable, value: R) -> R:
