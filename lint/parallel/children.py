@@ -140,8 +140,11 @@ def collect(children: Sequence[Child], deadline: float) -> None:
 
 
 def _readable(descriptor: int) -> bool:
-    ready, _, _ = select.select([descriptor], [], [], 0)
-    return bool(ready)
+    """Whether reading ``descriptor`` would not wait (``poll``: unlike
+    ``select``, it takes any descriptor number)."""
+    poller = select.poll()
+    poller.register(descriptor, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 def _message_file() -> int:

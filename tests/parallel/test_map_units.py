@@ -392,3 +392,26 @@ def test_meanwhile_is_not_called_when_no_child_starts(
     done = map_units(UNITS, lambda item: 2 * item, INTS, processes, meanwhile=lambda: ran.append(1))
     assert done == DOUBLED
     assert ran == []
+
+
+def test_a_child_s_pipe_is_read_whatever_its_descriptor_number(
+    children: list[int], tmp_path: Path
+) -> None:
+    """With more than a thousand descriptors open, a child's pipe gets a
+    number ``select`` cannot take; its messages are read all the same."""
+    import resource  # noqa: PLC0415
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if max(soft, hard) < 1200:
+        pytest.skip("this system allows too few open descriptors")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        calls = _Calls(tmp_path)
+        assert map_units(UNITS, calls, INTS, 2) == DOUBLED
+        assert calls.in_children()
+        assert not set(calls.here) & set(calls.in_children())
+    finally:
+        for descriptor in held:
+            os.close(descriptor)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
