@@ -15,11 +15,10 @@ options before they are imported.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Literal
 
 from lint.intake import take_in
 from lint.loading import DEFAULT_LIMITS, LoadLimits, RenderedInput
@@ -31,8 +30,6 @@ if TYPE_CHECKING:
 ReadCilium = Literal["auto", "always"]
 """``--read-cilium``: ``always`` reads Cilium policies under ``engine:
 core`` too; ``auto`` reads them as the declared engine says."""
-CHECKS: Final = "lint.checks.sandbox_checks"
-"""The module of every check, imported while the children load."""
 
 
 @dataclass(frozen=True)
@@ -87,14 +84,14 @@ def _run_check(options: CheckOptions, stdin: bytes | None) -> CheckRun:
         options, stdin=stdin, environment=options.environment, meanwhile=_import_checks
     )
     # Imported already when children loaded the files; else now, once.
-    checks = importlib.import_module(CHECKS)
-    run: CheckRun = checks.checked_run(options, intake)
-    return run
+    from lint.checks.sandbox_checks import checked_run  # noqa: PLC0415
+
+    return checked_run(options, intake)
 
 
 def _import_checks() -> None:
     """What this process does while children start loading the files."""
-    importlib.import_module(CHECKS)
+    import lint.checks.sandbox_checks  # noqa: F401, PLC0415
 
 
 def _silent(_step: str) -> None:
