@@ -206,6 +206,11 @@ CHECKS_THEMSELVES = (
     "lint.checks.judging",
     "lint.checks.reach",
     "lint.decision.tiers",
+    # The report model and what writes or filters a report come with the
+    # checks: nothing before the first file is read needs them.
+    "lint.report.model",
+    "lint.report.json_report",
+    "lint.suppression",
 )
 
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -53,12 +54,11 @@ from lint.parallel.lifetime import collector_paused, hold
 from lint.parallel.shares import available_processes
 from lint.render import RenderPolicy, RenderSpec
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, truncation_note
-from lint.report.environments import failed_environment, in_environment, joined
-from lint.report.json_report import bounded_json
-from lint.report.model import Location, Report
 from lint.report.reporters import CHECK_REPORTERS, RenderOptions
 from lint.rules import level_rank
-from lint.suppression import BaselineError, render_baseline, suppress
+
+if TYPE_CHECKING:
+    from lint.report.model import Report
 
 FAIL_ON = ("error", "warning", "note", "never")
 
@@ -120,7 +120,7 @@ def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> 
         run = check_run(options, stdin=stdin)
     except DeclarationError as error:
         fail(error.report(), USAGE)
-    except BaselineError as error:
+    except _baseline_error() as error:
         fail(str(error), USAGE)
     if isinstance(stdin, RenderedInput) and stdin.kustomize_origins is not None:
         # Only a Kustomize render needs its origins read (``lint.render``).
@@ -155,6 +155,8 @@ def execute_environments(
     is refused, fails, runs out of time or overruns its output limit is one
     ``render-failed`` finding, and its sandboxes fail closed; the others
     are checked all the same, and the exit status covers them all."""
+    from lint.report.environments import in_environment, joined  # noqa: PLC0415
+
     with collector_paused():
         reports, runs = [], []
         progress = options.progress or _silent
@@ -183,6 +185,10 @@ def _failed(
     """The report of an environment that could not be rendered: one
     ``render-failed`` finding at its ``renders:`` entry, subject to the
     baseline as every finding is."""
+    from lint.report.environments import failed_environment  # noqa: PLC0415
+    from lint.report.model import Location  # noqa: PLC0415
+    from lint.suppression import BaselineError, suppress  # noqa: PLC0415
+
     where = Location(report.declaration_file or "-", environment.line)
     try:
         return suppress(failed_environment(report, failure, where), baseline)
@@ -192,6 +198,15 @@ def _failed(
 
 def _silent(_step: str) -> None:
     """No one is told of the steps."""
+
+
+def _baseline_error() -> type[Exception]:
+    """The error of an unreadable baseline, imported only when a run
+    fails: its module needs the report model, which ``check`` imports
+    while children load the files (``lint.checks.runner``)."""
+    from lint.suppression import BaselineError  # noqa: PLC0415
+
+    return BaselineError
 
 
 def _write(
@@ -206,6 +221,8 @@ def _write(
     else:
         clear_status_line()  # what is written next may go to the terminal
     if out.write_baseline is not None:
+        from lint.suppression import render_baseline  # noqa: PLC0415
+
         write_output(out.write_baseline, (render_baseline(report.findings),), "json")
     colour = colour_wanted(
         out.color, out.output is None and not out.passthrough and sys.stdout.isatty()
@@ -239,6 +256,8 @@ def _report_chunks(
     with a note on standard error when it was cut."""
     if fmt != "json":
         return CHECK_REPORTERS[fmt].chunks(report, rendering)
+    from lint.report.json_report import bounded_json  # noqa: PLC0415
+
     chunks, truncated = bounded_json(report, rendering.examined, out.max_report_bytes)
     if truncated is not None and not out.passthrough:
         # Under --passthrough the report itself is on standard error,

@@ -41,7 +41,7 @@ from lint.render import (
     repository_root,
 )
 from lint.report.bounded import DEFAULT_MAX_REPORT_BYTES, MIN_MAX_REPORT_BYTES
-from lint.report.json_report import EXAMINED_MODES, Examined
+from lint.report.examined import EXAMINED_MODES, Examined
 
 PATHS: Final = click.argument("paths", nargs=-1)
 

@@ -21,7 +21,7 @@ import json
 import operator
 from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, cast
 
 from lint import __version__
 from lint.report.bounded import (
@@ -31,6 +31,7 @@ from lint.report.bounded import (
     fit_document,
     report_size,
 )
+from lint.report.examined import Examined
 from lint.report.model import (
     ControllerReport,
     Culprit,
@@ -51,10 +52,6 @@ from lint.report.model import (
 
 SCHEMA_VERSION = 1
 
-Examined = Literal["all", "selecting"]
-"""``--examined``: ``all`` lists every examined entry (the contract);
-``selecting`` leaves out the ``does-not-select`` ones and counts them."""
-EXAMINED_MODES: Final[tuple[Examined, ...]] = ("all", "selecting")
 NOT_SELECTING: Final = "notSelecting"
 """The member that counts, under ``--examined selecting``, the entries left out."""
 

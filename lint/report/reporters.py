@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from lint.report.escaping import Style
-from lint.report.json_report import Examined, JsonWriter
-from lint.report.model import Report
+from lint.report.examined import Examined
+
+if TYPE_CHECKING:
+    from lint.report.model import Report
 
 ReportT_contra = TypeVar("ReportT_contra", contravariant=True)
 OptionsT_contra = TypeVar("OptionsT_contra", contravariant=True)
@@ -67,7 +69,7 @@ class RenderOptions:
     """json: every examined entry, or only those that select the pod (``--examined``)."""
 
 
-class CheckReporter(Reporter[Report, RenderOptions], Protocol):
+class CheckReporter(Reporter["Report", RenderOptions], Protocol):
     """A ``check`` format, which also gives its text as chunks to write one
     after the other; ``render`` is those chunks joined."""
 
@@ -112,7 +114,9 @@ class TextReporter:
 
 class JsonReporter:
     """The JSON report whole; the command line bounds it by
-    ``--max-report-bytes`` before it writes it (``lint.report.json_report.bounded_json``)."""
+    ``--max-report-bytes`` before it writes it (``lint.report.json_report.bounded_json``).
+    Its writer is imported when asked for, so ``--format`` is parsed
+    without the report model."""
 
     name: Final = "json"
     style: Final[Style] = "json"
@@ -122,6 +126,8 @@ class JsonReporter:
         return "".join(self.chunks(report, options))
 
     def chunks(self, report: Report, options: RenderOptions) -> Iterable[str]:
+        from lint.report.json_report import JsonWriter  # noqa: PLC0415
+
         return JsonWriter(report, options.examined).chunks()
 
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from lint.checks.reach import merged_in_order
 from lint.decision.model import EgressVerdict, IngressVerdict
 from lint.parallel.records import Records
-from lint.report.json_report import Examined, render_json, report_document
+from lint.report.examined import Examined
+from lint.report.json_report import render_json, report_document
 from lint.report.model import (
     QUIET_VERDICT,
     Cut,

@@ -12,13 +12,8 @@ from typing import Any
 import pytest
 
 from lint.report.bounded import QUOTE_LIMIT
-from lint.report.json_report import (
-    EXAMINED_MODES,
-    Examined,
-    JsonWriter,
-    bounded_json,
-    render_json,
-)
+from lint.report.examined import EXAMINED_MODES, Examined
+from lint.report.json_report import JsonWriter, bounded_json, render_json
 from lint.report.model import (
     DecisionReport,
     EgressReport,

@@ -16,9 +16,8 @@ import pytest
 
 from lint.checks.runner import CheckOptions, run_check
 from lint.report import json_report
+from lint.report.examined import EXAMINED_MODES, Examined
 from lint.report.json_report import (
-    EXAMINED_MODES,
-    Examined,
     JsonWriter,
     _examined,
     bounded_json,
