@@ -90,20 +90,19 @@ def checked_run(options: CheckOptions, intake: Intake) -> CheckRun:
     findings.extend(controller.findings)
     findings.extend(foreign_templates(inventory))
     findings.extend(invalid_agent_sandbox_objects(inventory))
+    # Found while children judge, if any do; else after the sandboxes.
+    whole_run = functools.cache(functools.partial(_whole_run_findings, intake, controller.facts))
     checked = check_plans(
         declared,
         lambda sandbox: sandbox.namespace,
         functools.partial(_check_sandbox, ctx, controller.facts),
         processes_for(loaded.bytes, options.jobs),
+        meanwhile=whole_run,
     )
     for reports, sandbox_findings in checked:
         sandboxes.extend(reports)
         findings.extend(sandbox_findings)
-    findings.extend(_prerequisites(inventory, declared, controller.facts))
-    findings.extend(namespace_label_disagreements(inventory, declarations))
-    findings.extend(malformed_suppressions(inventory))
-    findings.extend(undeclared_templates(inventory, declared, declarations.defaults_applied))
-    findings.extend(declaration_notes(declarations.notes))
+    findings.extend(whole_run())
     report = Report(
         defaults_applied=intake.declarations.defaults_applied,
         sandboxes=tuple(sorted(sandboxes, key=sandbox_key)),
@@ -117,6 +116,18 @@ def checked_run(options: CheckOptions, intake: Intake) -> CheckRun:
     # Last, so a library caller gets the findings the command line prints.
     report = suppress(report, options.baseline)
     return CheckRun(report, (intake, ctx, checked))
+
+
+def _whole_run_findings(intake: Intake, facts: ControllerFacts) -> list[Finding]:
+    """The findings of the run as a whole, not of one sandbox path."""
+    inventory, declared, declarations = intake.inventory, intake.sandboxes, intake.declarations
+    return [
+        *_prerequisites(inventory, declared, facts),
+        *namespace_label_disagreements(inventory, declarations),
+        *malformed_suppressions(inventory),
+        *undeclared_templates(inventory, declared, declarations.defaults_applied),
+        *declaration_notes(declarations.notes),
+    ]
 
 
 def check_context(intake: Intake, read_cilium: ReadCilium) -> CheckContext:
@@ -346,16 +357,22 @@ def _load_findings(problems: Sequence[LoadProblem]) -> list[Finding]:
     return findings
 
 
-def _render_once(findings: list[Finding]) -> set[Finding]:
+def _render_once(findings: list[Finding]) -> list[Finding]:
     """The findings, with an unrendered chart's or overlay's own finding
     left out where the sandbox paths it fails closed carry it as their
-    culprit: one finding, listing those paths."""
+    culprit: one finding, listing those paths. Repeats are dropped; those
+    of a finding with a culprit are left to ``merge_culprits``, which merges
+    every finding of one culprit into one and reads their paths, places and
+    rules as sets, so a repeat changes nothing there, and hashing a whole
+    finding with its culprit costs more than the merge."""
     placed = {f.location for f in findings if f.rule_id == RENDER_NEEDED and f.culprit is not None}
-    return {
+    kept = [
         f
         for f in findings
         if not (f.rule_id == RENDER_NEEDED and f.culprit is None and f.location in placed)
-    }
+    ]
+    plain = dict.fromkeys(f for f in kept if f.culprit is None)
+    return [*(f for f in kept if f.culprit is not None), *plain]
 
 
 def _load_rule(problem: LoadProblem) -> str:

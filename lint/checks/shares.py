@@ -31,11 +31,15 @@ def check_plans(
     namespace_of: Callable[[Plan], str],
     check_one: Callable[[Plan], PlanResult],
     processes: int,
+    *,
+    meanwhile: Callable[[], object] | None = None,
 ) -> list[PlanResult]:
     """Each plan's reports and findings, in plan order, on at most
-    ``processes`` processes."""
+    ``processes`` processes; ``meanwhile`` is what this process does
+    first once children start, if any do (``map_units``)."""
     units = units_of([namespace_of(plan) for plan in plans], processes)
-    judged = map_units([[plans[i] for i in unit] for unit in units], check_one, RESULTS, processes)
+    grouped = [[plans[i] for i in unit] for unit in units]
+    judged = map_units(grouped, check_one, RESULTS, processes, meanwhile=meanwhile)
     results: dict[int, PlanResult] = {}
     for unit, checked in zip(units, judged, strict=True):
         results.update(zip(unit, checked, strict=True))

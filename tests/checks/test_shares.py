@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from lint.checks import sandbox_checks
 from lint.checks import shares as checks_shares
 from lint.checks.context import JudgmentMemo
 from lint.checks.runner import CheckOptions, run_check
@@ -97,13 +98,13 @@ def test_a_failing_child_s_sandboxes_are_judged_here(
     parent = os.getpid()
     real = checks_shares.check_plans
 
-    def breaking(plans, namespace_of, check_one, jobs):  # type: ignore[no-untyped-def]
+    def breaking(plans, namespace_of, check_one, jobs, **options):  # type: ignore[no-untyped-def]
         def check(plan):  # type: ignore[no-untyped-def]
             if os.getpid() != parent:
                 raise RuntimeError("a child that breaks")
             return check_one(plan)
 
-        return real(plans, namespace_of, check, jobs)
+        return real(plans, namespace_of, check, jobs, **options)
 
     monkeypatch.setattr("lint.checks.sandbox_checks.check_plans", breaking)
     assert _report(generated, 2) == _report(generated, 1)
@@ -127,7 +128,7 @@ def test_children_s_answers_are_used(
     planned: list[object] = []
     real = checks_shares.check_plans
 
-    def counting(plans, namespace_of, check_one, processes):  # type: ignore[no-untyped-def]
+    def counting(plans, namespace_of, check_one, processes, **options):  # type: ignore[no-untyped-def]
         planned.extend(plans)
 
         def check(plan):  # type: ignore[no-untyped-def]
@@ -140,8 +141,39 @@ def test_children_s_answers_are_used(
                 here.append(plan)
             return check_one(plan)
 
-        return real(plans, namespace_of, check, processes)
+        return real(plans, namespace_of, check, processes, **options)
 
     monkeypatch.setattr("lint.checks.sandbox_checks.check_plans", counting)
     assert json.loads(_report(generated, 3))["sandboxes"]
     assert len(here) < len(planned)
+
+
+@pytest.mark.parametrize(("jobs", "first"), [(2, "whole run"), (1, "sandbox")])
+def test_the_run_s_own_findings_are_found_while_children_judge(
+    small_shares: None, generated: Path, monkeypatch: pytest.MonkeyPatch, jobs: int, first: str
+) -> None:
+    """With children, this process finds the findings of the run as a whole
+    before it judges any sandbox; alone, after them. Once either way, and
+    the report is the same."""
+    expected = _report(generated, 1)
+    parent = os.getpid()
+    events: list[str] = []
+    real_whole, real_plans = sandbox_checks._whole_run_findings, checks_shares.check_plans
+
+    def whole(*args):  # type: ignore[no-untyped-def]
+        events.append("whole run")
+        return real_whole(*args)
+
+    def recording(plans, namespace_of, check_one, processes, **options):  # type: ignore[no-untyped-def]
+        def check(plan):  # type: ignore[no-untyped-def]
+            if os.getpid() == parent:
+                events.append("sandbox")
+            return check_one(plan)
+
+        return real_plans(plans, namespace_of, check, processes, **options)
+
+    monkeypatch.setattr(sandbox_checks, "_whole_run_findings", whole)
+    monkeypatch.setattr(sandbox_checks, "check_plans", recording)
+    assert _report(generated, jobs) == expected
+    assert events[0] == first
+    assert events.count("whole run") == 1
