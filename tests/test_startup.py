@@ -232,11 +232,11 @@ from lint.parallel import shares as parallel_shares
 loading_shares.MIN_SHARE_BYTES = loading_shares.UNIT_BYTES = 1
 parent = os.getpid()
 taken = parallel_shares._take
-def recording(queue, groups, do_one):
+def recording(queue, groups, do_one, *claimed):
     first = 'lint.checks.sandbox_checks' in sys.modules
     if os.getpid() == parent:
         print('parent has the checks' if first else 'parent lacks the checks')
-    yield from taken(queue, groups, do_one)
+    yield from taken(queue, groups, do_one, *claimed)
 parallel_shares._take = recording
 from lint.cli import run_cli
 sys.argv = ['egress-lint', 'check', 'fixtures/demo', '--format', 'json', '--jobs', '2']

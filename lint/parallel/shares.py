@@ -6,8 +6,9 @@ unit nobody has taken from one queue until none is left, so a process that
 starts late, or meets slow units, simply takes fewer: no process waits while
 another still holds a long list. A child sends each unit's results as soon
 as it has them (``children``, in the encoding of ``records``), and the parent
-reads them between its own units, so little is left to read once the queue
-is empty. Results are put back in unit order, so they are the ones a single
+reads them between its own items, so little is left to read once the queue
+is empty. The parent takes the first unit before any child starts: callers
+put the largest first, and what the parent makes is never read back. Results are put back in unit order, so they are the ones a single
 process gives. A child that fails, runs past its deadline, or sends
 something that cannot be read costs only time: the parent then does the
 units it took and sent no results for.
@@ -78,10 +79,10 @@ def map_units(
 ) -> list[list[Result]]:
     """``do_one`` of every item, unit by unit, in order, on at most
     ``processes`` processes, each taking units from one queue (the units
-    the caller puts first are taken first). When children start, this
-    process first calls ``meanwhile`` (work of its own it would otherwise
-    do alone afterwards), then takes units: the children take more
-    meanwhile. When this process raises, every child is killed and reaped
+    the caller puts first are taken first, and the first by this process).
+    When children start, this process first calls ``meanwhile`` (work of
+    its own it would otherwise do alone afterwards), then does its units:
+    the children take more meanwhile. When this process raises, every child is killed and reaped
     and every pipe closed before the exception goes on."""
     groups = _grouped(units)
     if processes < 2 or len(groups) < 2 or not can_fork():
@@ -103,10 +104,15 @@ def _claimed(
     meanwhile: Callable[[], object] | None,
 ) -> dict[int, list[Result]]:
     """The results of each group some process did, by group number. Between
-    its own groups, this process reads what the children sent meanwhile,
+    its own items, this process reads what the children sent meanwhile,
     so little is left to read once the queue is empty."""
     done: dict[int, list[Result]] = {}
     with _queue(len(groups)) as queue:
+        # The first group is this process's, taken before any child starts:
+        # callers put the largest first, and its results, made here, are
+        # not read back from a child after the others end (on the corpus,
+        # reading a large namespace's judgements took 40 ms at the end).
+        first = _taken(queue)
         children: list[Child] = []
         try:
             for _ in range(processes - 1):
@@ -115,9 +121,11 @@ def _claimed(
                     children.append(child)
             if meanwhile is not None and children:
                 meanwhile()
-            for number, results in _take(queue, groups, do_one):
+            # Read between this process's items, not only its units: a
+            # large unit would leave what children sent meanwhile to the end.
+            read = functools.partial(_read_sent, children, groups, records, done)
+            for number, results in _take(queue, groups, do_one, first, read):
                 done[number] = results
-                _read_sent(children, groups, records, done)
             collect(children, deadline)
             _read_sent(children, groups, records, done)
         finally:
@@ -157,13 +165,26 @@ def _queue(count: int) -> Iterator[int]:
 
 
 def _take(
-    queue: int, groups: Sequence[Sequence[Sequence[Item]]], do_one: Callable[[Item], Result]
+    queue: int,
+    groups: Sequence[Sequence[Sequence[Item]]],
+    do_one: Callable[[Item], Result],
+    first: int | None = None,
+    between: Callable[[], None] | None = None,
 ) -> Iterator[tuple[int, list[Result]]]:
-    """Each group this process takes from the queue, with its results."""
-    while len(taken := os.read(queue, NUMBER_BYTES)) == NUMBER_BYTES:
-        number = int.from_bytes(taken, "little")
+    """Each group this process takes from the queue, with its results,
+    starting with ``first`` when it took that one already; ``between`` is
+    called after each item."""
+    number = _taken(queue) if first is None else first
+    while number >= 0:
         if number < len(groups):
-            yield number, _unit_here(groups[number], do_one)
+            yield number, _unit_here(groups[number], do_one, between)
+        number = _taken(queue)
+
+
+def _taken(queue: int) -> int:
+    """The next number in the queue, or -1 when none is left."""
+    taken = os.read(queue, NUMBER_BYTES)
+    return int.from_bytes(taken, "little") if len(taken) == NUMBER_BYTES else -1
 
 
 def _started(
@@ -230,8 +251,18 @@ def _ungrouped(units: Sequence[Sequence[Item]], results: list[Result]) -> list[l
     return cut
 
 
-def _unit_here(group: Sequence[Sequence[Item]], do_one: Callable[[Item], Result]) -> list[Result]:
-    return [do_one(item) for unit in group for item in unit]
+def _unit_here(
+    group: Sequence[Sequence[Item]],
+    do_one: Callable[[Item], Result],
+    between: Callable[[], None] | None = None,
+) -> list[Result]:
+    if between is None:
+        return [do_one(item) for unit in group for item in unit]
+    results = []
+    for item in (item for unit in group for item in unit):
+        results.append(do_one(item))
+        between()
+    return results
 
 
 def _done_here(unit: Sequence[Item], do_one: Callable[[Item], Result]) -> list[Result]:

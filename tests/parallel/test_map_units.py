@@ -104,6 +104,23 @@ def test_every_unit_is_done_by_one_process_and_the_results_come_in_unit_order(
     assert sorted(calls.here + calls.in_children()) == ITEMS  # each item exactly once
 
 
+def test_this_process_does_the_first_unit_itself(children: list[int], tmp_path: Path) -> None:
+    """Callers put the largest unit first: its results are made here, not
+    read back from a child at the end. This process takes it before any
+    child starts, so even when it is slow to start on its units (here, its
+    ``meanwhile`` waits until a child has done an item), no child has it."""
+    calls = _Calls(tmp_path)
+
+    def until_a_child_works() -> None:
+        give_up = time.monotonic() + WAIT
+        while not any(tmp_path.glob("child-*")) and time.monotonic() < give_up:
+            time.sleep(0.005)
+
+    assert map_units(UNITS, calls, INTS, 3, meanwhile=until_a_child_works) == DOUBLED
+    assert calls.here[: len(UNITS[0])] == UNITS[0]
+    assert not set(UNITS[0]) & set(calls.in_children())
+
+
 def test_units_are_taken_in_the_order_given(children: list[int], tmp_path: Path) -> None:
     """One process alone takes them first to last."""
     order: list[int] = []
@@ -265,6 +282,38 @@ def test_children_s_messages_are_read_between_the_parent_s_units(
     monkeypatch.setattr(shares, "_read", reading)
     assert map_units(units, do_one, INTS, 2) == [[2 * item] for item in ITEMS]
     assert log[:2] == ["unit", "read"]
+
+
+def test_children_s_messages_are_read_between_the_parent_s_items(
+    children: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large unit of the parent's (it takes the first) does not leave what
+    the children sent meanwhile to the end: by the parent's second item the
+    child has sent both its units, and they are read before its third."""
+    units = [[1, 2, 3], [4], [5]]
+    log: list[str] = []
+    read = shares._read
+
+    def reading(*arguments: Any) -> Any:
+        log.append("read")
+        return read(*arguments)
+
+    def do_one(item: int) -> int:
+        if _in_child():
+            (tmp_path / str(item)).touch()
+        else:
+            if item == 2:
+                give_up = time.monotonic() + WAIT
+                while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < give_up:
+                    time.sleep(0.005)
+                time.sleep(0.2)  # the child sends each unit as soon as it is done
+            log.append("item")
+        return 2 * item
+
+    monkeypatch.setattr(shares, "_read", reading)
+    assert map_units(units, do_one, INTS, 2) == [[2 * item for item in unit] for unit in units]
+    assert log.count("item") == 3
+    assert log.index("read") < log.index("item", 2)
 
 
 def test_a_child_past_its_deadline_is_killed_and_its_units_done_here(
