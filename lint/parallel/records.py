@@ -52,6 +52,9 @@ class _Codec:
     them is read in one pass."""
     shared: bool = False
     """Whether the shape is a record written once per object."""
+    optional_of: tuple[Convert, Convert] | None = None
+    """For ``X | None``: X's own encode and decode, which a record's field
+    calls directly when its value is not None (a call less per field)."""
 
     @property
     def plain(self) -> bool:
@@ -131,6 +134,7 @@ class Records(Generic[Result]):
         return _Codec(
             lambda value: None if value is None else encode(value),
             lambda value: None if value is None else decode(value),
+            optional_of=(encode, decode),
         )
 
     def _sequence(self, container: type, item: Any) -> _Codec:
@@ -196,16 +200,22 @@ class Records(Generic[Result]):
         width: int,
         walked: list[tuple[int, _Codec]],
     ) -> _Codec:
-        encoders = [(i, _required(codec)[0]) for i, codec in walked]
-        decoders = [(i, _required(codec)[1]) for i, codec in walked]
+        # An optional field's None is passed over here, its value converted
+        # by the codec of what it holds (``optional_of``).
+        fields = [(i, codec.optional_of or _required(codec)) for i, codec in walked]
+        skips = [codec.optional_of is not None for _, codec in walked]
+        encoders = [(i, pair[0], skip) for (i, pair), skip in zip(fields, skips, strict=True)]
+        decoders = [(i, pair[1], skip) for (i, pair), skip in zip(fields, skips, strict=True)]
         encoded, decoded = self._encoded, self._decoded
 
         def encode(value: Any) -> Any:
             done = encoded.get(id(value))
             if done is None:
                 done = list(fields_of(value))
-                for position, convert in encoders:
-                    done[position] = convert(done[position])
+                for position, convert, optional in encoders:
+                    field = done[position]
+                    if field is not None or not optional:
+                        done[position] = convert(field)
                 encoded[id(value)] = done
             return done
 
@@ -215,8 +225,10 @@ class Records(Generic[Result]):
                 if type(item) is not list or len(item) != width:
                     raise ValueError(f"{record.__name__} needs {width} fields")
                 # In place: an item met again is found in ``decoded`` first.
-                for position, convert in decoders:
-                    item[position] = convert(item[position])
+                for position, convert, optional in decoders:
+                    field = item[position]
+                    if field is not None or not optional:
+                        item[position] = convert(field)
                 done = decoded[id(item)] = record(*item)
             return done
 
@@ -251,6 +263,8 @@ def _each_once(convert: Convert, done: dict[int, Any], container: type) -> Conve
     the same entries, so one converted already is looked up without a call."""
 
     def each(items: Any) -> Any:
+        if not items and type(items) in (list, tuple):  # most sequences: nothing to look up
+            return [] if container is list else container()
         # Looked up at C speed; only the items not converted yet are visited
         # (``convert`` looks an item up again: it may be met twice here).
         found = list(map(done.get, map(id, items)))

@@ -8,8 +8,9 @@ another still holds a long list. A child sends each unit's results as soon
 as it has them (``children``, in the encoding of ``records``), and the parent
 reads them between its own items, so little is left to read once the queue
 is empty. The parent takes the first unit before any child starts: callers
-put the largest first, and what the parent makes is never read back. Results are put back in unit order, so they are the ones a single
-process gives. A child that fails, runs past its deadline, or sends
+put the largest first, and what the parent makes is never read back.
+Results are put back in unit order, so they are the ones a single process
+gives. A child that fails, runs past its deadline, or sends
 something that cannot be read costs only time: the parent then does the
 units it took and sent no results for.
 

@@ -106,6 +106,10 @@ def test_a_record_of_one_field_crosses() -> None:
         (Harvest, [[[], [], 3]]),
         (Location, ("not", "a list")),
         (tuple[Location, Location], [[("a", 1, None, None)]]),
+        # Where a sequence of records belongs, something falsy that is none.
+        (tuple[Painted, ...], [0]),
+        (tuple[Painted, ...], [None]),
+        (Painted, [[Colour.RED.value, (), ("a.yaml",)]]),
     ],
 )
 def test_data_of_another_shape_is_refused(shape: Any, data: Any) -> None:
