@@ -261,15 +261,12 @@ def _in_document_order(
     documents = asked.built.input.documents
     placed: list[tuple[_SortKey, _Entry]] = []
     rest: list[_Entry] = []
+    known = _namespace_table(ctx, "reach-sort-keys")
     for item, entry in zip(asked.answer.listed, listed, strict=True):
         if item.undecidable:
             rest.append(entry)
             continue
-        document = documents[item.document]
-        key = _order_key(document.slot, document.kind, document.name, document.namespace)
-        # Copies of one name (a cluster-scoped policy in several files) keep
-        # the order of their files and lines, not the order a worker read them in.
-        placed.append(((key, _place(entry[0])), entry))
+        placed.append((_sort_key(known, documents[item.document].slot, entry[0]), entry))
     placed.sort(key=_FIRST)  # stable: equal keys keep the model's order
     tail = [*rest, *unparsed]
     read = [entry for _, entry in placed] + tail
@@ -281,6 +278,23 @@ def _in_document_order(
         keys, shared = every.keys, every.shared
         taken_out = {every.position[id(e)] for e in asked.offered if id(e) in every.position}
     return merged_in_order(keys, shared, taken_out, own, tuple(map(_FIRST, tail))), read
+
+
+def _sort_key(known: dict[Any, Any], slot: str, entry: ExaminedEntry) -> _SortKey:
+    """A listed entry's place in the list: its document's slot, then the
+    entry's kind, name and namespace (its document's), then its file and
+    line, so copies of one name (a cluster-scoped policy in several files)
+    keep the order of their files, not the order a worker read them in.
+    Once per entry and slot while the namespace is judged: its paths list
+    the same entries (``_listed_entry``); the entry is kept with it, so its
+    id is not reused."""
+    hit = known.get((id(entry), slot))
+    if hit is not None and hit[0] is entry:
+        found: _SortKey = hit[1]
+        return found
+    found = (_order_key(slot, entry.kind, entry.name, entry.namespace), _place(entry))
+    known[(id(entry), slot)] = (entry, found)
+    return found
 
 
 def merged_in_order(
@@ -297,11 +311,22 @@ def merged_in_order(
     put_in: dict[int, list[ExaminedEntry]] = {}
     for sort_key, entry in placed:
         put_in.setdefault(bisect.bisect_right(keys, sort_key), []).append(entry)
-    cuts = tuple(
-        Cut(at, at + 1 if at in taken_out else at, tuple(put_in.get(at, ())))
-        for at in sorted(taken_out | put_in.keys())
-    )
-    return ExaminedList(shared, cuts, tail)
+    # Places next to one another make one cut: a path takes out every
+    # cluster-scoped policy of a kind, which sit side by side in the list.
+    cuts: list[Cut] = []
+    start = stop = -1
+    held: list[ExaminedEntry] = []
+    for at in sorted(taken_out | put_in.keys()):
+        if at != stop:  # the shared entry before ``at`` stays: a new cut
+            if start >= 0:
+                cuts.append(Cut(start, stop, tuple(held)))
+            start, stop, held = at, at, []
+        held += put_in.get(at, ())
+        if at in taken_out:
+            stop = at + 1
+    if start >= 0:
+        cuts.append(Cut(start, stop, tuple(held)))
+    return ExaminedList(shared, tuple(cuts), tail)
 
 
 _NOTHING_SHARED: Final = shared_entries(())

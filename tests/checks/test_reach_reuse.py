@@ -14,7 +14,15 @@ from typing import Any
 import pytest
 
 from lint.checks.context import CheckContext
-from lint.checks.reach import _culprit, _culprit_once, _unselected_entry, tier_candidates
+from lint.checks.reach import (
+    _culprit,
+    _culprit_once,
+    _order_key,
+    _place,
+    _sort_key,
+    _unselected_entry,
+    tier_candidates,
+)
 from lint.checks.runner import CheckOptions, run_check
 from lint.decision.model import EgressVerdict
 from lint.inventory import KubeObject, build_inventory
@@ -162,3 +170,27 @@ def test_a_culprit_is_made_once_per_entry_object_and_rule() -> None:
     assert _culprit(entry, first, ("spec", "egress", 0), None) != _culprit(
         entry, other, ("spec", "egress", 0), None
     )
+
+
+def test_a_listed_entry_s_place_is_kept_per_entry_and_slot() -> None:
+    """An entry's place in the list is worked out once per entry and slot:
+    the same entry in another slot, or an equal-looking entry at another
+    line, never takes a place kept for another."""
+
+    def entry(line: int) -> ExaminedEntry:
+        verdict = str(EgressVerdict.DOES_NOT_SELECT)
+        return ExaminedEntry(
+            "AdminNetworkPolicy", "x", None, verdict, None, "manifest", Location("f.yaml", line)
+        )
+
+    def fresh(slot: str, listed: ExaminedEntry) -> Any:
+        return (_order_key(slot, listed.kind, listed.name, listed.namespace), _place(listed))
+
+    known: dict[Any, Any] = {}
+    first, later = entry(3), entry(9)
+    for slot in ("admin", "network-policy", "admin"):
+        for listed in (first, later):
+            assert _sort_key(known, slot, listed) == fresh(slot, listed)
+    assert len(known) == 4
+    assert _sort_key(known, "admin", first) != _sort_key(known, "network-policy", first)
+    assert _sort_key(known, "admin", first) < _sort_key(known, "admin", later)
