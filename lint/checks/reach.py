@@ -213,8 +213,7 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         and (id(obj) not in reported or obj is None)
         and id(e) not in theirs
     ]
-    kept = (_namespace_table(ctx, "culprits"), _namespace_table(ctx, "rule-hashes"))
-    return report, _findings(searched, given, reach_data_of(ctx), *kept)
+    return report, _findings(searched, given, reach_data_of(ctx), _namespace_table(ctx, "culprits"))
 
 
 def tier_input_of(ctx: CheckContext, given: ReachInput) -> TierInput:
@@ -1059,27 +1058,20 @@ def _ingress_entries(
     return list(by_identity.values())
 
 
-_Kept = dict[Hashable, tuple[tuple[object, ...], Any]]
-"""Answers kept for the namespace's paths with the objects they were made
-from (by identity): culprits, and their rules' content hashes."""
-
-
 def _findings(
     entries: Sequence[tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]],
     given: ReachInput,
     data: ReachData | None = None,
-    culprits: _Kept | None = None,
-    hashes: _Kept | None = None,
+    culprits: dict[Hashable, tuple[tuple[object, ...], Culprit]] | None = None,
 ) -> list[Finding]:
     """One finding per culprit, at its own line. ``culprits``: those made
-    so far for the namespace's paths, which list the same entries;
-    ``hashes``: their rules' content hashes (``_rule_hash``)."""
+    so far for the namespace's paths, which list the same entries."""
     findings = []
     for entry, obj, path in entries:
         if entry.verdict not in _OFFENDING or entry.location is None:
             continue
         rule_id = _RULE_OF_VERDICT[EgressVerdict(entry.verdict)]
-        culprit = _culprit_once(culprits, entry, obj, path, data, hashes)
+        culprit = _culprit_once(culprits, entry, obj, path, data)
         findings.append(
             rule_finding(
                 rule_id,
@@ -1096,12 +1088,11 @@ def _findings(
 
 
 def _culprit_once(
-    culprits: _Kept | None,
+    culprits: dict[Hashable, tuple[tuple[object, ...], Culprit]] | None,
     entry: ExaminedEntry,
     obj: KubeObject | None,
     path: tuple[str | int, ...],
     data: ReachData | None,
-    hashes: _Kept | None = None,
 ) -> Culprit:
     """``_culprit``, once per entry, object, rule path and data (the first
     three by identity, kept with the answer so no id is reused)."""
@@ -1111,9 +1102,8 @@ def _culprit_once(
     key = (*map(id, held), path)
     hit = culprits.get(key)
     if hit is not None and all(map(operator.is_, hit[0], held)):
-        known: Culprit = hit[1]
-        return known
-    found = _culprit(entry, obj, path, data, hashes)
+        return hit[1]
+    found = _culprit(entry, obj, path, data)
     culprits[key] = (held, found)
     return found
 
@@ -1123,53 +1113,8 @@ def _culprit(
     obj: KubeObject | None,
     path: tuple[str | int, ...],
     data: ReachData | None = None,
-    hashes: _Kept | None = None,
 ) -> Culprit:
-    """``hashes``: the content hashes of rules made so far (``_rule_hash``)."""
-    return Culprit(
-        kind=entry.kind,
-        name=entry.name,
-        namespace=entry.namespace,
-        origin=entry.origin,
-        verb=verb(_RULE_OF_VERDICT[entry.verdict]),
-        lets_out=(lets_out_clause(path, entry.detail),),
-        content_hash=_rule_hash(entry, obj, path, data, hashes),
-    )
-
-
-def _rule_hash(
-    entry: ExaminedEntry,
-    obj: KubeObject | None,
-    path: tuple[str | int, ...],
-    data: ReachData | None,
-    hashes: _Kept | None,
-) -> str:
-    """The culprit's content hash. A rule that is there is hashed with its
-    neighbours and what they name, never with the entry's detail (what it
-    lets out, which differs by the path's allowance): so once per object,
-    rule, name and data (the objects by identity, kept with the hash so no
-    id is reused). A culprit with no rule there is hashed by its detail."""
     value = value_at(obj.value, path) if obj is not None and path else None
-    if value is None or hashes is None:
-        return _content_hash(entry, obj, path, data, value)
-    held = (obj, data)
-    key = ("rule-hash", *map(id, held), path, entry.kind, entry.namespace, entry.name)
-    hit = hashes.get(key)
-    if hit is not None and all(map(operator.is_, hit[0], held)):
-        known: str = hit[1]
-        return known
-    found = _content_hash(entry, obj, path, data, value)
-    hashes[key] = (held, found)
-    return found
-
-
-def _content_hash(
-    entry: ExaminedEntry,
-    obj: KubeObject | None,
-    path: tuple[str | int, ...],
-    data: ReachData | None,
-    value: JSON,
-) -> str:
     # The deciding rule's neighbours: reach reports the rule that decided,
     # and any other rule of the list may let out more, now or once edited.
     rules = value_at(obj.value, path[:-1]) if obj is not None and path else None
@@ -1177,7 +1122,17 @@ def _content_hash(
     if isinstance(rules, list) and isinstance(path[-1], int):
         others = [rule for index, rule in enumerate(rules) if index != path[-1]]
     more = [*others, *referenced_content([value, *others], entry.kind, data)]
-    return content_hash(entry.kind, entry.namespace, entry.name, value, entry.detail, more=more)
+    return Culprit(
+        kind=entry.kind,
+        name=entry.name,
+        namespace=entry.namespace,
+        origin=entry.origin,
+        verb=verb(_RULE_OF_VERDICT[entry.verdict]),
+        lets_out=(lets_out_clause(path, entry.detail),),
+        content_hash=content_hash(
+            entry.kind, entry.namespace, entry.name, value, entry.detail, more=more
+        ),
+    )
 
 
 @dataclass(frozen=True)

@@ -197,40 +197,6 @@ def test_a_listed_entry_s_place_is_kept_per_entry_and_slot() -> None:
     assert _sort_key(known, "admin", first) < _sort_key(known, "admin", later)
 
 
-def test_a_rule_s_hash_is_kept_per_object_rule_and_data_never_per_detail() -> None:
-    """Paths under other allowances blame one rule with other details: its
-    hash, which reads the rule and not the detail, is made once and is the
-    one made afresh; another object's rule, or a culprit with no rule (hashed
-    by its detail), never takes it."""
-
-    def admin(rules: list[Any]) -> KubeObject:
-        value = {"kind": "AdminNetworkPolicy", "metadata": {"name": "x"}, "spec": {"egress": rules}}
-        return KubeObject("AdminNetworkPolicy", "x", None, LoadedDocument("f.yaml", 1, 9, 0, value))
-
-    def entry(detail: str) -> ExaminedEntry:
-        verdict = str(EgressVerdict.WIDENS_EGRESS)
-        return ExaminedEntry("AdminNetworkPolicy", "x", None, verdict, detail, "manifest", None)
-
-    wide = {"action": "Allow", "to": [{"networks": ["0.0.0.0/0"]}]}
-    first, other = admin([wide]), admin([{**wide, "ports": [{"portNumber": {"port": 80}}]}])
-    path = ("spec", "egress", 0)
-    kept: dict[Any, Any] = {}
-    hashes = {}
-    for obj in (first, other, first):
-        for detail in ("rule 0 lets out TCP/80", "rule 0 lets out every point"):
-            made = _culprit(entry(detail), obj, path, None, kept)
-            assert made == _culprit(entry(detail), obj, path, None)
-            hashes[(id(obj), detail)] = made.content_hash
-    assert len(set(hashes.values())) == 2
-    assert (
-        hashes[(id(first), "rule 0 lets out TCP/80")]
-        != hashes[(id(other), "rule 0 lets out TCP/80")]
-    )
-    # No rule there: the detail is hashed, so two details make two hashes.
-    unread = {_culprit(entry(d), None, (), None, kept).content_hash for d in ("a", "b")}
-    assert len(unread) == 2
-
-
 def test_unparsed_documents_are_found_once_per_namespace_and_verdict() -> None:
     """The unparsed documents a namespace's paths fail closed on are found
     once per namespace and verdict: an ingress path never takes the egress
