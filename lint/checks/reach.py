@@ -186,7 +186,8 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         first = unparsed[0].document
         refusal = EgressRefusal.NOT_EVALUABLE
         summary = f"{first.kind}/{first.name} cannot be read: {first.detail}"
-    unparsed_entries = [_unparsed_entry(i) for i in unparsed]
+    kept_entries = _namespace_table(ctx, "reach-unparsed-entries")
+    unparsed_entries = [_unparsed_entry(i, kept_entries) for i in unparsed]
     theirs = {
         id(entry[0])
         for entry, item in zip(unparsed_entries, unparsed, strict=True)
@@ -309,8 +310,14 @@ def merged_in_order(
     would: each after every entry whose key is not greater, so equal keys
     keep the shared entry first, then the placed ones in their order."""
     put_in: dict[int, list[ExaminedEntry]] = {}
+    at, end = 0, len(keys)
     for sort_key, entry in placed:
-        put_in.setdefault(bisect.bisect_right(keys, sort_key), []).append(entry)
+        # ``placed`` is sorted, so every key before ``at`` is not greater
+        # than this one: where the next key is greater, it goes in at
+        # ``at`` again (a slot's hundreds of entries go in at one place).
+        if at < end and not sort_key < keys[at]:
+            at = bisect.bisect_right(keys, sort_key, at)
+        put_in.setdefault(at, []).append(entry)
     # Places next to one another make one cut: a path takes out every
     # cluster-scoped policy of a kind, which sit side by side in the list.
     cuts: list[Cut] = []
@@ -480,8 +487,16 @@ def _same_entry(entry: ExaminedEntry, kind: str, name: str, obj: KubeObject) -> 
     )
 
 
-def _unparsed_entry(item: _Judged) -> _Entry:
-    return _judged_entry(item, None), None, ()
+def _unparsed_entry(item: _Judged, kept: dict[Any, Any]) -> _Entry:
+    """An unparsed document's entry, once per document while the namespace
+    is judged (``_unparsed`` keeps them; the document is kept with it, so
+    its id is not reused): its paths list the same entry, so its culprit is
+    made once and it is written once in a JSON report."""
+    hit = kept.get(id(item))
+    if hit is None or hit[0] is not item:
+        hit = kept[id(item)] = (item, (_judged_entry(item, None), None, ()))
+    found: _Entry = hit[1]
+    return found
 
 
 def _judged_entry(item: _Judged, namespace: str | None) -> ExaminedEntry:
@@ -507,10 +522,10 @@ def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Lis
         thing = tier_input.undecidable[item.document]
         obj = _object_of(asked.offered, thing.ref)
         if obj is not None:
-            where = thing.path
-            location: Location = precise_location(obj, where) if where else location_of(obj)
-        else:
-            obj, location = _condition_at(ctx, given, thing)
+            # Made once per object and what the entry says, like a
+            # document's below: its culprit is then made once too.
+            return _undecidable_entry(ctx, obj, thing, item), obj, thing.path
+        obj, location = _condition_at(ctx, given, thing)
         namespace = obj.namespace if obj is not None else None
         entry = ExaminedEntry(
             thing.kind, thing.name, namespace, str(item.verdict), item.detail, "manifest", location
@@ -538,6 +553,27 @@ def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Lis
     entry = _listed(document, item, location)
     table[key] = (obj, entry)
     return entry, obj, path
+
+
+def _undecidable_entry(
+    ctx: CheckContext, obj: KubeObject, thing: Undecidable, item: Listed
+) -> ExaminedEntry:
+    """An undecidable object's entry, at the field that makes it or at the
+    object: once per object, kind, name, verdict, detail and field while
+    the namespace is judged (kept with its object)."""
+    verdict = str(item.verdict)
+    key = ("undecidable", id(obj), thing.kind, thing.name, verdict, item.detail, thing.path)
+    table = _listed_entries(ctx)
+    hit = table.get(key)
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    where = thing.path
+    location = precise_location(obj, where) if where else location_of(obj)
+    entry = ExaminedEntry(
+        thing.kind, thing.name, obj.namespace, verdict, item.detail, "manifest", location
+    )
+    table[key] = (obj, entry)
+    return entry
 
 
 def _listed(document: TierDocument, item: Listed, location: Location) -> ExaminedEntry:

@@ -13,19 +13,24 @@ from typing import Any
 
 import pytest
 
-from lint.checks.context import CheckContext
+from lint.checks.candidates import location_of
+from lint.checks.context import CheckContext, precise_location
 from lint.checks.reach import (
     _culprit,
     _culprit_once,
     _order_key,
     _place,
     _sort_key,
+    _undecidable_entry,
     _unparsed,
+    _unparsed_entry,
     _unselected_entry,
     tier_candidates,
 )
 from lint.checks.runner import CheckOptions, run_check
 from lint.decision.model import EgressVerdict, IngressVerdict
+from lint.decision.tiers.model import Undecidable
+from lint.decision.tiers.questions import Listed
 from lint.inventory import KubeObject, build_inventory
 from lint.loading import load
 from lint.loading.documents import LoadedDocument, LoadProblem
@@ -217,3 +222,52 @@ def test_unparsed_documents_are_found_once_per_namespace_and_verdict() -> None:
         assert [type(j.document.verdict) for j in found] == [type(verdict)] * len(found)
         lines = [j.location.line for j in found]
         assert lines == ([3, 5] if namespace == "one" else [3])
+
+
+def test_an_undecidable_object_s_entry_is_made_once_per_what_it_says() -> None:
+    """A namespace's paths list an undecidable object alike: its entry is
+    made once, and never handed to another field, detail or object."""
+    value = {"kind": "ClusterUserDefinedNetwork", "metadata": {"name": "u"}, "spec": {"a": [1]}}
+    objects = [
+        KubeObject(
+            "ClusterUserDefinedNetwork", "u", None, LoadedDocument("f.yaml", line, 9, 0, value)
+        )
+        for line in (1, 20)
+    ]
+    ctx = CheckContext(build_inventory([], "one"), [])
+    made: dict[Any, ExaminedEntry] = {}
+    for obj in (*objects, objects[0]):
+        for path in ((), ("spec", "a")):
+            for detail in ("one reason", "another"):
+                thing = Undecidable("ClusterUserDefinedNetwork", "u", detail, 0, path)
+                item = Listed(0, EgressVerdict.NOT_EVALUABLE, detail, undecidable=True)
+                entry = _undecidable_entry(ctx, obj, thing, item)
+                where = precise_location(obj, path) if path else location_of(obj)
+                verdict = str(EgressVerdict.NOT_EVALUABLE)
+                fresh = ExaminedEntry(
+                    "ClusterUserDefinedNetwork", "u", None, verdict, detail, "manifest", where
+                )
+                assert entry == fresh
+                assert made.setdefault((id(obj), path, detail), entry) is entry
+    assert len({id(entry) for entry in made.values()}) == 8
+
+
+def test_an_unparsed_document_s_entry_is_made_once_per_document() -> None:
+    """The entries of a namespace's unparsed documents are made once each:
+    the same document the same entry, another document its own."""
+    problems = [
+        LoadProblem("a.yaml", 3, "bad", suspect_kind="AdminNetworkPolicy"),
+        LoadProblem("b.yaml", 5, "bad", suspect_kind="AdminNetworkPolicy"),
+    ]
+    ctx = CheckContext(build_inventory([], "one"), problems)
+    kept: dict[Any, Any] = {}
+    first = [
+        _unparsed_entry(item, kept)[0]
+        for item in _unparsed(ctx, "one", EgressVerdict.NOT_EVALUABLE)
+    ]
+    again = [
+        _unparsed_entry(item, kept)[0]
+        for item in _unparsed(ctx, "one", EgressVerdict.NOT_EVALUABLE)
+    ]
+    assert [e.location and e.location.file for e in first] == ["a.yaml", "b.yaml"]
+    assert [id(e) for e in again] == [id(e) for e in first]
