@@ -721,13 +721,30 @@ def _unjudged(
         known: tuple[tuple[int, ...], Mapping[int, tuple[int, ...]]] = hit[1]
         return known
     judged = frozenset().union(*(_block_objects(ctx, j) for j in judgements))
-    by_object: dict[int, tuple[int, ...]] = {}
-    for index, each in enumerate(candidates):
-        by_object[id(each.obj)] = (*by_object.get(id(each.obj), ()), index)
-    unjudged = tuple(i for i, each in enumerate(candidates) if id(each.obj) not in judged)
+    objects, by_object = _objects_of(ctx, candidates)
+    unjudged = tuple(i for i, obj_id in enumerate(objects) if obj_id not in judged)
     found = (unjudged, by_object)
     ctx.memo.reach[key] = (held, found)
     return found
+
+
+def _objects_of(
+    ctx: CheckContext, candidates: tuple[Offered, ...]
+) -> tuple[tuple[int, ...], Mapping[int, tuple[int, ...]]]:
+    """The identity of each candidate's object, and every candidate's
+    indices by it: once per namespace's candidates, whatever the blocks
+    (a pooled template's scope has blocks of its own)."""
+    key = ("reach-objects", id(candidates))
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and hit[0] is candidates:
+        known: tuple[tuple[int, ...], Mapping[int, tuple[int, ...]]] = hit[1]
+        return known
+    objects = tuple(id(each.obj) for each in candidates)
+    by_object: dict[int, tuple[int, ...]] = {}
+    for index, obj_id in enumerate(objects):
+        by_object[obj_id] = (*by_object.get(obj_id, ()), index)
+    ctx.memo.reach[key] = (candidates, (objects, by_object))
+    return objects, by_object
 
 
 def _block_objects(ctx: CheckContext, judged: Judged) -> frozenset[int]:

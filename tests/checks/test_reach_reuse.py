@@ -18,6 +18,7 @@ from lint.checks.context import CheckContext, precise_location
 from lint.checks.reach import (
     _culprit,
     _culprit_once,
+    _objects_of,
     _order_key,
     _place,
     _sort_key,
@@ -271,3 +272,21 @@ def test_an_unparsed_document_s_entry_is_made_once_per_document() -> None:
     ]
     assert [e.location and e.location.file for e in first] == ["a.yaml", "b.yaml"]
     assert [id(e) for e in again] == [id(e) for e in first]
+
+
+def test_a_namespace_s_candidates_are_indexed_by_object_once_each() -> None:
+    """Each namespace's candidates get their own index by object, kept for
+    the same candidates and never handed to another namespace's."""
+    policies = [_policy(n, ns, {}, WIDE) for ns in ("first", "second") for n in ("a", "b")]
+    documents = [
+        LoadedDocument("all.yaml", 2 * i + 2, 2 * i + 2, 0, p) for i, p in enumerate(policies)
+    ]
+    ctx = CheckContext(build_inventory(documents, "first"), [])
+    for namespace in ("first", "second", "first"):
+        candidates = tier_candidates(ctx, namespace)
+        objects, by_object = _objects_of(ctx, candidates)
+        assert objects == tuple(id(each.obj) for each in candidates)
+        assert {o: list(i) for o, i in by_object.items()} == {
+            id(each.obj): [index] for index, each in enumerate(candidates)
+        }
+        assert {ctx.inventory.namespace(namespace).name} == {e.obj.namespace for e in candidates}
