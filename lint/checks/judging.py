@@ -156,8 +156,18 @@ def _prepare(memo: JudgmentMemo, item: Sourced) -> Prepared:
     return Prepared(item, memo.keys_of(item.candidate), document_name(item.candidate))
 
 
-def _placeholders(ctx: CheckContext, scope: Scope) -> list[Placeholder]:
-    return unparsed_placeholders(ctx.problems, scope.namespace)
+def _placeholders(ctx: CheckContext, scope: Scope) -> tuple[Placeholder, ...]:
+    """The namespace's unparsed documents, found once while the namespace is
+    judged (the load problems are kept with them): every scope of it finds
+    the same, and one placeholder for all of them lets a culprit among
+    them be made once for its paths (``culprits._culprit_of``)."""
+    key = ("unparsed-placeholders", scope.namespace)
+    hit = ctx.memo.scopes.get(key)
+    if hit is None or hit[0] is not ctx.problems:
+        hit = (ctx.problems, tuple(unparsed_placeholders(ctx.problems, scope.namespace)))
+        ctx.memo.scopes[key] = hit
+    found: tuple[Placeholder, ...] = hit[1]
+    return found
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,13 @@ a culprit whose rules or object differ is never handed to them."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
-from lint.checks.candidates import Sourced
-from lint.checks.context import JudgedEntry
+from lint.checks.candidates import Sourced, unparsed_placeholders
+from lint.checks.context import CheckContext, JudgedEntry
 from lint.checks.culprits import RefusalContext, _culprit_of, _made_culprit
+from lint.checks.judging import Scope, _placeholders
 from lint.decision.allowance import build_allowance
 from lint.decision.model import (
     Candidate,
@@ -19,8 +21,8 @@ from lint.decision.model import (
     RuleVerdict,
     Tri,
 )
-from lint.inventory import KubeObject
-from lint.loading.documents import LoadedDocument
+from lint.inventory import KubeObject, build_inventory
+from lint.loading.documents import LoadedDocument, LoadProblem
 from lint.report.model import ExaminedEntry, Location, SandboxRef
 from lint.rules import culprit_rules
 from tests.decision.manifests import deny_all
@@ -86,3 +88,21 @@ def test_paths_that_judge_an_object_alike_share_its_culprit() -> None:
     # One rule or two: two culprits (two clauses), never one for both.
     assert made[(id(first), False)] != made[(id(first), True)]
     assert len({id(culprit) for culprit in made.values()}) == 4
+
+
+def test_a_namespace_s_scopes_share_its_unparsed_documents() -> None:
+    """Every scope of a namespace fails closed on the same unparsed
+    documents, found once: one placeholder each, so their culprits are made
+    once; another namespace finds its own."""
+    problems = [
+        LoadProblem("a.yaml", 3, "bad", suspect_kind="NetworkPolicy"),
+        LoadProblem("b.yaml", 5, "bad", suspect_kind="NetworkPolicy", suspect_namespace="one"),
+    ]
+    ctx = CheckContext(build_inventory([], "one"), problems)
+    seen: dict[str, Any] = {}
+    for namespace, pooled in (("one", False), ("one", True), ("two", False), ("one", False)):
+        found = _placeholders(ctx, Scope(namespace, None, pooled, False))
+        assert list(found) == unparsed_placeholders(problems, namespace)
+        assert all(map(operator.is_, found, seen.setdefault(namespace, found)))
+    assert [p.location.file for p in seen["one"]] == ["a.yaml", "b.yaml"]
+    assert [p.location.file for p in seen["two"]] == ["a.yaml"]
