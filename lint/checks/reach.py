@@ -311,13 +311,17 @@ def merged_in_order(
     keep the shared entry first, then the placed ones in their order."""
     put_in: dict[int, list[ExaminedEntry]] = {}
     at, end = 0, len(keys)
+    here = put_in.setdefault(at, [])
     for sort_key, entry in placed:
         # ``placed`` is sorted, so every key before ``at`` is not greater
         # than this one: where the next key is greater, it goes in at
         # ``at`` again (a slot's hundreds of entries go in at one place).
         if at < end and not sort_key < keys[at]:
             at = bisect.bisect_right(keys, sort_key, at)
-        put_in.setdefault(at, []).append(entry)
+            here = put_in.setdefault(at, [])
+        here.append(entry)
+    if not put_in[0]:
+        del put_in[0]  # nothing goes in before the first entry
     # Places next to one another make one cut: a path takes out every
     # cluster-scoped policy of a kind, which sit side by side in the list.
     cuts: list[Cut] = []
