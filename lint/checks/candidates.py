@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import json
 from collections import Counter
@@ -139,26 +140,47 @@ def synthesized_candidates(
 def with_synthesized(namespace: Namespace, synthesized: Sequence[Sourced]) -> list[Sourced]:
     """The namespace's NetworkPolicies by name, with ``synthesized`` among
     them in name order."""
-    objects = namespace.ordered(NP, by_name)
-    if not synthesized:
-        return [
-            Sourced(Candidate(NP, obj.value, position), "manifest", obj, ("spec",))
-            for position, obj in enumerate(objects)
-        ]
-    # A namespace's manifests are placed once each, at their positions (a
-    # pooled path asks this again for each of its templates).
-    merged = sorted(
-        [*((obj, None) for obj in objects), *((item.obj, item) for item in synthesized)],
-        key=lambda pair: _name_key(pair[0]),
-    )
     return [
-        Sourced(Candidate(NP, obj.value, position), "manifest", obj, ("spec",))
-        if item is None
-        else dataclasses.replace(
-            item, candidate=dataclasses.replace(item.candidate, position=position)
-        )
-        for position, (obj, item) in enumerate(merged)
+        manifest_at(obj, position) if item is None else synthesized_at(item, position)
+        for position, (obj, item) in enumerate(merged_by_name(namespace, synthesized))
     ]
+
+
+def merged_by_name(
+    namespace: Namespace, synthesized: Sequence[Sourced]
+) -> list[tuple[KubeObject, Sourced | None]]:
+    """The namespace's NetworkPolicies by name (each with None) and
+    ``synthesized`` among them in name order, after the manifests of an
+    equal name. The manifests are in that order already (``by_name``): each
+    synthesized policy is put in at its place, found by halving, instead of
+    sorting the namespace again (a pooled path asks this for each of its
+    templates)."""
+    objects = namespace.ordered(NP, by_name)
+    merged: list[tuple[KubeObject, Sourced | None]] = []
+    at = 0
+    for item in sorted(synthesized, key=_synthesized_key):
+        stop = bisect.bisect_right(objects, _name_key(item.obj), at, key=_name_key)
+        merged += [(obj, None) for obj in objects[at:stop]]
+        merged.append((item.obj, item))
+        at = stop
+    merged += [(obj, None) for obj in objects[at:]]
+    return merged
+
+
+def _synthesized_key(item: Sourced) -> tuple[bool, bytes]:
+    return _name_key(item.obj)
+
+
+def manifest_at(obj: KubeObject, position: int) -> Sourced:
+    """A manifest NetworkPolicy at its place among the namespace's."""
+    return Sourced(Candidate(NP, obj.value, position), "manifest", obj, ("spec",))
+
+
+def synthesized_at(item: Sourced, position: int) -> Sourced:
+    """A synthesized policy at its place among the namespace's."""
+    return dataclasses.replace(
+        item, candidate=dataclasses.replace(item.candidate, position=position)
+    )
 
 
 def cilium_candidates(namespace: Namespace, inventory: Inventory) -> list[Sourced]:

@@ -154,13 +154,17 @@ def _culprit_of(
     judged: JudgedEntry, refusal: RefusalContext, blamed: str, template: KubeObject | None
 ) -> tuple[Culprit, str]:
     """The culprit of one offending entry and its message, made once for
-    every path of the namespace that blames the same entry under equal
-    allowances (``RefusalContext.context``), data and template: the entries
-    are shared by those paths, and none of this reads the path itself."""
+    every path of the namespace that blames the same object alike under
+    equal allowances (``RefusalContext.context``), data and template: none
+    of this reads the path itself. The culprit reads of the judged entry
+    its origin (held by identity), its report entry and its document: the
+    last two are taken by value, since paths whose pods read other labels
+    judge the object again into equal entries."""
     allowance = refusal.allowance if refusal.context is None else None
-    held = (judged, refusal.data, template, allowance)
+    held = (judged.origin, refusal.data, template, allowance)
     context = refusal.context
-    key = ("culprit", *map(id, held), context, refusal.rules_key, blamed)
+    said = (judged.entry, judged.examined.document)
+    key = ("culprit", *map(id, held), *said, context, refusal.rules_key, blamed)
     memo = refusal.memo if refusal.memo is not None else {}
     hit = memo.get(key)
     if hit is not None and _same(hit[0], held):

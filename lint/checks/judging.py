@@ -24,6 +24,9 @@ from lint.checks.candidates import (
     Placeholder,
     Sourced,
     cilium_candidates,
+    manifest_at,
+    merged_by_name,
+    synthesized_at,
     synthesized_candidates,
     unparsed_placeholders,
     with_synthesized,
@@ -95,8 +98,7 @@ def _prepared_runs(ctx: CheckContext, scope: Scope) -> tuple[tuple[Prepared, ...
         return (_shared_prepared(ctx, CNP, namespace),)
     synthesized = synthesized_candidates(namespace, scope.template, scope.pooled, scope.facts)
     if synthesized:
-        sourced = with_synthesized(namespace, synthesized)
-        runs = [tuple(_prepare(ctx.memo, item) for item in sourced)]
+        runs = [_prepared_with(ctx, namespace, synthesized)]
     else:
         runs = [_shared_prepared(ctx, NP, namespace)]
     if scope.with_cilium or ctx.read_cilium == "always":
@@ -121,12 +123,51 @@ def _shared_prepared(ctx: CheckContext, kind: str, namespace: Namespace) -> tupl
     return prepared
 
 
+def _prepared_with(
+    ctx: CheckContext, namespace: Namespace, synthesized: Sequence[Sourced]
+) -> tuple[Prepared, ...]:
+    """The namespace's NetworkPolicies with a template's controller
+    policies among them (``with_synthesized``), prepared. Each template's
+    policies move the manifests after them by as many places, so a manifest
+    is prepared once per place it takes while the namespace is judged, not
+    once per template (kept with its object, so no id is reused)."""
+    key = ("prepared-at", namespace.name)
+    hit = ctx.memo.scopes.get(key)
+    if hit is None or hit[0] is not namespace:
+        hit = (namespace, {})
+        ctx.memo.scopes[key] = hit
+    placed: dict[tuple[int, int], tuple[KubeObject, Prepared]] = hit[1]
+    prepared = []
+    for position, (obj, item) in enumerate(merged_by_name(namespace, synthesized)):
+        if item is not None:
+            prepared.append(_prepare(ctx.memo, synthesized_at(item, position)))
+            continue
+        known = placed.get((id(obj), position))
+        if known is None or known[0] is not obj:
+            known = placed[(id(obj), position)] = (
+                obj,
+                _prepare(ctx.memo, manifest_at(obj, position)),
+            )
+        prepared.append(known[1])
+    return tuple(prepared)
+
+
 def _prepare(memo: JudgmentMemo, item: Sourced) -> Prepared:
     return Prepared(item, memo.keys_of(item.candidate), document_name(item.candidate))
 
 
-def _placeholders(ctx: CheckContext, scope: Scope) -> list[Placeholder]:
-    return unparsed_placeholders(ctx.problems, scope.namespace)
+def _placeholders(ctx: CheckContext, scope: Scope) -> tuple[Placeholder, ...]:
+    """The namespace's unparsed documents, found once while the namespace is
+    judged (the load problems are kept with them): every scope of it finds
+    the same, and one placeholder for all of them lets a culprit among
+    them be made once for its paths (``culprits._culprit_of``)."""
+    key = ("unparsed-placeholders", scope.namespace)
+    hit = ctx.memo.scopes.get(key)
+    if hit is None or hit[0] is not ctx.problems:
+        hit = (ctx.problems, tuple(unparsed_placeholders(ctx.problems, scope.namespace)))
+        ctx.memo.scopes[key] = hit
+    found: tuple[Placeholder, ...] = hit[1]
+    return found
 
 
 @dataclass(frozen=True)

@@ -186,7 +186,8 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         first = unparsed[0].document
         refusal = EgressRefusal.NOT_EVALUABLE
         summary = f"{first.kind}/{first.name} cannot be read: {first.detail}"
-    unparsed_entries = [_unparsed_entry(i) for i in unparsed]
+    kept_entries = _namespace_table(ctx, "reach-unparsed-entries")
+    unparsed_entries = [_unparsed_entry(i, kept_entries) for i in unparsed]
     theirs = {
         id(entry[0])
         for entry, item in zip(unparsed_entries, unparsed, strict=True)
@@ -261,15 +262,12 @@ def _in_document_order(
     documents = asked.built.input.documents
     placed: list[tuple[_SortKey, _Entry]] = []
     rest: list[_Entry] = []
+    known = _namespace_table(ctx, "reach-sort-keys")
     for item, entry in zip(asked.answer.listed, listed, strict=True):
         if item.undecidable:
             rest.append(entry)
             continue
-        document = documents[item.document]
-        key = _order_key(document.slot, document.kind, document.name, document.namespace)
-        # Copies of one name (a cluster-scoped policy in several files) keep
-        # the order of their files and lines, not the order a worker read them in.
-        placed.append(((key, _place(entry[0])), entry))
+        placed.append((_sort_key(known, documents[item.document].slot, entry[0]), entry))
     placed.sort(key=_FIRST)  # stable: equal keys keep the model's order
     tail = [*rest, *unparsed]
     read = [entry for _, entry in placed] + tail
@@ -281,6 +279,23 @@ def _in_document_order(
         keys, shared = every.keys, every.shared
         taken_out = {every.position[id(e)] for e in asked.offered if id(e) in every.position}
     return merged_in_order(keys, shared, taken_out, own, tuple(map(_FIRST, tail))), read
+
+
+def _sort_key(known: dict[Any, Any], slot: str, entry: ExaminedEntry) -> _SortKey:
+    """A listed entry's place in the list: its document's slot, then the
+    entry's kind, name and namespace (its document's), then its file and
+    line, so copies of one name (a cluster-scoped policy in several files)
+    keep the order of their files, not the order a worker read them in.
+    Once per entry and slot while the namespace is judged: its paths list
+    the same entries (``_listed_entry``); the entry is kept with it, so its
+    id is not reused."""
+    hit = known.get((id(entry), slot))
+    if hit is not None and hit[0] is entry:
+        found: _SortKey = hit[1]
+        return found
+    found = (_order_key(slot, entry.kind, entry.name, entry.namespace), _place(entry))
+    known[(id(entry), slot)] = (entry, found)
+    return found
 
 
 def merged_in_order(
@@ -295,13 +310,34 @@ def merged_in_order(
     would: each after every entry whose key is not greater, so equal keys
     keep the shared entry first, then the placed ones in their order."""
     put_in: dict[int, list[ExaminedEntry]] = {}
+    at, end = 0, len(keys)
+    here = put_in.setdefault(at, [])
     for sort_key, entry in placed:
-        put_in.setdefault(bisect.bisect_right(keys, sort_key), []).append(entry)
-    cuts = tuple(
-        Cut(at, at + 1 if at in taken_out else at, tuple(put_in.get(at, ())))
-        for at in sorted(taken_out | put_in.keys())
-    )
-    return ExaminedList(shared, cuts, tail)
+        # ``placed`` is sorted, so every key before ``at`` is not greater
+        # than this one: where the next key is greater, it goes in at
+        # ``at`` again (a slot's hundreds of entries go in at one place).
+        if at < end and not sort_key < keys[at]:
+            at = bisect.bisect_right(keys, sort_key, at)
+            here = put_in.setdefault(at, [])
+        here.append(entry)
+    if not put_in[0]:
+        del put_in[0]  # nothing goes in before the first entry
+    # Places next to one another make one cut: a path takes out every
+    # cluster-scoped policy of a kind, which sit side by side in the list.
+    cuts: list[Cut] = []
+    start = stop = -1
+    held: list[ExaminedEntry] = []
+    for at in sorted(taken_out | put_in.keys()):
+        if at != stop:  # the shared entry before ``at`` stays: a new cut
+            if start >= 0:
+                cuts.append(Cut(start, stop, tuple(held)))
+            start, stop, held = at, at, []
+        held += put_in.get(at, ())
+        if at in taken_out:
+            stop = at + 1
+    if start >= 0:
+        cuts.append(Cut(start, stop, tuple(held)))
+    return ExaminedList(shared, tuple(cuts), tail)
 
 
 _NOTHING_SHARED: Final = shared_entries(())
@@ -455,8 +491,16 @@ def _same_entry(entry: ExaminedEntry, kind: str, name: str, obj: KubeObject) -> 
     )
 
 
-def _unparsed_entry(item: _Judged) -> _Entry:
-    return _judged_entry(item, None), None, ()
+def _unparsed_entry(item: _Judged, kept: dict[Any, Any]) -> _Entry:
+    """An unparsed document's entry, once per document while the namespace
+    is judged (``_unparsed`` keeps them; the document is kept with it, so
+    its id is not reused): its paths list the same entry, so its culprit is
+    made once and it is written once in a JSON report."""
+    hit = kept.get(id(item))
+    if hit is None or hit[0] is not item:
+        hit = kept[id(item)] = (item, (_judged_entry(item, None), None, ()))
+    found: _Entry = hit[1]
+    return found
 
 
 def _judged_entry(item: _Judged, namespace: str | None) -> ExaminedEntry:
@@ -482,10 +526,10 @@ def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Lis
         thing = tier_input.undecidable[item.document]
         obj = _object_of(asked.offered, thing.ref)
         if obj is not None:
-            where = thing.path
-            location: Location = precise_location(obj, where) if where else location_of(obj)
-        else:
-            obj, location = _condition_at(ctx, given, thing)
+            # Made once per object and what the entry says, like a
+            # document's below: its culprit is then made once too.
+            return _undecidable_entry(ctx, obj, thing, item), obj, thing.path
+        obj, location = _condition_at(ctx, given, thing)
         namespace = obj.namespace if obj is not None else None
         entry = ExaminedEntry(
             thing.kind, thing.name, namespace, str(item.verdict), item.detail, "manifest", location
@@ -513,6 +557,27 @@ def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Lis
     entry = _listed(document, item, location)
     table[key] = (obj, entry)
     return entry, obj, path
+
+
+def _undecidable_entry(
+    ctx: CheckContext, obj: KubeObject, thing: Undecidable, item: Listed
+) -> ExaminedEntry:
+    """An undecidable object's entry, at the field that makes it or at the
+    object: once per object, kind, name, verdict, detail and field while
+    the namespace is judged (kept with its object)."""
+    verdict = str(item.verdict)
+    key = ("undecidable", id(obj), thing.kind, thing.name, verdict, item.detail, thing.path)
+    table = _listed_entries(ctx)
+    hit = table.get(key)
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    where = thing.path
+    location = precise_location(obj, where) if where else location_of(obj)
+    entry = ExaminedEntry(
+        thing.kind, thing.name, obj.namespace, verdict, item.detail, "manifest", location
+    )
+    table[key] = (obj, entry)
+    return entry
 
 
 def _listed(document: TierDocument, item: Listed, location: Location) -> ExaminedEntry:
@@ -660,13 +725,30 @@ def _unjudged(
         known: tuple[tuple[int, ...], Mapping[int, tuple[int, ...]]] = hit[1]
         return known
     judged = frozenset().union(*(_block_objects(ctx, j) for j in judgements))
-    by_object: dict[int, tuple[int, ...]] = {}
-    for index, each in enumerate(candidates):
-        by_object[id(each.obj)] = (*by_object.get(id(each.obj), ()), index)
-    unjudged = tuple(i for i, each in enumerate(candidates) if id(each.obj) not in judged)
+    objects, by_object = _objects_of(ctx, candidates)
+    unjudged = tuple(i for i, obj_id in enumerate(objects) if obj_id not in judged)
     found = (unjudged, by_object)
     ctx.memo.reach[key] = (held, found)
     return found
+
+
+def _objects_of(
+    ctx: CheckContext, candidates: tuple[Offered, ...]
+) -> tuple[tuple[int, ...], Mapping[int, tuple[int, ...]]]:
+    """The identity of each candidate's object, and every candidate's
+    indices by it: once per namespace's candidates, whatever the blocks
+    (a pooled template's scope has blocks of its own)."""
+    key = ("reach-objects", id(candidates))
+    hit = ctx.memo.reach.get(key)
+    if hit is not None and hit[0] is candidates:
+        known: tuple[tuple[int, ...], Mapping[int, tuple[int, ...]]] = hit[1]
+        return known
+    objects = tuple(id(each.obj) for each in candidates)
+    by_object: dict[int, tuple[int, ...]] = {}
+    for index, obj_id in enumerate(objects):
+        by_object[obj_id] = (*by_object.get(obj_id, ()), index)
+    ctx.memo.reach[key] = (candidates, (objects, by_object))
+    return objects, by_object
 
 
 def _block_objects(ctx: CheckContext, judged: Judged) -> frozenset[int]:
@@ -981,7 +1063,21 @@ def _unparsed(
     kinds: frozenset[str] = REACH_POLICY_KINDS,
 ) -> list[_Judged]:
     """A document that may be a policy of ``kinds`` and could not be parsed
-    fails reach closed, egress and ingress alike (SEMANTICS §17.7)."""
+    fails reach closed, egress and ingress alike (SEMANTICS §17.7). Once
+    per namespace, verdict and kinds (every path of the namespace finds the
+    same; the load problems are kept with them)."""
+    # The verdict by its class too: an egress and an ingress verdict may be equal strings.
+    key = ("reach-unparsed", namespace, type(verdict), verdict, kinds)
+    hit = ctx.memo.reach.get(key)
+    if hit is None or hit[0] is not ctx.problems:
+        hit = (ctx.problems, tuple(_unparsed_read(ctx, namespace, verdict, kinds)))
+        ctx.memo.reach[key] = hit
+    return list(hit[1])
+
+
+def _unparsed_read(
+    ctx: CheckContext, namespace: str, verdict: Verdict, kinds: frozenset[str]
+) -> list[_Judged]:
     judged = []
     for placeholder in unparsed_placeholders(ctx.problems, namespace, kinds):
         document = placeholder.document

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from lint.checks.candidates import by_name, location_of
 from lint.checks.context import rule_finding
+from lint.decision.frozen import quick_init
 from lint.decision.reach.model import LabelView, ReachCandidate, ReachData, namespace_label_view
 from lint.decision.values import compact_json
 from lint.declarations.entries import Declarations
@@ -42,6 +43,7 @@ REACH_KINDS: tuple[Kind, ...] = tuple(
 """The kinds reach judges, in the table's order."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Offered:
     """One candidate with the object it came from."""

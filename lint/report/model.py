@@ -63,6 +63,7 @@ class CulpritRule:
     location: Location | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Culprit:
     """The document a finding is about, as a person changes it (DESIGN §10):

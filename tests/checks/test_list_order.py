@@ -9,8 +9,11 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lint.checks.candidates import by_name
-from lint.inventory import Inventory, KubeObject, Namespace
+from lint.checks.candidates import Sourced, by_name, merged_by_name, with_synthesized
+from lint.checks.context import CheckContext
+from lint.checks.judging import _prepare, _prepared_with
+from lint.decision.model import Candidate
+from lint.inventory import Inventory, KubeObject, Namespace, build_inventory
 from lint.loading.documents import LoadedDocument
 
 _OBJECTS = st.lists(
@@ -87,3 +90,60 @@ def test_a_cluster_scoped_kind_is_sorted_once_for_every_namespace(
     assert list(inventory.ordered_cluster("NetworkPolicy", by_name)) == by_name(
         inventory.cluster_objects("NetworkPolicy")
     )
+
+
+@given(_OBJECTS, st.lists(st.sampled_from(["a", "b", "c", "é", "B", "bb"]), max_size=4))
+def test_controller_policies_go_in_where_sorting_the_namespace_again_puts_them(
+    specs: list[tuple[str | None, dict[str, int]]], names: list[str]
+) -> None:
+    """Each synthesized policy is put in among the namespace's sorted ones
+    where a stable sort of them all puts it: after the manifests of an
+    equal name, and in its own order among equal synthesized ones."""
+    namespace = Namespace("team")
+    for i, (name, value) in enumerate(specs):
+        namespace.objects["NetworkPolicy"].append(_object(i, name, value))
+    synthesized = [
+        Sourced(
+            Candidate("NetworkPolicy", {"metadata": {"name": name}}, 0),
+            "synthesized",
+            _object(100 + i, name, {}),
+            ("spec", "networkPolicy"),
+        )
+        for i, name in enumerate(names)
+    ]
+    objects = namespace.ordered("NetworkPolicy", by_name)
+    by_sorting = sorted(
+        [*((obj, None) for obj in objects), *((item.obj, item) for item in synthesized)],
+        key=lambda pair: (pair[0].name is None, (pair[0].name or "").encode()),
+    )
+    merged = merged_by_name(namespace, synthesized)
+    assert [(id(obj), id(item)) for obj, item in merged] == [
+        (id(obj), id(item)) for obj, item in by_sorting
+    ]
+
+
+def _synthesized(name: str) -> Sourced:
+    obj = _object(50, name, {})
+    return Sourced(
+        Candidate("NetworkPolicy", {"metadata": {"name": name}}, 0),
+        "synthesized",
+        obj,
+        ("spec", "networkPolicy"),
+    )
+
+
+def test_a_manifest_is_prepared_once_per_place_it_takes() -> None:
+    """Templates whose controller policies sort elsewhere move the
+    namespace's manifests by other counts: each manifest's preparation is
+    kept per place, and a template's run is the one made afresh."""
+    namespace = Namespace("team")
+    for i, name in enumerate(["a", "c", "e"]):
+        namespace.objects["NetworkPolicy"].append(_object(i, name, {}))
+    ctx = CheckContext(build_inventory([], "team"), [])
+    for names in (["b"], ["d"], ["b"], ["b", "d"], ["f"]):
+        synthesized = [_synthesized(name) for name in names]
+        run = _prepared_with(ctx, namespace, synthesized)
+        fresh = tuple(_prepare(ctx.memo, s) for s in with_synthesized(namespace, synthesized))
+        assert run == fresh
+        assert [p.item.candidate.position for p in run] == list(range(len(run)))
+        assert [p.item.obj.name for p in run] == sorted(["a", "c", "e", *names])

@@ -13,13 +13,28 @@ from typing import Any
 
 import pytest
 
-from lint.checks.context import CheckContext
-from lint.checks.reach import _culprit, _culprit_once, _unselected_entry, tier_candidates
+from lint.checks.candidates import location_of
+from lint.checks.context import CheckContext, precise_location
+from lint.checks.reach import (
+    _culprit,
+    _culprit_once,
+    _objects_of,
+    _order_key,
+    _place,
+    _sort_key,
+    _undecidable_entry,
+    _unparsed,
+    _unparsed_entry,
+    _unselected_entry,
+    tier_candidates,
+)
 from lint.checks.runner import CheckOptions, run_check
-from lint.decision.model import EgressVerdict
+from lint.decision.model import EgressVerdict, IngressVerdict
+from lint.decision.tiers.model import Undecidable
+from lint.decision.tiers.questions import Listed
 from lint.inventory import KubeObject, build_inventory
 from lint.loading import load
-from lint.loading.documents import LoadedDocument
+from lint.loading.documents import LoadedDocument, LoadProblem
 from lint.report.json_report import report_document
 from lint.report.model import ExaminedEntry, Location
 
@@ -162,3 +177,116 @@ def test_a_culprit_is_made_once_per_entry_object_and_rule() -> None:
     assert _culprit(entry, first, ("spec", "egress", 0), None) != _culprit(
         entry, other, ("spec", "egress", 0), None
     )
+
+
+def test_a_listed_entry_s_place_is_kept_per_entry_and_slot() -> None:
+    """An entry's place in the list is worked out once per entry and slot:
+    the same entry in another slot, or an equal-looking entry at another
+    line, never takes a place kept for another."""
+
+    def entry(line: int) -> ExaminedEntry:
+        verdict = str(EgressVerdict.DOES_NOT_SELECT)
+        return ExaminedEntry(
+            "AdminNetworkPolicy", "x", None, verdict, None, "manifest", Location("f.yaml", line)
+        )
+
+    def fresh(slot: str, listed: ExaminedEntry) -> Any:
+        return (_order_key(slot, listed.kind, listed.name, listed.namespace), _place(listed))
+
+    known: dict[Any, Any] = {}
+    first, later = entry(3), entry(9)
+    for slot in ("admin", "network-policy", "admin"):
+        for listed in (first, later):
+            assert _sort_key(known, slot, listed) == fresh(slot, listed)
+    assert len(known) == 4
+    assert _sort_key(known, "admin", first) != _sort_key(known, "network-policy", first)
+    assert _sort_key(known, "admin", first) < _sort_key(known, "admin", later)
+
+
+def test_unparsed_documents_are_found_once_per_namespace_and_verdict() -> None:
+    """The unparsed documents a namespace's paths fail closed on are found
+    once per namespace and verdict: an ingress path never takes the egress
+    verdict (their words are equal strings), nor a namespace another's."""
+    problems = [
+        LoadProblem("a.yaml", 3, "bad", suspect_kind="AdminNetworkPolicy"),
+        LoadProblem("b.yaml", 5, "bad", suspect_kind="AdminNetworkPolicy", suspect_namespace="one"),
+    ]
+    ctx = CheckContext(build_inventory([], "one"), problems)
+    asked: list[tuple[str, EgressVerdict | IngressVerdict]] = [
+        ("one", EgressVerdict.NOT_EVALUABLE),
+        ("one", IngressVerdict.NOT_EVALUABLE),
+        ("two", EgressVerdict.NOT_EVALUABLE),
+        ("one", EgressVerdict.NOT_EVALUABLE),
+    ]
+    for namespace, verdict in asked:
+        found = _unparsed(ctx, namespace, verdict)
+        assert [type(j.document.verdict) for j in found] == [type(verdict)] * len(found)
+        lines = [j.location.line for j in found]
+        assert lines == ([3, 5] if namespace == "one" else [3])
+
+
+def test_an_undecidable_object_s_entry_is_made_once_per_what_it_says() -> None:
+    """A namespace's paths list an undecidable object alike: its entry is
+    made once, and never handed to another field, detail or object."""
+    value = {"kind": "ClusterUserDefinedNetwork", "metadata": {"name": "u"}, "spec": {"a": [1]}}
+    objects = [
+        KubeObject(
+            "ClusterUserDefinedNetwork", "u", None, LoadedDocument("f.yaml", line, 9, 0, value)
+        )
+        for line in (1, 20)
+    ]
+    ctx = CheckContext(build_inventory([], "one"), [])
+    made: dict[Any, ExaminedEntry] = {}
+    for obj in (*objects, objects[0]):
+        for path in ((), ("spec", "a")):
+            for detail in ("one reason", "another"):
+                thing = Undecidable("ClusterUserDefinedNetwork", "u", detail, 0, path)
+                item = Listed(0, EgressVerdict.NOT_EVALUABLE, detail, undecidable=True)
+                entry = _undecidable_entry(ctx, obj, thing, item)
+                where = precise_location(obj, path) if path else location_of(obj)
+                verdict = str(EgressVerdict.NOT_EVALUABLE)
+                fresh = ExaminedEntry(
+                    "ClusterUserDefinedNetwork", "u", None, verdict, detail, "manifest", where
+                )
+                assert entry == fresh
+                assert made.setdefault((id(obj), path, detail), entry) is entry
+    assert len({id(entry) for entry in made.values()}) == 8
+
+
+def test_an_unparsed_document_s_entry_is_made_once_per_document() -> None:
+    """The entries of a namespace's unparsed documents are made once each:
+    the same document the same entry, another document its own."""
+    problems = [
+        LoadProblem("a.yaml", 3, "bad", suspect_kind="AdminNetworkPolicy"),
+        LoadProblem("b.yaml", 5, "bad", suspect_kind="AdminNetworkPolicy"),
+    ]
+    ctx = CheckContext(build_inventory([], "one"), problems)
+    kept: dict[Any, Any] = {}
+    first = [
+        _unparsed_entry(item, kept)[0]
+        for item in _unparsed(ctx, "one", EgressVerdict.NOT_EVALUABLE)
+    ]
+    again = [
+        _unparsed_entry(item, kept)[0]
+        for item in _unparsed(ctx, "one", EgressVerdict.NOT_EVALUABLE)
+    ]
+    assert [e.location and e.location.file for e in first] == ["a.yaml", "b.yaml"]
+    assert [id(e) for e in again] == [id(e) for e in first]
+
+
+def test_a_namespace_s_candidates_are_indexed_by_object_once_each() -> None:
+    """Each namespace's candidates get their own index by object, kept for
+    the same candidates and never handed to another namespace's."""
+    policies = [_policy(n, ns, {}, WIDE) for ns in ("first", "second") for n in ("a", "b")]
+    documents = [
+        LoadedDocument("all.yaml", 2 * i + 2, 2 * i + 2, 0, p) for i, p in enumerate(policies)
+    ]
+    ctx = CheckContext(build_inventory(documents, "first"), [])
+    for namespace in ("first", "second", "first"):
+        candidates = tier_candidates(ctx, namespace)
+        objects, by_object = _objects_of(ctx, candidates)
+        assert objects == tuple(id(each.obj) for each in candidates)
+        assert {o: list(i) for o, i in by_object.items()} == {
+            id(each.obj): [index] for index, each in enumerate(candidates)
+        }
+        assert {ctx.inventory.namespace(namespace).name} == {e.obj.namespace for e in candidates}

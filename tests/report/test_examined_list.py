@@ -151,6 +151,8 @@ def test_merging_in_order_is_inserting_one_by_one(keys: list[int], data: st.Data
         tail,
     )
     assert merged.whole() == (*left_entries, *tail)
+    # Places next to one another make one cut: the cuts are apart.
+    assert all(a.stop < b.start for a, b in zip(merged.cuts, merged.cuts[1:], strict=False))
 
 
 @st.composite

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, Literal, TypeAlias
 
+from lint.decision.frozen import quick_init
 from lint.decision.model import (
     Allowance,
     Everything,
@@ -109,6 +110,7 @@ def namespace_label_view(namespace: str, labels: Mapping[str, str] | None) -> La
 # --- What reach is offered ----------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ReachCandidate:
     """One object offered to reach. ``api_version`` and ``kind`` are exactly

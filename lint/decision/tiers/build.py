@@ -246,16 +246,23 @@ def _read_candidates(
     documents: list[TierDocument] = []
     undecidable: list[Undecidable] = []
     skipped: list[Skipped] = []
+    # Each placed document's reading, by identity (the documents are held
+    # in ``documents`` meanwhile): a tie is ordered by the content of the
+    # reading, which every place of it shares.
+    read_as: dict[int, TierDocument] = {}
     for index, candidate in enumerate(candidates):
         kind = identify(candidate.api_version, candidate.kind)
         reader = reader_for(kind)
         if reader is None or kind is CALICO_TIER:
             continue
         read = reader(candidate, context)
-        documents += [_placed(document, index, memo) for document in read.documents]
+        for document in read.documents:
+            placed = _placed(document, index, memo)
+            documents.append(placed)
+            read_as[id(placed)] = document
         undecidable += [replace(item, ref=index) for item in read.undecidable]
         skipped += read.skipped
-    ordered = _sorted_documents(documents, calico_form=calico_form, memo=memo)
+    ordered = _sorted_documents(documents, calico_form=calico_form, memo=memo, read_as=read_as)
     return ordered, tuple(undecidable), tuple(skipped)
 
 
@@ -292,25 +299,33 @@ def _of_kind(candidates: Iterable[ReachCandidate], kind: Kind) -> tuple[ReachCan
 
 
 def _sorted_documents(
-    documents: Sequence[TierDocument], calico_form: bool, memo: ReadMemo | None = None
+    documents: Sequence[TierDocument],
+    calico_form: bool,
+    memo: ReadMemo | None = None,
+    read_as: Mapping[int, TierDocument] | None = None,
 ) -> tuple[TierDocument, ...]:
     """The documents by slot, kind, name and namespace; two objects of one
     kind and name (a duplicate) by content, so the order of the candidates
     never decides. The content is written out only for such ties: it is
     most of the sorting's cost, and ties are rare. Copies that differ are
-    each in doubt where that matters (``_copies_in_doubt``)."""
+    each in doubt where that matters (``_copies_in_doubt``). ``read_as``:
+    each document's reading before it was placed, by the document's
+    identity (its content key is the same, and kept for every place)."""
     ordered: list[TierDocument] = []
     for _, group in itertools.groupby(sorted(documents, key=_place_key), key=_place_key):
         tied = list(group)
         if len(tied) > 1:
-            ordered += _tied_in_order(tied, calico_form, memo)
+            ordered += _tied_in_order(tied, calico_form, memo, read_as or {})
         else:
             ordered += tied
     return tuple(ordered)
 
 
 def _tied_in_order(
-    tied: list[TierDocument], calico_form: bool, memo: ReadMemo | None
+    tied: list[TierDocument],
+    calico_form: bool,
+    memo: ReadMemo | None,
+    read_as: Mapping[int, TierDocument],
 ) -> tuple[TierDocument, ...]:
     """Documents of one kind and name by content, each copy in doubt where
     that matters; once per such documents while the memo lives (every pod
@@ -318,7 +333,7 @@ def _tied_in_order(
     object for all of them)."""
 
     def order() -> tuple[TierDocument, ...]:
-        keys = {id(document): _content_key(document, memo) for document in tied}
+        keys = {id(d): _content_key(read_as.get(id(d), d), memo) for d in tied}
         ordered = sorted(tied, key=lambda document: keys[id(document)])
         return tuple(_copies_in_doubt(ordered, keys, calico_form))
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Final, Literal, TypeAlias, cast
 
+from lint.decision.frozen import quick_init
 from lint.decision.model import Tri
 from lint.decision.tiers.kleene import kleene_and, kleene_or
 from lint.decision.tiers.match import MaskedProbe, Probe, applies, destination
@@ -77,6 +78,7 @@ BASELINE_ORDER: Final = "baseline-order"
 OBJECT: Final = "object"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Doubt:
     """One reason a point may have more than one outcome. ``document`` is an
@@ -90,6 +92,7 @@ class Doubt:
     others: tuple[int, ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Step:
     """What one slot did on one path (§12.3.4): the rule whose action ended
@@ -114,6 +117,7 @@ class Step:
         return known
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Path:
     """One path through the slots and its final result."""
@@ -142,6 +146,7 @@ class Path:
         return last.document if last is not None and last.slot == UNDECIDABLE_SLOT else None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """``V(p)``: the results over every path, and the paths."""
@@ -336,6 +341,7 @@ def _baseline_slot(by_slot: dict[str, list[tuple[int, TierDocument]]]) -> SlotPl
 # --- FIRST and TIE (§12.3.1) -------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Out:
     """One outcome of a rule list: the action (or ``nomatch``), the deciding
@@ -489,6 +495,7 @@ def _tied(group: tuple[tuple[Entry, ...], ...], probe: Probe) -> list[Out]:
 # --- the slots (§12.3.3) ------------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SlotOut:
     """A slot's outcome: ``allow``, ``deny``, ``pass`` or ``pass-keep-deny``,
@@ -723,6 +730,7 @@ def _may_reach_baseline(plan: Plan, iso_parts: list[tuple[int, Tri]], probe: Pro
 # --- the verdict (§12.3.4) ---------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Branch:
     steps: tuple[Step, ...]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final, TypeAlias
 
+from lint.decision.frozen import quick_init
 from lint.decision.model import Allowance, Cidr, Tri
 from lint.decision.reach.common import StrictSelector
 
@@ -117,6 +118,7 @@ class PodSet:
     exclude: PodSet | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PeerMatch:
     """One peer of a rule, as what it matches for each owner (§12.2.2).
@@ -165,6 +167,7 @@ def unreadable_peer(text: str = UNREADABLE_PEER_TEXT) -> PeerMatch:
 # --- Rules and documents (§12.2, §12.3) ---------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TierRule:
     """One rule, as what it matches (§12.2).
@@ -212,6 +215,7 @@ SLOT_ORDER: Final[dict[str, float]] = {
 """The order keys of the built-in slots (§12.3.2), Calico's own orders."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TierDocument:
     """One policy document, as the engine sees it (§12.2, §12.3.3).
@@ -274,6 +278,7 @@ class CalicoTier:
     pass_by_default: bool | None = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Undecidable:
     """A §7 object or pod condition: every point's verdict gains ``allow``,

@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, TypeAlias
 
+from lint.decision.frozen import quick_init
 from lint.decision.model import EgressRefusal, EgressVerdict, Tri
 from lint.decision.reach.common import normalise_domain
 from lint.decision.tiers.cells import (
@@ -81,6 +82,7 @@ NOT_LET_OUT: Final = "not-let-out"
 # --- regions: groups of cells with one pair of answers ----------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Region:
     """Cells sharing one port vector and one place vector: a group of port
@@ -238,6 +240,7 @@ def describe_region(region: Region, every: Sequence[PortCell] = ()) -> str:
 # --- reach (§12.5) ----------------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Listed:
     """One document's listed verdict (``document`` indexes the input's
@@ -250,6 +253,7 @@ class Listed:
     undecidable: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ReachAnswer:
     """The reach refusal (None: passes), its summary, the document (or §7

@@ -257,6 +257,17 @@ def test_copies_are_ordered_and_doubted_alike_with_a_memo_or_without() -> None:
         assert [d.subject_why for d in kept.documents if d.name == "same"] == [COPY_IN_DOUBT] * 3
 
 
+def test_copies_at_other_places_are_ordered_alike_under_one_memo() -> None:
+    """Copies read once and placed at other indices (other candidates
+    before them) are ordered by the content kept for their reading: under
+    one memo, each order given is the one made without a memo."""
+    objects = _admin_copies()
+    memo = ReadMemo(ReadMemo())
+    extra = core_np({"podSelector": {}, "egress": []}, name="first")
+    for order in (objects, list(reversed(objects)), [extra, *objects], objects):
+        assert _built(order, memo, POD_LABELS) == _built(order, None, POD_LABELS)
+
+
 def test_copies_in_doubt_are_made_once_for_the_pods_that_read_them_alike() -> None:
     deny = {"name": "d", "action": "Deny", "to": [{"networks": ["10.0.0.0/8"]}]}
     by_pod = {"pods": {"namespaceSelector": {}, "podSelector": {"matchLabels": {"app": "a"}}}}
