@@ -107,15 +107,9 @@ def _core_document(
         if judged
         else ()
     )
-    return PolicyDocument(
-        kind=CORE_KIND,
-        name=name,
-        selects=selects,
-        enforces=enforces,
-        rules=rules,
-        named_object=translation.kind == CORE_KIND
-        and _is_translation_name(name, translation, subject),
-    )
+    named = translation.kind == CORE_KIND and _is_translation_name(name, translation, subject)
+    # Positional: the one document of every policy in a namespace is made here.
+    return PolicyDocument(CORE_KIND, name, selects, enforces, rules, None, named)
 
 
 def _core_enforces(policy_types: list[JSON] | None, egress: list[JSON] | None) -> bool:
