@@ -50,7 +50,14 @@ from lint.decision.model import (
 from lint.decision.policy_shape import Direction
 from lint.decision.selection_index import ScopeSelection, selection_index
 from lint.inventory import KubeObject, Namespace
-from lint.report.model import Cut, DecisionReport, ExaminedList, SharedEntries, shared_entries
+from lint.report.model import (
+    QUIET_VERDICT,
+    Cut,
+    DecisionReport,
+    ExaminedList,
+    SharedEntries,
+    shared_entries,
+)
 
 _ENTRY = operator.attrgetter("entry")
 _EXAMINED = operator.attrgetter("examined")
@@ -175,9 +182,12 @@ class _Block:
 
 
 def _block_of(slots: Sequence[tuple[JudgedEntry, ...] | None]) -> _Block:
-    judged = list(chain.from_iterable(slot or () for slot in slots))
-    offsets = [0, *accumulate(len(slot or ()) for slot in slots)]
-    unfilled = frozenset(i for i, slot in enumerate(slots) if slot is None)
+    # At C speed where it can be: a block is laid out again each time a
+    # namespace's slots are filled. An unfilled slot and an empty one both
+    # hold no entry.
+    judged = list(chain.from_iterable(filter(None, slots)))
+    offsets = [0, *accumulate([0 if slot is None else len(slot) for slot in slots])]
+    unfilled = frozenset([i for i, slot in enumerate(slots) if slot is None])
     report = shared_entries(list(map(_ENTRY, judged)))
     return _Block(judged, report, offsets, unfilled)
 
@@ -200,13 +210,19 @@ class _Quiet:
     loud: set[int] = field(default_factory=set)
     fills: int = 0
 
-    def fill(self, index: int, entries: tuple[JudgedEntry, ...]) -> None:
-        self.slots[index] = entries
-        # A plain loop: most slots hold one entry, and no generator is made.
-        for judged in entries:
-            if judged.entry.verdict != EgressVerdict.DOES_NOT_SELECT:
-                self.loud.add(index)
-                break
+    def fill(
+        self, indices: set[int], memo: JudgmentMemo, run: tuple[Prepared, ...], judging: Judging
+    ) -> None:
+        """Give each of ``indices`` its shared entries (``_unselected``): a
+        plain loop, as every candidate of a namespace is filled here."""
+        slots, loud = self.slots, self.loud
+        for index in indices:
+            entries = slots[index] = _unselected(memo, run[index], False, judging)
+            # Most slots hold one entry, and no generator is made.
+            for judged in entries:
+                if judged.entry.verdict != QUIET_VERDICT:
+                    loud.add(index)
+                    break
 
 
 @dataclass
@@ -303,9 +319,8 @@ def _fill_runs(
     for run, quiet, start in zip(prepared.runs, layout.runs, layout.starts, strict=True):
         found = quiet.index.selecting(judging.subject)
         filled = quiet.missing - found
-        for i in filled:
-            quiet.fill(i, _unselected(memo, run[i], False, judging))
         if filled:
+            quiet.fill(filled, memo, run, judging)
             quiet.missing &= found
             quiet.fills += 1
         selecting.update(found if start == 0 else [start + i for i in found])
