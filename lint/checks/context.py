@@ -352,14 +352,10 @@ def origin_entries(
             if hit is not None and hit[0] is obj:
                 entries.append(hit[1])
                 continue
+        # Positional: an entry of every policy of a namespace is made here.
+        location = _entry_location(origin, entry, rules_key)
         made = ExaminedEntry(
-            kind=entry.kind,
-            name=entry.name,
-            namespace=namespace,
-            verdict=str(entry.verdict),
-            detail=entry.detail,
-            origin=source,
-            location=_entry_location(origin, entry, rules_key),
+            entry.kind, entry.name, namespace, str(entry.verdict), entry.detail, source, location
         )
         if key is not None and quiet is not None:
             quiet[key] = (obj, made)

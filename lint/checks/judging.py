@@ -596,7 +596,13 @@ def _unselected(
 
 def _judge(memo: JudgmentMemo, prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
     item = prepared.item
-    examined = list(map(judging.examine, judging.read(item.candidate)))
+    documents = judging.read(item.candidate)
+    if len(documents) == 1:
+        # The usual case (every NetworkPolicy): no maps over one document.
+        one = (judging.examine(documents[0]),)
+        entry = origin_entries(one, item, judging.rules_key, memo.quiet_entries)[0]
+        return (JudgedEntry(one[0], entry, item),)
+    examined = list(map(judging.examine, documents))
     entries = origin_entries(examined, item, judging.rules_key, memo.quiet_entries)
     return tuple(map(JudgedEntry, examined, entries, repeat(item, len(examined))))
 
