@@ -13,6 +13,7 @@ from typing import Final
 
 from lint.decision.controller import claim_policy, controller_policy, management_problem
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
+from lint.decision.frozen import quick_init
 from lint.decision.model import Candidate, PolicyDocument, Tri
 from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import Inventory, KubeObject, Namespace
@@ -32,6 +33,7 @@ CNP: Final = CILIUM_NETWORK_POLICY.name
 CCNP: Final = CILIUM_CLUSTERWIDE_NETWORK_POLICY.name
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Sourced:
     """A candidate with the object it came from. ``base`` is the key path of

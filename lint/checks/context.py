@@ -11,6 +11,7 @@ from lint.checks.candidates import Placeholder, Sourced, location_of
 from lint.checks.runner import ReadCilium
 from lint.decision.allowance import build_allowance
 from lint.decision.constants import UNKNOWN_LABEL_VALUE
+from lint.decision.egress_documents import RuleVerdicts
 from lint.decision.frozen import quick_init
 from lint.decision.model import (
     Allowance,
@@ -103,6 +104,19 @@ class JudgmentMemo:
     """What each candidate's selectors require, in each direction (``selection_index``)."""
     quiet_entries: QuietEntries = field(default_factory=dict)
     """The ``does-not-select`` report entries made so far (``origin_entries``)."""
+    rule_verdicts: dict[Hashable, tuple[object, RuleVerdicts]] = field(default_factory=dict)
+    """Egress rule verdicts by the context they were judged under (``rule_verdicts_of``)."""
+
+    def rule_verdicts_of(self, context: Hashable, cidr_groups: object) -> RuleVerdicts:
+        """The egress rule verdicts judged under ``context`` (the union's
+        ``union_context``, which stands for everything of the allowance a
+        document depends on) with ``cidr_groups``: every translation of a
+        namespace with that context shares them."""
+        hit = self.rule_verdicts.get(context)
+        if hit is None or hit[0] is not cidr_groups:
+            hit = (cidr_groups, {})
+            self.rule_verdicts[context] = hit
+        return hit[1]
 
     def requirements_of(
         self, candidate: Candidate, direction: Direction
@@ -143,6 +157,7 @@ class JudgmentMemo:
             self.reach,
             self.selection,
             self.quiet_entries,
+            self.rule_verdicts,
         ):
             table.clear()
         self.scopes.update(kept)
@@ -337,14 +352,10 @@ def origin_entries(
             if hit is not None and hit[0] is obj:
                 entries.append(hit[1])
                 continue
+        # Positional: an entry of every policy of a namespace is made here.
+        location = _entry_location(origin, entry, rules_key)
         made = ExaminedEntry(
-            kind=entry.kind,
-            name=entry.name,
-            namespace=namespace,
-            verdict=str(entry.verdict),
-            detail=entry.detail,
-            origin=source,
-            location=_entry_location(origin, entry, rules_key),
+            entry.kind, entry.name, namespace, str(entry.verdict), entry.detail, source, location
         )
         if key is not None and quiet is not None:
             quiet[key] = (obj, made)

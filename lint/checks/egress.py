@@ -205,14 +205,18 @@ def _scope(given: EgressInput, with_cilium: bool) -> Scope:
 def _judging(ctx: CheckContext, given: EgressInput, allowance: Allowance) -> Judging:
     translation = given.translation
     cidr_groups = reach_data_of(ctx).cidr_groups
+    context = _context(ctx, translation)
+    # A rule written alike in many policies is judged once per context.
+    verdicts = ctx.memo.rule_verdicts_of(context, cidr_groups)
 
     def read(candidate: Candidate) -> list[PolicyDocument]:
-        return egress_documents(candidate, given.subject, allowance, translation, cidr_groups)
+        return egress_documents(
+            candidate, given.subject, allowance, translation, cidr_groups, verdicts
+        )
 
     named = (translation.kind, translation.name)
     if translation.namespace != given.subject.namespace or not translation.named:
         named = ("", "")
-    context = _context(ctx, translation)
     return Judging(read, examine, context, "egress", given.subject, named)
 
 

@@ -16,7 +16,7 @@ import operator
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, repeat
-from typing import Any, Final
+from typing import Final
 
 from lint.checks.candidates import (
     CNP,
@@ -53,7 +53,14 @@ from lint.decision.model import (
 from lint.decision.policy_shape import Direction
 from lint.decision.selection_index import ScopeSelection, selection_index
 from lint.inventory import KubeObject, Namespace
-from lint.report.model import Cut, DecisionReport, ExaminedList, SharedEntries, shared_entries
+from lint.report.model import (
+    QUIET_VERDICT,
+    Cut,
+    DecisionReport,
+    ExaminedList,
+    SharedEntries,
+    shared_entries,
+)
 
 _ENTRY = operator.attrgetter("entry")
 _EXAMINED = operator.attrgetter("examined")
@@ -118,7 +125,7 @@ def _shared_prepared(ctx: CheckContext, kind: str, namespace: Namespace) -> tupl
         sourced = with_synthesized(namespace, ())
     else:
         sourced = cilium_candidates(namespace, ctx.inventory)
-    prepared = tuple(_prepare(ctx.memo, item) for item in sourced)
+    prepared = tuple(map(_prepare, sourced))
     ctx.memo.scopes[key] = (namespace, prepared)
     return prepared
 
@@ -140,20 +147,20 @@ def _prepared_with(
     prepared = []
     for position, (obj, item) in enumerate(merged_by_name(namespace, synthesized)):
         if item is not None:
-            prepared.append(_prepare(ctx.memo, synthesized_at(item, position)))
+            prepared.append(_prepare(synthesized_at(item, position)))
             continue
         known = placed.get((id(obj), position))
         if known is None or known[0] is not obj:
             known = placed[(id(obj), position)] = (
                 obj,
-                _prepare(ctx.memo, manifest_at(obj, position)),
+                _prepare(manifest_at(obj, position)),
             )
         prepared.append(known[1])
     return tuple(prepared)
 
 
-def _prepare(memo: JudgmentMemo, item: Sourced) -> Prepared:
-    return Prepared(item, memo.keys_of(item.candidate), document_name(item.candidate))
+def _prepare(item: Sourced) -> Prepared:
+    return Prepared(item, document_name(item.candidate))
 
 
 def _placeholders(ctx: CheckContext, scope: Scope) -> tuple[Placeholder, ...]:
@@ -189,10 +196,11 @@ class Judging:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """A candidate with what its memo key needs, computed once per scope."""
+    """A candidate with its document name, read once per scope. The label
+    keys its selectors read (``JudgmentMemo.keys_of``) are read only for
+    the candidates a path visits: most never are."""
 
     item: Sourced
-    label_keys: tuple[str, ...]
     name: str
 
 
@@ -200,7 +208,7 @@ class Prepared:
 class _Block:
     """The shared entries of one scope and direction, laid out once: every
     filled slot's entries in candidate order, as judged entries and in their
-    report and examined forms. Candidate ``i``'s entries sit at
+    report form. Candidate ``i``'s entries sit at
     ``offsets[i]:offsets[i + 1]`` (none for a slot not filled). A path's
     whole list is this block with its visited candidates put in their places
     (``Judged``), so it is a copy at C speed, not a pass over every entry.
@@ -209,18 +217,20 @@ class _Block:
 
     judged: list[JudgedEntry]
     report: SharedEntries
-    examined: list[Examined]
     offsets: list[int]
     unfilled: frozenset[int]
     """The candidates without shared entries: every path visits them."""
 
 
 def _block_of(slots: Sequence[tuple[JudgedEntry, ...] | None]) -> _Block:
-    judged = list(chain.from_iterable(slot or () for slot in slots))
-    offsets = [0, *accumulate(len(slot or ()) for slot in slots)]
-    unfilled = frozenset(i for i, slot in enumerate(slots) if slot is None)
+    # At C speed where it can be: a block is laid out again each time a
+    # namespace's slots are filled. An unfilled slot and an empty one both
+    # hold no entry.
+    judged = list(chain.from_iterable(filter(None, slots)))
+    offsets = [0, *accumulate([0 if slot is None else len(slot) for slot in slots])]
+    unfilled = frozenset([i for i, slot in enumerate(slots) if slot is None])
     report = shared_entries(list(map(_ENTRY, judged)))
-    return _Block(judged, report, list(map(_EXAMINED, judged)), offsets, unfilled)
+    return _Block(judged, report, offsets, unfilled)
 
 
 @dataclass
@@ -241,13 +251,19 @@ class _Quiet:
     loud: set[int] = field(default_factory=set)
     fills: int = 0
 
-    def fill(self, index: int, entries: tuple[JudgedEntry, ...]) -> None:
-        self.slots[index] = entries
-        # A plain loop: most slots hold one entry, and no generator is made.
-        for judged in entries:
-            if judged.entry.verdict != EgressVerdict.DOES_NOT_SELECT:
-                self.loud.add(index)
-                break
+    def fill(
+        self, indices: set[int], memo: JudgmentMemo, run: tuple[Prepared, ...], judging: Judging
+    ) -> None:
+        """Give each of ``indices`` its shared entries (``_unselected``): a
+        plain loop, as every candidate of a namespace is filled here."""
+        slots, loud = self.slots, self.loud
+        for index in indices:
+            entries = slots[index] = _unselected(memo, run[index], False, judging)
+            # Most slots hold one entry, and no generator is made.
+            for judged in entries:
+                if judged.entry.verdict != QUIET_VERDICT:
+                    loud.add(index)
+                    break
 
 
 @dataclass
@@ -267,14 +283,13 @@ class _Layout:
 
 @dataclass(frozen=True)
 class PreparedScope:
-    """A scope's candidates in §5.1 order, grouped by the label keys their
-    selectors read: every candidate of a group sees the same labels, so a
-    group is looked up once per decision instead of once per candidate."""
+    """A scope's candidates in §5.1 order, with their indices by kind and
+    name. The candidates a path visits are grouped by the label keys their
+    selectors read (``_visited``): every candidate of a group sees the same
+    labels, so a group is looked up once per decision instead of once per
+    candidate."""
 
     candidates: list[Prepared]
-    groups: list[tuple[tuple[str, ...], tuple[int, ...]]]
-    group_of: dict[int, int]
-    """The group number of each candidate index."""
     by_name: dict[tuple[str, str], tuple[int, ...]]
     runs: tuple[tuple[Prepared, ...], ...] = ()
     """The runs ``candidates`` is made of, in order (``_prepared_runs``)."""
@@ -295,16 +310,11 @@ def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
         return prepared
     runs = _prepared_runs(ctx, scope)
     candidates = list(chain.from_iterable(runs))
-    groups: dict[tuple[str, ...], list[int]] = {}
     by_name: dict[tuple[str, str], list[int]] = {}
     for index, candidate in enumerate(candidates):
-        groups.setdefault(candidate.label_keys, []).append(index)
         by_name.setdefault((candidate.item.candidate.kind, candidate.name), []).append(index)
-    group_list = [(keys, tuple(indices)) for keys, indices in groups.items()]
     prepared = PreparedScope(
         candidates,
-        group_list,
-        {index: number for number, (_, members) in enumerate(group_list) for index in members},
         {name: tuple(indices) for name, indices in by_name.items()},
         runs,
         copied=tuple(tuple(indices) for indices in by_name.values() if len(indices) > 1),
@@ -350,9 +360,8 @@ def _fill_runs(
     for run, quiet, start in zip(prepared.runs, layout.runs, layout.starts, strict=True):
         found = quiet.index.selecting(judging.subject)
         filled = quiet.missing - found
-        for i in filled:
-            quiet.fill(i, _unselected(memo, run[i], False, judging))
         if filled:
+            quiet.fill(filled, memo, run, judging)
             quiet.missing &= found
             quiet.fills += 1
         selecting.update(found if start == 0 else [start + i for i in found])
@@ -391,7 +400,7 @@ class Judged:
     each with origins of its own."""
 
     def entries(self) -> list[JudgedEntry]:
-        return self._assembled(self.block.judged, None)
+        return self._assembled(self.block.judged)
 
     def report(self) -> ExaminedList:
         """Each entry's report form: the decision report's ``examined``,
@@ -404,17 +413,16 @@ class Judged:
         return ExaminedList(self.block.report, cuts, tuple(map(_ENTRY, self.tail)))
 
     def examined(self) -> tuple[Examined, ...]:
-        return tuple(self._assembled(self.block.examined, _EXAMINED))
+        return tuple(map(_EXAMINED, self.entries()))
 
-    def _assembled(self, shared: list[Any], form: Callable[[JudgedEntry], Any] | None) -> list[Any]:
+    def _assembled(self, shared: list[JudgedEntry]) -> list[JudgedEntry]:
         whole = shared.copy()
         offsets = self.block.offsets
         # From the last candidate back, so each place is still where the
         # block says when it is filled.
         for index, entries in reversed(self.own):
-            placed = entries if form is None else list(map(form, entries))
-            whole[offsets[index] : offsets[index + 1]] = placed
-        whole += self.tail if form is None else map(form, self.tail)
+            whole[offsets[index] : offsets[index + 1]] = entries
+        whole += self.tail
         return whole
 
 
@@ -445,7 +453,7 @@ def judged_entries(
     quiet = _layout_of(ctx.memo, prepared, judging.rules_key)
     selecting = _fill_runs(ctx.memo, prepared, quiet, judging)
     own: dict[int, tuple[JudgedEntry, ...]] = {}
-    named = _named_by_group(prepared, judging)
+    named = _named_by_group(ctx.memo, prepared, judging)
     for named_indices in named.values():
         for i in named_indices:
             if i not in selecting:
@@ -533,20 +541,23 @@ def _visited(
     ctx: CheckContext,
     prepared: PreparedScope,
     selecting: set[int],
-    named: dict[int, tuple[int, ...]],
+    named: dict[tuple[str, ...], tuple[int, ...]],
     labels: Mapping[str, str],
     judging: Judging,
 ) -> Iterator[tuple[int, tuple[JudgedEntry, ...]]]:
     """The entries of each candidate the index visits, judged or reused a
-    group at a time."""
-    visited: dict[int, list[int]] = {}
+    group at a time: the visited candidates whose selectors read the same
+    label keys."""
+    visited: dict[tuple[str, ...], list[int]] = {}
+    keys_of = ctx.memo.keys_of
     for i in sorted(selecting):
-        visited.setdefault(prepared.group_of[i], []).append(i)
-    for number, members in visited.items():
-        keys = prepared.groups[number][0]
+        visited.setdefault(keys_of(prepared.candidates[i].item.candidate), []).append(i)
+    for keys, members in visited.items():
         read_labels = tuple(map(labels.get, keys))
-        group_named = named.get(number, ())
-        key = (id(prepared), number, judging.context, read_labels, group_named)
+        group_named = named.get(keys, ())
+        # The keys stand for the group: within one scope, the same keys are
+        # the same group, whichever of its candidates a pod visits.
+        key = (id(prepared), keys, judging.context, read_labels, group_named)
         hit = ctx.memo.groups.get(key)
         if hit is None or hit[0] is not prepared:
             entries = tuple(
@@ -572,12 +583,15 @@ def _placeholder_entries(
     return tuple(entries)
 
 
-def _named_by_group(prepared: PreparedScope, judging: Judging) -> dict[int, tuple[int, ...]]:
-    """The candidates named like the translation, by the group they sit in."""
+def _named_by_group(
+    memo: JudgmentMemo, prepared: PreparedScope, judging: Judging
+) -> dict[tuple[str, ...], tuple[int, ...]]:
+    """The candidates named like the translation, by the group (the label
+    keys) they sit in."""
     indices = prepared.by_name.get(judging.named, ()) if judging.named else ()
-    named: dict[int, tuple[int, ...]] = {}
+    named: dict[tuple[str, ...], tuple[int, ...]] = {}
     for index in indices:
-        group = prepared.group_of[index]
+        group = memo.keys_of(prepared.candidates[index].item.candidate)
         named[group] = (*named.get(group, ()), index)
     return named
 
@@ -623,7 +637,13 @@ def _unselected(
 
 def _judge(memo: JudgmentMemo, prepared: Prepared, judging: Judging) -> tuple[JudgedEntry, ...]:
     item = prepared.item
-    examined = list(map(judging.examine, judging.read(item.candidate)))
+    documents = judging.read(item.candidate)
+    if len(documents) == 1:
+        # The usual case (every NetworkPolicy): no maps over one document.
+        one = (judging.examine(documents[0]),)
+        entry = origin_entries(one, item, judging.rules_key, memo.quiet_entries)[0]
+        return (JudgedEntry(one[0], entry, item),)
+    examined = list(map(judging.examine, documents))
     entries = origin_entries(examined, item, judging.rules_key, memo.quiet_entries)
     return tuple(map(JudgedEntry, examined, entries, repeat(item, len(examined))))
 

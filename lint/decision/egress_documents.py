@@ -8,7 +8,8 @@ closed in the union (§11.1 step 1) instead of vanishing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from functools import partial
 
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
 from lint.decision.defaulting import enforces
@@ -35,6 +36,14 @@ from lint.decision.values import ABSENT, JSON
 NAMESPACE_IDENTITY_LABEL = "io.kubernetes.pod.namespace"
 NOT_A_POLICY_OBJECT = "a list entry that is not a policy object"
 
+RuleVerdicts = dict[Hashable, RuleVerdict]
+"""Egress rule verdicts already judged, by the rule's text and place. A
+verdict depends on the rule, its index, the allowance and the CIDR groups
+alone, so a caller that reads many policies under one allowance may pass
+one: a rule written alike in many policies (each template's own policy)
+is then judged once. Pass one only for a single allowance and one set of
+CIDR groups: neither is part of the key."""
+
 
 def egress_documents(
     candidate: Candidate,
@@ -42,20 +51,41 @@ def egress_documents(
     allowance: Allowance,
     translation: Translation,
     cidr_groups: Sequence[ReachCandidate] = (),
+    verdicts: RuleVerdicts | None = None,
 ) -> list[PolicyDocument]:
     """Read one candidate into its egress documents: §5.3 for a
     NetworkPolicy, §5.4 for a CiliumNetworkPolicy, and §5.4 with the §17.3
     reading for a CiliumClusterwideNetworkPolicy. ``cidr_groups`` are the
     CiliumCIDRGroup objects a ``toCIDRSet`` group reference resolves
-    against (CLUSTER-POLICIES §6.3)."""
+    against (CLUSTER-POLICIES §6.3). ``verdicts``: see ``RuleVerdicts``."""
     name = document_name(candidate)
     if candidate.unreadable is not None:
         return [_unreadable(candidate.kind, name, candidate.unreadable)]
     if not isinstance(candidate.raw, dict):
         return [_unreadable(candidate.kind, name, NOT_A_POLICY_OBJECT)]
     if candidate.kind == CORE_KIND:
-        return [_core_document(candidate.raw, name, subject, allowance, translation)]
-    return _cilium_documents(candidate, name, subject, allowance, translation, cidr_groups)
+        return [_core_document(candidate.raw, name, subject, allowance, translation, verdicts)]
+    return _cilium_documents(
+        candidate, name, subject, allowance, translation, cidr_groups, verdicts
+    )
+
+
+def _remembered(
+    verdicts: RuleVerdicts | None,
+    place: tuple[object, ...],
+    rule: JSON,
+    judge: Callable[[], RuleVerdict],
+) -> RuleVerdict:
+    """``judge()``, or the verdict of the same rule text at the same place.
+    ``repr`` tells apart every value the rule readers tell apart (``1``,
+    ``1.0``, ``True`` and ``"1"``; a list from a tuple) and keeps key order."""
+    if verdicts is None:
+        return judge()
+    key = (*place, repr(rule))
+    known = verdicts.get(key)
+    if known is None:
+        known = verdicts[key] = judge()
+    return known
 
 
 def document_name(candidate: Candidate) -> str:
@@ -89,6 +119,7 @@ def _core_document(
     subject: Subject,
     allowance: Allowance,
     translation: Translation,
+    verdicts: RuleVerdicts | None = None,
 ) -> PolicyDocument:
     """§5.3: the four unreadable checks, then enforcement, selection, rules."""
     shape = read_core_shape(raw, "egress")
@@ -103,19 +134,18 @@ def _core_document(
     judged = (egress or []) if enforces and selects is not Tri.NO else []
     # Most documents select nothing: no generator is made for them.
     rules = (
-        tuple(core_rule_verdict(rule, index, allowance) for index, rule in enumerate(judged))
+        tuple(
+            _remembered(
+                verdicts, ("core", index), rule, partial(core_rule_verdict, rule, index, allowance)
+            )
+            for index, rule in enumerate(judged)
+        )
         if judged
         else ()
     )
-    return PolicyDocument(
-        kind=CORE_KIND,
-        name=name,
-        selects=selects,
-        enforces=enforces,
-        rules=rules,
-        named_object=translation.kind == CORE_KIND
-        and _is_translation_name(name, translation, subject),
-    )
+    named = translation.kind == CORE_KIND and _is_translation_name(name, translation, subject)
+    # Positional: the one document of every policy in a namespace is made here.
+    return PolicyDocument(CORE_KIND, name, selects, enforces, rules, None, named)
 
 
 def _core_enforces(policy_types: list[JSON] | None, egress: list[JSON] | None) -> bool:
@@ -147,6 +177,7 @@ def _cilium_documents(
     allowance: Allowance,
     translation: Translation,
     cidr_groups: Sequence[ReachCandidate],
+    verdicts: RuleVerdicts | None = None,
 ) -> list[PolicyDocument]:
     """§5.4 steps 1-4 over the object's spec documents, in order."""
     kind = candidate.kind
@@ -165,7 +196,7 @@ def _cilium_documents(
         # Only *the spec* of the named object is exempt, never a specs entry (§11.2).
         is_the_spec = spec_index is None
         reader = _CiliumSpecReader(
-            kind, name, spec_index, clusterwide, named and is_the_spec, cidr_groups
+            kind, name, spec_index, clusterwide, named and is_the_spec, cidr_groups, verdicts
         )
         document = reader.read(entry, subject, allowance)
         if document is not None:
@@ -184,8 +215,10 @@ class _CiliumSpecReader:
         clusterwide: bool,
         named: bool,
         cidr_groups: Sequence[ReachCandidate] = (),
+        verdicts: RuleVerdicts | None = None,
     ) -> None:
         self.cidr_groups = cidr_groups
+        self.verdicts = verdicts
         self.kind = kind
         self.name = name
         self.spec_index = spec_index
@@ -222,9 +255,20 @@ class _CiliumSpecReader:
 
     def _rules(self, egress: list[JSON], allowance: Allowance) -> tuple[RuleVerdict, ...]:
         # Judged whatever enableDefaultDeny says; egressDeny never is (§5.4 step 4.9).
+        clusterwide, groups = self.clusterwide, self.cidr_groups
         return tuple(
-            cilium_rule_verdict(
-                rule, index, allowance, clusterwide=self.clusterwide, cidr_groups=self.cidr_groups
+            _remembered(
+                self.verdicts,
+                ("cilium", clusterwide, index),
+                rule,
+                partial(
+                    cilium_rule_verdict,
+                    rule,
+                    index,
+                    allowance,
+                    clusterwide=clusterwide,
+                    cidr_groups=groups,
+                ),
             )
             for index, rule in enumerate(egress)
         )

@@ -34,11 +34,13 @@ def read_core_shape(raw: Mapping[str, JSON], direction: Direction) -> CoreShape 
     spec = raw.get("spec")
     if not isinstance(spec, dict):
         return "`spec` is not an object"
-    policy_types = read_list(spec, "policyTypes")
-    if policy_types is UNREADABLE:
+    # The list reader (``read_list``) written out: every policy of a
+    # namespace is read here in each direction.
+    policy_types = spec.get("policyTypes")
+    if policy_types is not None and not isinstance(policy_types, list):
         return "`spec.policyTypes` is not a list"
-    rules = read_list(spec, direction)
-    if rules is UNREADABLE:
+    rules = spec.get(direction)
+    if rules is not None and not isinstance(rules, list):
         return f"`spec.{direction}` is not a list of rules"
     return CoreShape(spec, policy_types, rules)
 

@@ -38,7 +38,7 @@ from lint.decision.constants import CORE_KIND, UNKNOWN_LABEL_VALUE
 from lint.decision.egress_documents import identity_labels
 from lint.decision.model import Candidate, Subject
 from lint.decision.policy_shape import Direction, read_cilium_shape, read_core_shape, spec_entries
-from lint.decision.selectors import map_cilium_key, selector_readable
+from lint.decision.selectors import map_cilium_key, selector_parts
 from lint.decision.values import ABSENT, JSON, UNREADABLE, Absent, is_object, js_items, read_list
 
 Requirement = tuple[str, str | None]
@@ -51,16 +51,17 @@ def selector_requirements(selector: JSON | Absent, *, cilium: bool) -> Requireme
     """The labels a pod must carry for ``match_selector`` not to answer
     ``no``. Empty for a selector that selects everything, cannot be read, or
     whose first requirement can answer unknown."""
-    if selector is ABSENT or not selector_readable(selector) or not isinstance(selector, dict):
+    parts = None if selector is ABSENT else selector_parts(selector)
+    if parts is None:
         return ()
+    match_labels, expressions = parts
     required: list[Requirement] = []
-    for key, wanted in js_items(selector.get("matchLabels") or {}):
+    for key, wanted in js_items(match_labels or {}):
         mapped = _mapped(key, cilium)
         if mapped is None:
             return tuple(required)
-        assert isinstance(wanted, str)  # selector_readable: an object of strings
         required.append((mapped, wanted))
-    for expression in selector.get("matchExpressions") or []:
+    for expression in expressions or []:
         requirement = _expression_requirement(expression, cilium)
         if requirement is _STOP:
             break

@@ -27,25 +27,36 @@ def selector_readable(selector: JSON | Absent) -> bool:
     """§6.1: absent is readable; a non-object (null included) is not; a
     present matchLabels must be an object of strings; a present
     matchExpressions must be a list."""
-    if selector is ABSENT:
-        return True
-    if not is_object(selector):
-        return False
+    return selector is ABSENT or selector_parts(selector) is not None
+
+
+SelectorParts = tuple[dict[str, str] | None, list[JSON] | None]
+"""A readable selector's ``matchLabels`` and ``matchExpressions``, each None
+when absent."""
+
+
+def selector_parts(selector: JSON) -> SelectorParts | None:
+    """The parts of a present selector when it is readable (§6.1), else
+    None: read and checked in one pass, so a matcher does not read the
+    selector again after asking whether it can."""
+    if not isinstance(selector, dict):
+        return None
     match_labels = selector.get("matchLabels", ABSENT)
-    if match_labels is not ABSENT and not _is_string_map(match_labels):
-        return False
+    if match_labels is ABSENT:
+        match_labels = None
+    elif not isinstance(match_labels, dict):
+        return None
+    else:
+        # A plain loop, not all() over a generator: every selector read asks this.
+        for item in match_labels.values():
+            if not isinstance(item, str):
+                return None
     expressions = selector.get("matchExpressions", ABSENT)
-    return expressions is ABSENT or isinstance(expressions, list)
-
-
-def _is_string_map(value: JSON) -> bool:
-    if not is_object(value):
-        return False
-    # A plain loop, not all() over a generator: every selector read asks this.
-    for item in value.values():  # noqa: SIM110
-        if not isinstance(item, str):
-            return False
-    return True
+    if expressions is ABSENT:
+        expressions = None
+    elif not isinstance(expressions, list):
+        return None
+    return match_labels, expressions
 
 
 def map_cilium_key(key: str) -> str | None:
@@ -85,11 +96,11 @@ def match_selector(selector: JSON | Absent, labels: Mapping[str, str], *, cilium
     """
     if selector is ABSENT:
         return Tri.YES
-    if not selector_readable(selector):
+    parts = selector_parts(selector)
+    if parts is None:
         return Tri.UNKNOWN
-    match_labels = selector.get("matchLabels")
-    expressions = selector.get("matchExpressions")
-    # Readable, so each is absent or of its type, and falsy exactly when
+    match_labels, expressions = parts
+    # Readable, so each is None or of its type, and falsy exactly when
     # empty: this is is_empty_for_matching (§6.4), without reading again.
     if not match_labels and not expressions:
         return Tri.YES

@@ -65,9 +65,7 @@ def examine(document: PolicyDocument) -> Examined:
     """One document's examined entry (§11.1). It depends on the document
     alone, so callers may judge a document once and reuse the entry."""
     verdict, detail = document_verdict(document)
-    return Examined(
-        kind=document.kind, name=document.name, verdict=verdict, detail=detail, document=document
-    )
+    return Examined(document.kind, document.name, verdict, detail, document)
 
 
 def summarize_union(examined: Sequence[Examined], allowance: Allowance) -> Decision:

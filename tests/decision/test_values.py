@@ -6,11 +6,14 @@ import math
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lint.decision.values import (
     ABSENT,
     JS_WHITESPACE,
     UNREADABLE,
+    _deep_equal,
     compact_json,
     deep_equal,
     format_number,
@@ -333,3 +336,43 @@ def test_deep_equal(left: Any, right: Any, expected: bool) -> None:
 )
 def test_render_labels(labels: dict[str, str], expected: str) -> None:
     assert render_labels(labels) == expected
+
+
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-2, 2)
+    | st.sampled_from([0.0, -0.0, 1.0, 2.5, math.nan, math.inf])
+    | st.sampled_from(["", "a", "1", "True"])
+)
+_json = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "1"]), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _reordered(value: Any) -> Any:
+    """The same value with every object's keys in reverse order."""
+    if isinstance(value, dict):
+        return {key: _reordered(value[key]) for key in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reordered(item) for item in value]
+    return value
+
+
+@settings(max_examples=500, deadline=None)
+@given(left=_json, right=_json, alike=st.sampled_from(["independent", "same", "reordered"]))
+def test_deep_equal_asks_the_text_first_and_answers_the_same(
+    left: Any, right: Any, alike: str
+) -> None:
+    """``deep_equal`` answers at C speed when both values are written alike;
+    its answer is always the structural comparison's."""
+    if alike == "same":
+        right = left
+    elif alike == "reordered":
+        right = _reordered(left)
+    assert deep_equal(left, right) is _deep_equal(left, right)
