@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lint.loading import RELEVANT_KINDS, STDIN_NAME, LoadedDocument, load
+from lint.loading import RELEVANT_KINDS, STDIN_NAME, LoadedDocument, files, load
 from tests.loading.helpers import load_text, write
 
 POLICY = """apiVersion: networking.k8s.io/v1
@@ -480,6 +482,16 @@ def test_directories_are_walked_in_sorted_order(tree: Path) -> None:
     assert result.files == 5
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aY.yamlYAMLjsonJ ~-"), max_size=12))
+def test_a_file_is_read_by_its_name_as_path_suffix_takes_it(name: str) -> None:
+    """The walk tells a manifest from its name alone, without a Path."""
+    if name in ("", ".", ".."):
+        return  # never the name of a directory entry
+    expected = Path(name).suffix.lower() in files.MANIFEST_SUFFIXES
+    assert files.is_manifest_name(name) == expected
+
+
 def test_paths_keep_their_order_and_files_are_read_once(tree: Path) -> None:
     write(tree, "one.yaml", "kind: Namespace\nmetadata: {name: one}\n")
     write(tree, "d/two.yaml", "kind: Namespace\nmetadata: {name: two}\n")
@@ -510,15 +522,15 @@ def test_symlink_loop_is_a_problem_not_a_hang(tree: Path) -> None:
 def test_unreadable_file_is_a_problem(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tree, "secret.yaml", "kind: Namespace\n")
     write(tree, "open.yaml", "kind: Namespace\nmetadata: {name: n}\n")
-    real = Path.open
 
-    def refuse(path: Path, *args: Any, **kwargs: Any) -> Any:
-        if path.name == "secret.yaml":
+    def refuse(path: str | Path, *args: Any, **kwargs: Any) -> Any:
+        if Path(path).name == "secret.yaml":
             raise PermissionError(13, "Permission denied")
-        return real(path, *args, **kwargs)
+        return open(path, *args, **kwargs)
 
-    # Tests run as root in CI, where chmod 000 does not stop a read.
-    monkeypatch.setattr(Path, "open", refuse)
+    # Tests run as root in CI, where chmod 000 does not stop a read. The
+    # walk opens files with the built-in ``open``, looked up in its module.
+    monkeypatch.setattr(files, "open", refuse, raising=False)
     result = load(["."])
     assert [d.file for d in result.documents] == ["open.yaml"]
     (problem,) = result.problems
