@@ -160,8 +160,6 @@ def kube_separators(text: str) -> str:
     refuses it ("invalid Yaml document separator"), older releases passed
     it on as content, which is how it is read here.
     """
-    if "---" not in text:
-        return text
     pieces: list[str] = []
     done = 0
     for start, stop in marked_lines(text):
