@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.loading import RELEVANT_KINDS, STDIN_NAME, LoadedDocument, files, load
+from lint.loading import RELEVANT_KINDS, STDIN_NAME, LoadedDocument, files, load, loader
 from tests.loading.helpers import load_text, write
 
 POLICY = """apiVersion: networking.k8s.io/v1
@@ -70,6 +70,52 @@ def test_only_the_controller_deployment_is_kept(tree: Path) -> None:
     result = load_text(tree, text)
     assert names(result.documents) == ["c"]
     assert dict(result.skipped) == {"Deployment": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "searched", "kept"),
+    [
+        # Every document read whole: the file is never searched.
+        (f"{POLICY.format(name='a')}---\n{POLICY.format(name='b')}", set(), ["a", "b"]),
+        # A Service is skipped unless a catch-all group is named.
+        ("kind: Service\nmetadata: {name: s}\n", {"catch-all"}, []),
+        (
+            "kind: Service\napiVersion: policy.networking.k8s.io/v1alpha1\nmetadata: {name: s}\n",
+            {"catch-all"},
+            ["s"],
+        ),
+        # A ConfigMap is read when it may be the controller's.
+        ("kind: ConfigMap\nmetadata: {name: other}\n", {"config-map", "catch-all"}, []),
+        (
+            "kind: ConfigMap\nmetadata: {name: agent-sandbox-config}\n",
+            {"config-map"},
+            ["agent-sandbox-config"],
+        ),
+    ],
+)
+def test_a_file_is_searched_for_what_it_mentions_only_when_a_document_asks(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, text: str, searched: set[str], kept: list[str]
+) -> None:
+    """Whether a file mentions a catch-all group, the controller's image or
+    a ConfigMap name is found at most once per file, and only for a
+    document that could otherwise be skipped."""
+    asked: list[str] = []
+    mentions = loader._Mentions
+    for name, what in [
+        ("find_catch_all_group", "catch-all"),
+        ("find_controller_image", "image"),
+        ("find_config_map_name", "config-map"),
+    ]:
+        found = getattr(mentions, name)
+
+        def spy(self: object, found: Any = found, what: str = what) -> bool:
+            asked.append(what)
+            return bool(found(self))
+
+        monkeypatch.setattr(mentions, name, spy)
+    result = load_text(tree, text + "---\n" + text)  # the second copy asks nothing again
+    assert sorted(asked) == sorted(searched)
+    assert names(result.documents) == kept * 2
 
 
 @pytest.mark.parametrize(
