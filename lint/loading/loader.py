@@ -43,7 +43,7 @@ from lint.loading.sniff import (
     may_run_controller,
     suspect_policy,
 )
-from lint.loading.split import Chunk, kube_separators, split_stream
+from lint.loading.split import Chunk, kube_separators, split_marked, split_stream
 from lint.parallel.lifetime import collector_paused
 from lint.yaml.fast_parse import fast_value
 from lint.yaml.parse import ParseFailure, compose, parse_first_yaml, parse_json, parse_yaml
@@ -169,16 +169,22 @@ def _load_stream(
     """Cut ``text`` as apimachinery cuts it and read each document.
     ``first_line`` and ``first_index`` place text that follows a file's
     JSON values."""
-    text = kube_separators(text)
     # libyaml also breaks lines at a lone CR, NEL, LS and PS. Such files are
     # cut on a copy where those read as newlines, and never sniffed.
     unusual = has_unusual_breaks(text)
-    layout = UNUSUAL_BREAKS.sub("\n", text) if unusual else text
+    if unusual:
+        text = kube_separators(text)  # which may blank such a break out
+        unusual = has_unusual_breaks(text)
+        layout = UNUSUAL_BREAKS.sub("\n", text) if unusual else text
+        chunks = split_stream(layout)
+    else:
+        text, chunks = _cut(text)
+        layout = text
     stream = _Stream(source.name, text, layout, source.chart_root)
     into = reading.into
     mentions = _Mentions(stream.layout)
     shifted = first_line != 1 or first_index != 0
-    for chunk in split_stream(stream.layout):
+    for chunk in chunks:
         if shifted:
             chunk.line += first_line - 1
             chunk.index += first_index
@@ -188,6 +194,20 @@ def _load_stream(
             into.problems.append(_stream_problem(stream, chunk))
         elif unusual or not _skip(stream.layout, chunk, reading, mentions):
             _load_chunk(stream, chunk, reading)
+
+
+def _cut(text: str) -> tuple[str, list[Chunk]]:
+    """``text`` with apimachinery's separators written as libyaml's
+    (``kube_separators``), and its chunks, for a text whose line breaks are
+    all LF or CRLF (the rewrite writes only spaces, so it stays such a text).
+    The rewrite searches the text only when the cut met a line that starts
+    with ``---`` and goes on, and the text is cut again only if it changed."""
+    chunks, marked = split_marked(text)
+    if marked:
+        rewritten = kube_separators(text)
+        if rewritten is not text:
+            return rewritten, split_stream(rewritten)
+    return text, chunks
 
 
 def _load_json_stream(source: SourceFile, text: str, values: JsonStream, reading: _Reading) -> None:
