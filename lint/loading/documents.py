@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from lint.decision.frozen import quick_init
 from lint.loading.kinds import item_kind_of
 
 JSONValue: TypeAlias = Any
@@ -22,6 +23,7 @@ STDIN_NAME = "<stdin>"
 """The ``file`` of documents read from standard input."""
 
 
+@quick_init  # made for every document kept, again when a child sends it back
 @dataclass(frozen=True, slots=True)
 class LoadedDocument:
     """One document (or one list item) of a relevant kind.

@@ -73,6 +73,14 @@ def _standard_input(budget: _Budget, stdin: bytes | None) -> SourceFile | LoadPr
     return taken
 
 
+def is_manifest_name(name: str) -> bool:
+    """Whether a file of this name is read: its suffix, as ``Path.suffix``
+    takes it (after the last dot, which neither starts nor ends the name),
+    is one of ``MANIFEST_SUFFIXES`` in any case."""
+    dot = name.rfind(".")
+    return 0 < dot < len(name) - 1 and name[dot:].lower() in MANIFEST_SUFFIXES
+
+
 def path_refusal(path: str) -> str | None:
     """Why ``path``, named on the command line, is a usage error: it does not
     exist, or it is neither a regular file nor a directory (reading a pipe
@@ -123,7 +131,7 @@ def _read_stdin(size: int) -> bytes:
     return b"" if sys.stdin is None else sys.stdin.buffer.read(size)
 
 
-def display_name(path: Path) -> str:
+def display_name(path: str | Path) -> str:
     """The path relative to the current directory, with ``/`` separators.
 
     Bytes of the name that are not UTF-8 are shown as ``\\xNN``: Python
@@ -132,7 +140,7 @@ def display_name(path: Path) -> str:
     return _shown(_relative(path))
 
 
-def _relative(path: Path) -> str:
+def _relative(path: str | Path) -> str:
     """The path relative to the current directory, with ``/`` separators,
     as Python carries it."""
     try:
@@ -203,16 +211,18 @@ class _Budget:
         return SourceFile(name, data)
 
 
-def _read_file(path: Path, expected: int | None = None) -> _Reader:
+def _read_file(path: str | Path, expected: int | None = None) -> _Reader:
     """A read of the file; ``expected`` is the size its status gave.
 
     A read of n bytes allocates n bytes first, and the allowance is far
     larger than most manifests: the expected size plus one is read first,
     and only a file that grew meanwhile is read on, up to the allowance.
+    The file is read unbuffered: every read asks for what is left, so a
+    buffer would only copy the bytes once more.
     """
 
     def read(size: int) -> bytes:
-        with path.open("rb") as stream:
+        with open(path, "rb", buffering=0) as stream:
             if expected is None or expected >= size:
                 return _read_up_to(stream, size)
             first = _read_up_to(stream, expected + 1)
@@ -264,7 +274,7 @@ class _Walker:
             yield _skipped(path, "not a regular file")
 
     def _file(
-        self, path: Path, status: os.stat_result, relative: str | None = None
+        self, path: str | Path, status: os.stat_result, relative: str | None = None
     ) -> Iterator[SourceFile | LoadProblem]:
         if not self.first_visit((status.st_dev, status.st_ino)):
             return
@@ -312,16 +322,19 @@ class _Walker:
         # lie on the way to it, and is named anew (``_children_prefix``).
         climbs = all(part == ".." for part in own.split("/"))
         for entry in entries:
-            yield from self._entry(Path(entry.path), entry, inner, prefix + entry.name, climbs)
+            yield from self._entry(entry, inner, prefix + entry.name, climbs)
 
     def _entry(
         self,
-        path: Path,
         entry: os.DirEntry[str],
         ancestors: frozenset[tuple[int, int]],
         relative: str | None = None,
         climbs: bool = True,
     ) -> Iterator[SourceFile | LoadProblem]:
+        # The entry's own path string: a file is opened and named by it
+        # without a Path (most of the walk's cost per file); every use of
+        # it normalises it as Path(entry.path) would.
+        path = entry.path
         try:
             if entry.is_symlink() and not self._inside_root(path):
                 yield _skipped(path, "a symbolic link that leads outside the directory named")
@@ -330,9 +343,9 @@ class _Walker:
             if is_dir and entry.name in SKIPPED_DIRECTORIES:
                 return
             if is_dir:
-                yield from self._directory(path, ancestors, None if climbs else relative)
+                yield from self._directory(Path(path), ancestors, None if climbs else relative)
                 return
-            if path.suffix.lower() not in MANIFEST_SUFFIXES:
+            if not is_manifest_name(entry.name):
                 return
             status = entry.stat()
         except OSError as error:
@@ -345,13 +358,13 @@ class _Walker:
             return
         yield from self._file(path, status, relative)
 
-    def _inside_root(self, path: Path) -> bool:
+    def _inside_root(self, path: str) -> bool:
         """Whether a symbolic link resolves inside the directory named."""
         target = os.path.realpath(path)
         return target == self._root or target.startswith(self._root.rstrip(os.sep) + os.sep)
 
 
-def _skipped(path: Path, why: str) -> LoadProblem:
+def _skipped(path: str | Path, why: str) -> LoadProblem:
     return LoadProblem(display_name(path), 1, f"skipped: {why}", severity="warning")
 
 
@@ -399,7 +412,7 @@ def _unread(name: str, reason: str) -> LoadProblem:
     return LoadProblem(name, 1, f"not read: {reason}", UNREAD_SUSPECT, None)
 
 
-def _problem(path: Path, error: OSError, *, suspect: bool = False) -> LoadProblem:
+def _problem(path: str | Path, error: OSError, *, suspect: bool = False) -> LoadProblem:
     """A path that could not be read. ``suspect`` when it exists and may hold
     manifests (a permission error, an I/O error), so that the check fails
     closed; not when it is missing or a symlink loop."""

@@ -43,7 +43,7 @@ from lint.loading.sniff import (
     may_run_controller,
     suspect_policy,
 )
-from lint.loading.split import Chunk, kube_separators, split_stream
+from lint.loading.split import Chunk, kube_separators, split_marked, split_stream
 from lint.parallel.lifetime import collector_paused
 from lint.yaml.fast_parse import fast_value
 from lint.yaml.parse import ParseFailure, compose, parse_first_yaml, parse_json, parse_yaml
@@ -169,16 +169,22 @@ def _load_stream(
     """Cut ``text`` as apimachinery cuts it and read each document.
     ``first_line`` and ``first_index`` place text that follows a file's
     JSON values."""
-    text = kube_separators(text)
     # libyaml also breaks lines at a lone CR, NEL, LS and PS. Such files are
     # cut on a copy where those read as newlines, and never sniffed.
     unusual = has_unusual_breaks(text)
-    layout = UNUSUAL_BREAKS.sub("\n", text) if unusual else text
+    if unusual:
+        text = kube_separators(text)  # which may blank such a break out
+        unusual = has_unusual_breaks(text)
+        layout = UNUSUAL_BREAKS.sub("\n", text) if unusual else text
+        chunks = split_stream(layout)
+    else:
+        text, chunks = _cut(text)
+        layout = text
     stream = _Stream(source.name, text, layout, source.chart_root)
     into = reading.into
-    mentions = _Mentions.of(stream.layout)
+    mentions = _Mentions(stream.layout)
     shifted = first_line != 1 or first_index != 0
-    for chunk in split_stream(stream.layout):
+    for chunk in chunks:
         if shifted:
             chunk.line += first_line - 1
             chunk.index += first_index
@@ -188,6 +194,20 @@ def _load_stream(
             into.problems.append(_stream_problem(stream, chunk))
         elif unusual or not _skip(stream.layout, chunk, reading, mentions):
             _load_chunk(stream, chunk, reading)
+
+
+def _cut(text: str) -> tuple[str, list[Chunk]]:
+    """``text`` with apimachinery's separators written as libyaml's
+    (``kube_separators``), and its chunks, for a text whose line breaks are
+    all LF or CRLF (the rewrite writes only spaces, so it stays such a text).
+    The rewrite searches the text only when the cut met a line that starts
+    with ``---`` and goes on, and the text is cut again only if it changed."""
+    chunks, marked = split_marked(text)
+    if marked:
+        rewritten = kube_separators(text)
+        if rewritten is not text:
+            return rewritten, split_stream(rewritten)
+    return text, chunks
 
 
 def _load_json_stream(source: SourceFile, text: str, values: JsonStream, reading: _Reading) -> None:
@@ -231,24 +251,38 @@ def _load_json_value(stream: _Stream, chunk: Chunk, reading: _Reading) -> None:
     harvest(document, reading.relevant, lambda: _quiet_compose(piece), reading.into)
 
 
-@dataclass(frozen=True, slots=True)
 class _Mentions:
-    """What a file's text mentions anywhere, found once per file: a document
-    of it can mention only what the file does, so the per-document searches
-    of ``_skip`` run only in files that mention their words at all."""
+    """What a file's text mentions anywhere, each found once per file, when
+    a document of it first asks: a document can mention only what its file
+    does, so the per-document searches of ``_skip`` run only in files that
+    mention their words at all, and a file none of whose documents asks
+    (every one parsed, or of a kind read whole) is never searched. None
+    until asked."""
 
-    catch_all_group: bool
-    controller_image: bool
-    config_map_name: bool
+    __slots__ = ("_text", "catch_all_group", "config_map_name", "controller_image")
 
-    @classmethod
-    def of(cls, text: str) -> _Mentions:
-        escape = "\\" in text  # an escape sequence can spell any word
-        return cls(
-            any(group in text for group in CATCH_ALL_GROUPS),
-            escape or CONTROLLER_IMAGE_NAME in text,
-            escape or any(name in text for name in CONFIG_MAP_NAMES),
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self.catch_all_group: bool | None = None
+        self.controller_image: bool | None = None
+        self.config_map_name: bool | None = None
+
+    def find_catch_all_group(self) -> bool:
+        found = self.catch_all_group = any(group in self._text for group in CATCH_ALL_GROUPS)
+        return found
+
+    def find_controller_image(self) -> bool:
+        text = self._text
+        # An escape sequence can spell any word.
+        found = self.controller_image = "\\" in text or CONTROLLER_IMAGE_NAME in text
+        return found
+
+    def find_config_map_name(self) -> bool:
+        text = self._text
+        found = self.config_map_name = "\\" in text or any(
+            name in text for name in CONFIG_MAP_NAMES
         )
+        return found
 
 
 _PARSE, _CONTROLLER, _CONFIG_MAP, _OTHER = range(4)
@@ -279,13 +313,21 @@ def _skip(text: str, chunk: Chunk, reading: _Reading, mentions: _Mentions) -> bo
     if rule == _PARSE:
         return False
     if rule == _CONTROLLER:
-        if mentions.controller_image and may_run_controller(text, chunk):
+        image = mentions.controller_image
+        if image is None:
+            image = mentions.find_controller_image()
+        if image and may_run_controller(text, chunk):
             return False
-    elif rule == _CONFIG_MAP and mentions.config_map_name and may_name_config_map(text, chunk):
-        return False
-    if mentions.catch_all_group and any(
-        text.find(group, chunk.start, chunk.end) >= 0 for group in CATCH_ALL_GROUPS
-    ):
+    elif rule == _CONFIG_MAP:
+        named = mentions.config_map_name
+        if named is None:
+            named = mentions.find_config_map_name()
+        if named and may_name_config_map(text, chunk):
+            return False
+    grouped = mentions.catch_all_group
+    if grouped is None:
+        grouped = mentions.find_catch_all_group()
+    if grouped and any(text.find(group, chunk.start, chunk.end) >= 0 for group in CATCH_ALL_GROUPS):
         return False  # any kind of these groups may be a policy: parse it
     reading.into.skipped[kind] += 1
     return True

@@ -160,8 +160,6 @@ def kube_separators(text: str) -> str:
     refuses it ("invalid Yaml document separator"), older releases passed
     it on as content, which is how it is read here.
     """
-    if "---" not in text:
-        return text
     pieces: list[str] = []
     done = 0
     for start, stop in marked_lines(text):
@@ -188,12 +186,22 @@ def split_stream(text: str) -> list[Chunk]:
     flagged. One loop over the segments of ``_scan``: this runs for every
     document of every file, skipped ones included.
     """
+    return split_marked(text)[0]
+
+
+def split_marked(text: str) -> tuple[list[Chunk], bool]:
+    """``split_stream``'s chunks, and whether a line of ``text`` starts with
+    ``---`` and goes on (``marked_lines`` finds one): the scan meets every
+    such line, as a marker or as a line that is not a plain key, so the
+    separator rewrite (``kube_separators``) need not search a text that
+    has none."""
+    segments, marked = _scan(text)
     chunks: list[Chunk] = []
     pending: str | None = None
     carried: _Segment | None = None
     line, counted = 1, 0  # the line of offset `counted`
     search_content = _CONTENT.search
-    for number, segment in enumerate(_scan(text)):
+    for number, segment in enumerate(segments):
         if carried is not None:
             segment.absorb(carried)
             carried = None
@@ -241,14 +249,17 @@ def split_stream(text: str) -> list[Chunk]:
                 problem,
             )
         )
-    return chunks
+    return chunks, marked
 
 
-def _scan(text: str) -> list[_Segment]:
+def _scan(text: str) -> tuple[list[_Segment], bool]:
     """One pass over the lines that matter: markers, ``kind:`` lines and
-    column-0 lines that are not plain keys."""
+    column-0 lines that are not plain keys; and whether a line starts with
+    ``---`` and goes on (a marker with more on its line, or, with anything
+    but a blank after the ``---``, a line that is not a plain key)."""
     segments = [_Segment(0)]
     current = segments[0]
+    marked = False
     # The leading newline puts the first line on the same footing as the rest;
     # a match at padded offset i describes the line at text offset i.
     size = len(text)
@@ -258,6 +269,7 @@ def _scan(text: str) -> list[_Segment]:
             current.kinds.append((event.group(3), event.end() - 1))
         elif what == _OTHER_EVENT:
             current.plain_keys = False
+            marked = marked or text.startswith("---", event.start())
         else:
             at, rest = event.start(), event.group(2)
             if not rest and text[at] == "-":
@@ -265,10 +277,11 @@ def _scan(text: str) -> list[_Segment]:
                 current.stop = current.end = at
                 current = _Segment(at, at, min(at + 4, size))
             else:
+                marked = marked or (rest != "" and text[at] == "-")
                 current = _after_marker(text, current, at, rest)
             segments.append(current)
     current.stop = current.end = size
-    return segments
+    return segments, marked
 
 
 def _after_marker(text: str, current: _Segment, at: int, rest: str) -> _Segment:

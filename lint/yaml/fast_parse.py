@@ -121,8 +121,10 @@ _NUMERIC_REST: Final = r"[0-9_.eE+\-]*(?![^ \n\r,\]}:#])"
 # Each pattern begins with the rare character itself and only then looks
 # behind, so that the regex engine's prefix search does the scanning; one
 # search per first character is several times faster than one for both.
-_PROPERTY: Final = re.compile(rf"[&*!]{_token_start(1)}")
-"""An anchor, alias or tag (a quoted "*" does not count)."""
+_PROPERTIES: Final = tuple((start, re.compile(rf"\{start}{_token_start(1)}")) for start in "&*!")
+"""An anchor, alias or tag (a quoted "*" does not count): one pattern per
+character, each searched for only in a text that holds it. A class of
+first characters would be tried at every offset, several times slower."""
 _UNDERSCORE: Final = re.compile(rf"_{_signed_start(1)}")
 """A token starting with ``_``, after an optional sign."""
 _LEADING_ZERO: Final = re.compile(rf"0[0-9_]{_signed_start(2)}{_NUMERIC_REST}")
@@ -145,9 +147,10 @@ _NON_ASCII_CONTENT: Final = re.compile(r"^(?![ ]*#)[^\n]*[^\x00-\x7f]", re.M)
 """A non-ASCII character on a line that is not a comment line."""
 _FLOW_VALUE_CLOSED: Final = re.compile(r":[,\]}]")
 """``{a:}``: libyaml refuses a ':' that a flow indicator follows."""
-_VALUE_OPENS_LINE: Final = re.compile(r"\n[ ]*:")
+_VALUE_OPENS_LINE: Final = re.compile(r"\n[ ]*+:")
 """A ':' opening a line: in a flow collection its key began on an earlier
-line, which libyaml refuses and yaml_rs accepts."""
+line, which libyaml refuses and yaml_rs accepts. Only a text holding ``\n:``
+or `` :`` can hold one, and the indentation is never given back."""
 
 _INDICATOR_STARTS: Final = frozenset("|>?:")
 """Strings yaml_rs may build from a plain scalar that libyaml refuses to
@@ -193,12 +196,13 @@ def fast_value(piece: str, max_depth: int) -> FastValue | None:
     try:
         for _ in range(_MAX_QUOTED_WORDS + 1):
             _REFUSED.clear()
-            if kind is dict:
-                agreed = _agreed_mapping(value, max_depth)
-            else:
-                agreed = value if _agreed_sequence(value, max_depth) else None
-            if agreed is not None:
-                return agreed
+            try:
+                if kind is dict:
+                    return _agreed_mapping(value, max_depth)
+                _agreed_sequence(value, max_depth)
+                return value  # type: ignore[no-any-return]
+            except _Disagrees:
+                pass
             # A word such as "y" stopped the walk: if the text holds it only
             # quoted, it is a string for go-yaml too. Walk again allowing it.
             word = _REFUSED[-1] if _REFUSED else None
@@ -239,8 +243,9 @@ def _plain_text(piece: str) -> bool:
         "%" in piece and (piece.startswith("%") or "\n%" in piece)
     ):
         return False  # merge keys, directives
-    if ("&" in piece or "*" in piece or "!" in piece) and _PROPERTY.search(piece):
-        return False
+    for start, pattern in _PROPERTIES:
+        if start in piece and pattern.search(piece):
+            return False
     if "_" in piece and _UNDERSCORE.search(piece):
         return False
     if "\\" in piece and ("\\\n" in piece or "\\\r\n" in piece):
@@ -251,7 +256,9 @@ def _plain_text(piece: str) -> bool:
     # tests run at memory speed, where the pattern stops at every ':'.
     if ("," in piece or "]" in piece or "}" in piece) and _FLOW_VALUE_CLOSED.search(piece):
         return False
-    return _VALUE_OPENS_LINE.search(piece) is None
+    if " :" in piece or "\n:" in piece:
+        return _VALUE_OPENS_LINE.search(piece) is None
+    return True
 
 
 def _open_ended(piece: str) -> bool:
@@ -291,88 +298,83 @@ def _ascii_stand_in(piece: str) -> str | None:
     return _NON_ASCII.sub("x", piece)
 
 
-def _agreed_mapping(mapping: dict[Any, Any], room: int) -> dict[str, Any] | None:
-    """The mapping built again with shared keys and strings (``_SHARED``),
-    when every key and value reads the same for Kubernetes; None otherwise.
-    ``room`` counts the collection levels still allowed, this one included."""
+class _Disagrees(Exception):
+    """A value Kubernetes reads otherwise, met by the walk: ``fast_value``
+    leaves the document to the slow path. Raised rather than returned, so
+    that the walk's loops test nothing after each value."""
+
+
+def _agreed_mapping(mapping: dict[Any, Any], room: int) -> dict[str, Any]:
+    """The mapping built again with shared keys and strings (``_SHARED``);
+    raises ``_Disagrees`` unless every key and value reads the same for
+    Kubernetes. ``room`` counts the collection levels still allowed, this
+    one included."""
     if room <= 0:
-        return None
+        raise _Disagrees
     room -= 1
     keys, shared = _KEYS, _SHARED
     agreed: dict[str, Any] = {}
     for key, item in mapping.items():
-        known = keys.get(key)
-        if known is None:
-            known = _remember(keys, key, key if _key_agrees(key) else False)
-        if known is False:
-            return None
+        # A key met before is its shared copy; only the empty key is falsy,
+        # and a refused one is judged again (``_new_key`` raises).
+        known = keys.get(key) or _new_key(key)
         kind = type(item)
-        value: Any
         if kind is str:
-            value = shared.get(item)
-            if value is None:
-                value = _agreed_string(item)
-                if value is None:
-                    return None
+            agreed[known] = shared.get(item) or _agreed_string(item)
         elif kind is dict:
-            value = _agreed_mapping(item, room)
-            if value is None:
-                return None
+            agreed[known] = _agreed_mapping(item, room)
         elif kind is list:
-            if not _agreed_sequence(item, room):
-                return None
-            value = item
+            _agreed_sequence(item, room)
+            agreed[known] = item
         elif kind is int:  # ports and counts: inlined, as common as lists
             if not _INT64_MIN <= item <= _INT64_MAX:
-                return None
-            value = item
+                raise _Disagrees
+            agreed[known] = item
         elif _scalar_agrees(item):
-            value = item
+            agreed[known] = item
         else:
-            return None
-        agreed[known] = value
+            raise _Disagrees
     return agreed
 
 
-def _agreed_sequence(sequence: list[Any], room: int) -> bool:
-    """Whether every item reads the same, sharing its strings and mappings'
-    keys in place."""
+def _agreed_sequence(sequence: list[Any], room: int) -> None:
+    """Shares the items' strings and mappings' keys in place; raises
+    ``_Disagrees`` unless every item reads the same."""
     if room <= 0:
-        return False
+        raise _Disagrees
     room -= 1
     shared = _SHARED
     for index, item in enumerate(sequence):
         kind = type(item)
         if kind is str:
-            value = shared.get(item)
-            if value is None:
-                value = _agreed_string(item)
-                if value is None:
-                    return False
-            sequence[index] = value
+            sequence[index] = shared.get(item) or _agreed_string(item)
         elif kind is dict:
-            agreed = _agreed_mapping(item, room)
-            if agreed is None:
-                return False
-            sequence[index] = agreed
+            sequence[index] = _agreed_mapping(item, room)
         elif kind is list:
-            if not _agreed_sequence(item, room):
-                return False
+            _agreed_sequence(item, room)
         elif not _scalar_agrees(item):
-            return False
-    return True
+            raise _Disagrees
 
 
-def _agreed_string(text: str) -> str | None:
-    """A string value met for the first time lately: the copy to share when
-    Kubernetes reads it the same, else None. Only agreeing strings are
-    shared, so finding one in ``_SHARED`` settles both questions at once."""
+def _new_key(key: Any) -> str:
+    """A key not met lately: its copy to share, once judged; raises
+    ``_Disagrees`` when Kubernetes names the member otherwise."""
+    if _remember(_KEYS, key, key if _key_agrees(key) else False) is False:
+        raise _Disagrees
+    return key  # type: ignore[no-any-return]
+
+
+def _agreed_string(text: str) -> str:
+    """A string value met for the first time lately (or the empty string):
+    the copy to share when Kubernetes reads it the same; raises
+    ``_Disagrees`` otherwise. Only agreeing strings are shared, so finding
+    one in ``_SHARED`` settles both questions at once."""
     if text and text[0] in _CHECKED_STARTS and not _text_agrees(text):
         if text in _QUOTED_WORDS:
             return text  # agrees in this document only: never shared
         if _TOKEN.fullmatch(text) is not None:
             _REFUSED.append(text)
-        return None
+        raise _Disagrees
     return _remember(_SHARED, text, text)
 
 

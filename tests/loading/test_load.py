@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lint.loading import RELEVANT_KINDS, STDIN_NAME, LoadedDocument, load
+from lint.loading import RELEVANT_KINDS, STDIN_NAME, LoadedDocument, files, load, loader
 from tests.loading.helpers import load_text, write
 
 POLICY = """apiVersion: networking.k8s.io/v1
@@ -68,6 +70,52 @@ def test_only_the_controller_deployment_is_kept(tree: Path) -> None:
     result = load_text(tree, text)
     assert names(result.documents) == ["c"]
     assert dict(result.skipped) == {"Deployment": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "searched", "kept"),
+    [
+        # Every document read whole: the file is never searched.
+        (f"{POLICY.format(name='a')}---\n{POLICY.format(name='b')}", set(), ["a", "b"]),
+        # A Service is skipped unless a catch-all group is named.
+        ("kind: Service\nmetadata: {name: s}\n", {"catch-all"}, []),
+        (
+            "kind: Service\napiVersion: policy.networking.k8s.io/v1alpha1\nmetadata: {name: s}\n",
+            {"catch-all"},
+            ["s"],
+        ),
+        # A ConfigMap is read when it may be the controller's.
+        ("kind: ConfigMap\nmetadata: {name: other}\n", {"config-map", "catch-all"}, []),
+        (
+            "kind: ConfigMap\nmetadata: {name: agent-sandbox-config}\n",
+            {"config-map"},
+            ["agent-sandbox-config"],
+        ),
+    ],
+)
+def test_a_file_is_searched_for_what_it_mentions_only_when_a_document_asks(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, text: str, searched: set[str], kept: list[str]
+) -> None:
+    """Whether a file mentions a catch-all group, the controller's image or
+    a ConfigMap name is found at most once per file, and only for a
+    document that could otherwise be skipped."""
+    asked: list[str] = []
+    mentions = loader._Mentions
+    for name, what in [
+        ("find_catch_all_group", "catch-all"),
+        ("find_controller_image", "image"),
+        ("find_config_map_name", "config-map"),
+    ]:
+        found = getattr(mentions, name)
+
+        def spy(self: object, found: Any = found, what: str = what) -> bool:
+            asked.append(what)
+            return bool(found(self))
+
+        monkeypatch.setattr(mentions, name, spy)
+    result = load_text(tree, text + "---\n" + text)  # the second copy asks nothing again
+    assert sorted(asked) == sorted(searched)
+    assert names(result.documents) == kept * 2
 
 
 @pytest.mark.parametrize(
@@ -480,6 +528,16 @@ def test_directories_are_walked_in_sorted_order(tree: Path) -> None:
     assert result.files == 5
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aY.yamlYAMLjsonJ ~-"), max_size=12))
+def test_a_file_is_read_by_its_name_as_path_suffix_takes_it(name: str) -> None:
+    """The walk tells a manifest from its name alone, without a Path."""
+    if name in ("", ".", ".."):
+        return  # never the name of a directory entry
+    expected = Path(name).suffix.lower() in files.MANIFEST_SUFFIXES
+    assert files.is_manifest_name(name) == expected
+
+
 def test_paths_keep_their_order_and_files_are_read_once(tree: Path) -> None:
     write(tree, "one.yaml", "kind: Namespace\nmetadata: {name: one}\n")
     write(tree, "d/two.yaml", "kind: Namespace\nmetadata: {name: two}\n")
@@ -510,15 +568,15 @@ def test_symlink_loop_is_a_problem_not_a_hang(tree: Path) -> None:
 def test_unreadable_file_is_a_problem(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tree, "secret.yaml", "kind: Namespace\n")
     write(tree, "open.yaml", "kind: Namespace\nmetadata: {name: n}\n")
-    real = Path.open
 
-    def refuse(path: Path, *args: Any, **kwargs: Any) -> Any:
-        if path.name == "secret.yaml":
+    def refuse(path: str | Path, *args: Any, **kwargs: Any) -> Any:
+        if Path(path).name == "secret.yaml":
             raise PermissionError(13, "Permission denied")
-        return real(path, *args, **kwargs)
+        return open(path, *args, **kwargs)
 
-    # Tests run as root in CI, where chmod 000 does not stop a read.
-    monkeypatch.setattr(Path, "open", refuse)
+    # Tests run as root in CI, where chmod 000 does not stop a read. The
+    # walk opens files with the built-in ``open``, looked up in its module.
+    monkeypatch.setattr(files, "open", refuse, raising=False)
     result = load(["."])
     assert [d.file for d in result.documents] == ["open.yaml"]
     (problem,) = result.problems
