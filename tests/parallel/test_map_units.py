@@ -254,6 +254,17 @@ def test_what_a_failing_child_sent_before_it_failed_is_kept(
     assert sorted([*here, sent]) == ITEMS
 
 
+def _log_reads(monkeypatch: pytest.MonkeyPatch, log: list[str]) -> None:
+    """Add "read" to ``log`` each time the parent reads a child's message."""
+    read = shares._read
+
+    def reading(*arguments: Any) -> Any:
+        log.append("read")
+        return read(*arguments)
+
+    monkeypatch.setattr(shares, "_read", reading)
+
+
 def test_children_s_messages_are_read_between_the_parent_s_units(
     children: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -262,11 +273,7 @@ def test_children_s_messages_are_read_between_the_parent_s_units(
     parent's next unit."""
     units = [[item] for item in ITEMS]
     log: list[str] = []
-    read = shares._read
-
-    def reading(*arguments: Any) -> Any:
-        log.append("read")
-        return read(*arguments)
+    _log_reads(monkeypatch, log)
 
     def do_one(item: int) -> int:
         if _in_child():
@@ -279,7 +286,6 @@ def test_children_s_messages_are_read_between_the_parent_s_units(
             log.append("unit")
         return 2 * item
 
-    monkeypatch.setattr(shares, "_read", reading)
     assert map_units(units, do_one, INTS, 2) == [[2 * item] for item in ITEMS]
     assert log[:2] == ["unit", "read"]
 
@@ -292,11 +298,7 @@ def test_children_s_messages_are_read_between_the_parent_s_items(
     child has sent both its units, and they are read before its third."""
     units = [[1, 2, 3], [4], [5]]
     log: list[str] = []
-    read = shares._read
-
-    def reading(*arguments: Any) -> Any:
-        log.append("read")
-        return read(*arguments)
+    _log_reads(monkeypatch, log)
 
     def do_one(item: int) -> int:
         if _in_child():
@@ -310,7 +312,6 @@ def test_children_s_messages_are_read_between_the_parent_s_items(
             log.append("item")
         return 2 * item
 
-    monkeypatch.setattr(shares, "_read", reading)
     assert map_units(units, do_one, INTS, 2) == [[2 * item for item in unit] for unit in units]
     assert log.count("item") == 3
     assert log.index("read") < log.index("item", 2)
