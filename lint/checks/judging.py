@@ -301,8 +301,9 @@ class PreparedScope:
 
 def _prepared(ctx: CheckContext, scope: Scope) -> PreparedScope:
     with_cilium = scope.with_cilium or ctx.read_cilium == "always"
-    # The template matters only on the pooled path, through its controller policy.
-    template = scope.template if scope.pooled else None
+    # The template matters only on the pooled path, through its controller
+    # policy, which a scope of the Cilium policies alone does not hold.
+    template = scope.template if scope.pooled and not scope.only_cilium else None
     key = (scope.namespace, id(template), scope.pooled, with_cilium, scope.only_cilium, scope.facts)
     cached = ctx.memo.scopes.get(key)
     if cached is not None and cached[0] is template:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from lint.checks.candidates import Sourced, unparsed_placeholders
+from lint.checks.candidates import Sourced, cilium_candidates, unparsed_placeholders
 from lint.checks.context import CheckContext, JudgedEntry
 from lint.checks.culprits import RefusalContext, _culprit_of, _made_culprit
-from lint.checks.judging import Scope, _placeholders
+from lint.checks.judging import Scope, _placeholders, _prepared
 from lint.decision.allowance import build_allowance
 from lint.decision.model import (
     Candidate,
@@ -106,3 +106,38 @@ def test_a_namespace_s_scopes_share_its_unparsed_documents() -> None:
         assert all(map(operator.is_, found, seen.setdefault(namespace, found)))
     assert [p.location.file for p in seen["one"]] == ["a.yaml", "b.yaml"]
     assert [p.location.file for p in seen["two"]] == ["a.yaml"]
+
+
+def test_the_cilium_policies_alone_are_prepared_once_for_every_template() -> None:
+    """A scope of the Cilium policies alone (reach's reading of them under
+    engine core) holds no controller policy: every template of a pooled
+    path shares one preparation, equal to the namespace's Cilium policies;
+    a full pooled scope keeps its own per template."""
+    cilium = {
+        "apiVersion": "cilium.io/v2",
+        "kind": "CiliumNetworkPolicy",
+        "metadata": {"name": "c", "namespace": "one"},
+        "spec": {"endpointSelector": {}, "egress": [{"toEndpoints": [{}]}]},
+    }
+    templates = [
+        {
+            "apiVersion": "extensions.agents.x-k8s.io/v1beta1",
+            "kind": "SandboxTemplate",
+            "metadata": {"name": name, "namespace": "one"},
+            "spec": {"podTemplate": {"metadata": {"labels": {"app": name}}, "spec": {}}},
+        }
+        for name in ("t1", "t2")
+    ]
+    documents = [
+        LoadedDocument("all.yaml", 2 * i + 2, 2 * i + 2, 0, value)
+        for i, value in enumerate([cilium, *templates])
+    ]
+    inventory = build_inventory(documents, "one")
+    ctx = CheckContext(inventory, [])
+    namespace = inventory.namespace("one")
+    first, second = (namespace.named("SandboxTemplate", name) for name in ("t1", "t2"))
+    alone = [_prepared(ctx, Scope("one", t, True, True, only_cilium=True)) for t in (first, second)]
+    assert alone[0] is alone[1]
+    assert [p.item for p in alone[0].candidates] == cilium_candidates(namespace, inventory)
+    full = [_prepared(ctx, Scope("one", t, True, True)) for t in (first, second)]
+    assert full[0] is not full[1]
