@@ -143,7 +143,7 @@ def test_a_manifest_is_prepared_once_per_place_it_takes() -> None:
     for names in (["b"], ["d"], ["b"], ["b", "d"], ["f"]):
         synthesized = [_synthesized(name) for name in names]
         run = _prepared_with(ctx, namespace, synthesized)
-        fresh = tuple(_prepare(ctx.memo, s) for s in with_synthesized(namespace, synthesized))
+        fresh = tuple(map(_prepare, with_synthesized(namespace, synthesized)))
         assert run == fresh
         assert [p.item.candidate.position for p in run] == list(range(len(run)))
         assert [p.item.obj.name for p in run] == sorted(["a", "c", "e", *names])
