@@ -48,7 +48,11 @@ def enforces(
     """Whether the stored NetworkPolicy enforces ``direction`` (``egress``
     or ``ingress``): the exact, case-sensitive type name is listed."""
     wanted = EGRESS if direction == "egress" else INGRESS
-    return wanted in stored_policy_types(policy_types, egress)
+    if policy_types:
+        # ``stored_policy_types`` without its tuple: every policy of a
+        # namespace is asked this in each direction.
+        return wanted in policy_types
+    return wanted == INGRESS or bool(egress)
 
 
 def calico_governs_egress(types: Sequence[JSON] | None, egress: Sequence[JSON] | None) -> bool:

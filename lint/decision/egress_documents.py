@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
 
 from lint.decision.constants import CILIUM_KIND, CLUSTERWIDE_KIND, CORE_KIND
-from lint.decision.defaulting import enforces
+from lint.decision.defaulting import enforces as defaulted_enforces
 from lint.decision.egress_rules import cilium_rule_verdict, core_rule_verdict
 from lint.decision.model import (
     Allowance,
@@ -126,7 +126,10 @@ def _core_document(
     if isinstance(shape, str):
         return _unreadable(CORE_KIND, name, shape)
     spec, policy_types, egress = shape.spec, shape.policy_types, shape.rules
-    enforces = _core_enforces(policy_types, egress)
+    # §5.3 on the stored object: an absent, null or empty policyTypes is
+    # defaulted first, so `egress: []` alone enforces nothing; then only the
+    # exact string `Egress` does.
+    enforces = defaulted_enforces("egress", policy_types, egress)
     selects = match_selector(spec.get("podSelector", ABSENT), subject.labels, cilium=False)
     # An egress block that policyTypes does not enforce is ignored by the API
     # server; a document that does not select the pod is decided before its
@@ -146,14 +149,6 @@ def _core_document(
     named = translation.kind == CORE_KIND and _is_translation_name(name, translation, subject)
     # Positional: the one document of every policy in a namespace is made here.
     return PolicyDocument(CORE_KIND, name, selects, enforces, rules, None, named)
-
-
-def _core_enforces(policy_types: list[JSON] | None, egress: list[JSON] | None) -> bool:
-    """§5.3 on the stored object: an absent, null or empty policyTypes is
-    defaulted first (``defaulting``), so ``egress: []`` alone enforces
-    nothing and ``policyTypes: []`` with a rule enforces; then only the
-    exact string ``Egress`` does."""
-    return enforces("egress", policy_types, egress)
 
 
 def _is_translation_name(name: str, translation: Translation, subject: Subject) -> bool:

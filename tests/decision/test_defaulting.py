@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lint.decision.allowance import build_allowance
 from lint.decision.defaulting import calico_governs_egress, enforces, stored_policy_types
@@ -77,3 +79,26 @@ def test_empty_policy_types_and_an_empty_rule_widens() -> None:
 
 def test_written_egress_type_still_isolates_with_no_rule() -> None:
     assert _union({"podSelector": {}, "policyTypes": ["Egress"], "egress": []}) is None
+
+
+_types: st.SearchStrategy[list[Any] | None] = st.one_of(
+    st.none(),
+    st.lists(st.sampled_from(["Ingress", "Egress", "egress", "", 1, None]), max_size=3),
+)
+_rules: st.SearchStrategy[list[Any] | None] = st.one_of(
+    st.none(), st.lists(st.sampled_from([{}, {"to": []}]), max_size=2)
+)
+
+
+@given(
+    direction=st.sampled_from(["egress", "ingress"]),
+    types=_types,
+    egress=_rules,
+)
+def test_enforces_is_the_type_listed_as_stored(
+    direction: str, types: list[Any] | None, egress: list[Any] | None
+) -> None:
+    """``enforces`` answers without building the stored list, and answers
+    what looking the type up in it does."""
+    wanted = "Egress" if direction == "egress" else "Ingress"
+    assert enforces(direction, types, egress) is (wanted in stored_policy_types(types, egress))
