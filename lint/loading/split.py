@@ -205,7 +205,15 @@ def split_marked(text: str) -> tuple[list[Chunk], bool]:
         if carried is not None:
             segment.absorb(carried)
             carried = None
-        found = search_content(text, segment.body, segment.stop)
+        body, stop = segment.body, segment.stop
+        if body < stop and text[body] == "#":
+            # A comment line, such as Helm's ``# Source:`` opening each
+            # document: ``^`` next holds past its end, so the search starts
+            # there rather than trying each of its offsets.
+            past = text.find("\n", body, stop) + 1
+            found = search_content(text, past, stop) if past else None
+        else:
+            found = search_content(text, body, stop)
         content = None if found is None else found.start()
         problem: str | None = None
         if segment.marker is not None:

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lint.loading.split import STRAY_CONTENT, STRAY_END, split_stream
+from lint.loading.split import _CONTENT, STRAY_CONTENT, STRAY_END, split_stream
 
 
 def summary(text: str) -> list[tuple[int, int, str | None, str | None]]:
@@ -150,3 +152,31 @@ def test_last_content_line_ignores_trailing_comments() -> None:
     first, second = split_stream(text)
     assert first.last_content_line(text) == 4
     assert second.last_content_line(text) == 8
+
+
+_LINES = [
+    "---",
+    "--- # c",
+    "...",
+    "# Source: a/b.yaml",
+    "#",
+    "",
+    " ",
+    "\t# c",
+    "%YAML 1.1",
+    " %x",
+    "a: b",
+    "- x",
+    "kind: A",
+    "\r",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), max_size=12).map("\n".join))
+def test_each_document_starts_where_the_content_pattern_finds_it(text: str) -> None:
+    """A document whose body opens with a comment line is searched from the
+    next line on: the same line as searching the whole body."""
+    for chunk in split_stream(text):
+        found = _CONTENT.search(text, chunk.body, chunk.stop)
+        assert chunk.content == (None if found is None else found.start())

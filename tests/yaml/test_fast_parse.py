@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -487,3 +488,44 @@ def test_a_word_only_quoted_in_the_text_is_a_string(lines: str, vouched: bool) -
     text = HEADER + lines
     assert (fast_value(text, 100) is not None) == vouched
     assert check_stream(text).vouched == vouched
+
+
+_GATE_PIECES = [
+    "&a",
+    "*",
+    "!t",
+    '"*"',
+    "'&'",
+    "a*b",
+    " ",
+    "\n",
+    ":",
+    " :",
+    "\n:",
+    "[",
+    "{",
+    ",",
+    "-",
+    "x",
+    "é",
+    "\t",
+]
+
+
+@settings(max_examples=1_000, deadline=None)
+@given(st.lists(st.sampled_from(_GATE_PIECES), max_size=16).map("".join))
+def test_the_gates_searches_find_what_one_search_of_the_whole_text_finds(text: str) -> None:
+    """An anchor, alias or tag is searched for one character at a time, and a
+    ':' opening a line only in a text holding '\\n:' or ' :': each answers
+    as the single pattern it stands for."""
+    prop = re.compile(rf"[&*!]{fast_parse_module._token_start(1)}").search(text) is not None
+    per_character = any(
+        start in text and pattern.search(text) is not None
+        for start, pattern in fast_parse_module._PROPERTIES
+    )
+    assert per_character == prop
+    opens_line = re.search(r"\n[ ]*:", text) is not None
+    searched = (" :" in text or "\n:" in text) and (
+        fast_parse_module._VALUE_OPENS_LINE.search(text) is not None
+    )
+    assert searched == opens_line
