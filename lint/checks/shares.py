@@ -9,13 +9,6 @@ small and the processes end together. ``lint.parallel.shares.map_units``
 has this process and each forked child take units from one queue; a child
 sends its records back (``lint.parallel.records``). Results come back in
 plan order, so the report is the one a single process writes.
-
-A namespace that holds more than one process's share of the plans would
-be the run's last unit on its own (the corpus's ``default``: 13 of 21).
-Its first plan is then judged here before any child starts: that makes the
-namespace's shared judgements, which every process forked afterwards has
-already, so its other plans can be cut into several units without making
-them again.
 """
 
 from __future__ import annotations
@@ -45,34 +38,12 @@ def check_plans(
     ``processes`` processes; ``meanwhile`` is what this process does
     first once children start, if any do (``map_units``)."""
     units = units_of([namespace_of(plan) for plan in plans], processes)
-    results: dict[int, PlanResult] = {}
-    if dominant(units, len(plans), processes):
-        first, *rest = units[0]
-        results[first] = check_one(plans[first])
-        units = [*_cut(rest, CUTS_PER_PROCESS * processes), *units[1:]]
     grouped = [[plans[i] for i in unit] for unit in units]
     judged = map_units(grouped, check_one, RESULTS, processes, meanwhile=meanwhile)
+    results: dict[int, PlanResult] = {}
     for unit, checked in zip(units, judged, strict=True):
         results.update(zip(unit, checked, strict=True))
     return [results[i] for i in range(len(plans))]
-
-
-CUTS_PER_PROCESS: Final = 2
-"""A dominant namespace's plans after the first go in this many units per
-process: each unit a child takes sends the namespace's shared entries back
-once, so units of one plan each would send them once per plan."""
-
-
-def dominant(units: Sequence[Sequence[int]], plans: int, processes: int) -> bool:
-    """Whether the first (largest) unit holds more than one process's share
-    of the ``plans`` and is worth judging on several processes."""
-    return processes > 1 and bool(units) and len(units[0]) * processes > plans > 1
-
-
-def _cut(indices: Sequence[int], parts: int) -> list[list[int]]:
-    """``indices`` in at most ``parts`` runs of neighbours of about equal length."""
-    size = -(-len(indices) // parts) if indices else 1
-    return [list(indices[start : start + size]) for start in range(0, len(indices), size)]
 
 
 def units_of(namespaces: Sequence[str], processes: int) -> list[list[int]]:

@@ -15,7 +15,7 @@ from lint.checks import sandbox_checks
 from lint.checks import shares as checks_shares
 from lint.checks.context import JudgmentMemo
 from lint.checks.runner import CheckOptions, run_check
-from lint.checks.shares import dominant, units_of
+from lint.checks.shares import units_of
 from lint.loading import shares as loading_shares
 from lint.parallel import records
 from lint.report.json_report import render_json
@@ -177,67 +177,3 @@ def test_the_run_s_own_findings_are_found_while_children_judge(
     assert _report(generated, jobs) == expected
     assert events[0] == first
     assert events.count("whole run") == 1
-
-
-@pytest.mark.parametrize(
-    ("units", "plans", "processes", "expected"),
-    [
-        ([[0, 1, 2], [3]], 4, 2, True),  # 3 of 4 plans: more than half
-        ([[0, 1], [2, 3]], 4, 2, False),  # exactly half: each process has one
-        ([[0, 1], [2], [3]], 4, 3, True),
-        ([[0, 1, 2]], 3, 1, False),  # one process judges everything anyway
-        ([[0]], 1, 2, False),  # nothing to cut
-        ([], 0, 2, False),
-    ],
-)
-def test_a_namespace_dominates_when_it_holds_more_than_a_process_s_share(
-    units: list[list[int]], plans: int, processes: int, expected: bool
-) -> None:
-    assert dominant(units, plans, processes) is expected
-
-
-@pytest.fixture(scope="module")
-def one_namespace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("one-namespace")
-    generate_tree(root, namespaces=1, policies=30, cilium=4, templates=9, filler=3)
-    return root
-
-
-@pytest.mark.parametrize("jobs", [2, 3])
-def test_a_dominant_namespace_reports_the_same_on_several_processes(
-    small_shares: None, one_namespace: Path, jobs: int
-) -> None:
-    assert _report(one_namespace, jobs) == _report(one_namespace, 1)
-
-
-def test_a_dominant_namespace_s_first_plan_is_judged_here_before_children_share_the_rest(
-    small_shares: None, one_namespace: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """Its shared judgements are made once, before the fork, and a child
-    judges some of its other plans: the parent's second plan waits until a
-    child has started one."""
-    parent = os.getpid()
-    order: list[str] = []
-    real = checks_shares.check_plans
-
-    def recording(plans, namespace_of, check_one, processes, **options):  # type: ignore[no-untyped-def]
-        def check(plan):  # type: ignore[no-untyped-def]
-            if os.getpid() != parent:
-                (tmp_path / plan.template).touch()
-            else:
-                if len(order) == 1:  # before its second plan only
-                    give_up = time.monotonic() + 60
-                    while not any(tmp_path.iterdir()) and time.monotonic() < give_up:
-                        time.sleep(0.005)
-                order.append(plan.template)
-            return check_one(plan)
-
-        return real(plans, namespace_of, check, processes, **options)
-
-    monkeypatch.setattr(sandbox_checks, "check_plans", recording)
-    report = json.loads(_report(one_namespace, 2))
-    templates = sorted({sandbox["template"] for sandbox in report["sandboxes"]})
-    in_children = sorted(path.name for path in tmp_path.iterdir())
-    assert order[0] == templates[0]
-    assert in_children and not set(in_children) & set(order)
-    assert sorted(order + in_children) == templates
