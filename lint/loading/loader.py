@@ -256,33 +256,25 @@ class _Mentions:
     a document of it first asks: a document can mention only what its file
     does, so the per-document searches of ``_skip`` run only in files that
     mention their words at all, and a file none of whose documents asks
-    (every one parsed, or of a kind read whole) is never searched. None
-    until asked."""
-
-    __slots__ = ("_text", "catch_all_group", "config_map_name", "controller_image")
+    (every one parsed, or of a kind read whole) is never searched. Each is
+    worked out when first read."""
 
     def __init__(self, text: str) -> None:
         self._text = text
-        self.catch_all_group: bool | None = None
-        self.controller_image: bool | None = None
-        self.config_map_name: bool | None = None
 
-    def find_catch_all_group(self) -> bool:
-        found = self.catch_all_group = any(group in self._text for group in CATCH_ALL_GROUPS)
-        return found
+    @functools.cached_property
+    def catch_all_group(self) -> bool:
+        return any(group in self._text for group in CATCH_ALL_GROUPS)
 
-    def find_controller_image(self) -> bool:
-        text = self._text
+    @functools.cached_property
+    def controller_image(self) -> bool:
         # An escape sequence can spell any word.
-        found = self.controller_image = "\\" in text or CONTROLLER_IMAGE_NAME in text
-        return found
+        return "\\" in self._text or CONTROLLER_IMAGE_NAME in self._text
 
-    def find_config_map_name(self) -> bool:
+    @functools.cached_property
+    def config_map_name(self) -> bool:
         text = self._text
-        found = self.config_map_name = "\\" in text or any(
-            name in text for name in CONFIG_MAP_NAMES
-        )
-        return found
+        return "\\" in text or any(name in text for name in CONFIG_MAP_NAMES)
 
 
 _PARSE, _CONTROLLER, _CONFIG_MAP, _OTHER = range(4)
@@ -312,22 +304,13 @@ def _skip(text: str, chunk: Chunk, reading: _Reading, mentions: _Mentions) -> bo
         rule = rules[kind] = _rule(kind, reading.relevant)
     if rule == _PARSE:
         return False
-    if rule == _CONTROLLER:
-        image = mentions.controller_image
-        if image is None:
-            image = mentions.find_controller_image()
-        if image and may_run_controller(text, chunk):
-            return False
-    elif rule == _CONFIG_MAP:
-        named = mentions.config_map_name
-        if named is None:
-            named = mentions.find_config_map_name()
-        if named and may_name_config_map(text, chunk):
-            return False
-    grouped = mentions.catch_all_group
-    if grouped is None:
-        grouped = mentions.find_catch_all_group()
-    if grouped and any(text.find(group, chunk.start, chunk.end) >= 0 for group in CATCH_ALL_GROUPS):
+    if rule == _CONTROLLER and mentions.controller_image and may_run_controller(text, chunk):
+        return False
+    if rule == _CONFIG_MAP and mentions.config_map_name and may_name_config_map(text, chunk):
+        return False
+    if mentions.catch_all_group and any(
+        text.find(group, chunk.start, chunk.end) >= 0 for group in CATCH_ALL_GROUPS
+    ):
         return False  # any kind of these groups may be a policy: parse it
     reading.into.skipped[kind] += 1
     return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -102,17 +103,19 @@ def test_a_file_is_searched_for_what_it_mentions_only_when_a_document_asks(
     asked: list[str] = []
     mentions = loader._Mentions
     for name, what in [
-        ("find_catch_all_group", "catch-all"),
-        ("find_controller_image", "image"),
-        ("find_config_map_name", "config-map"),
+        ("catch_all_group", "catch-all"),
+        ("controller_image", "image"),
+        ("config_map_name", "config-map"),
     ]:
-        found = getattr(mentions, name)
+        found = vars(mentions)[name].func
 
         def spy(self: object, found: Any = found, what: str = what) -> bool:
             asked.append(what)
             return bool(found(self))
 
-        monkeypatch.setattr(mentions, name, spy)
+        counted = functools.cached_property(spy)
+        counted.__set_name__(mentions, name)
+        monkeypatch.setattr(mentions, name, counted)
     result = load_text(tree, text + "---\n" + text)  # the second copy asks nothing again
     assert sorted(asked) == sorted(searched)
     assert names(result.documents) == kept * 2
