@@ -83,8 +83,9 @@ def map_units(
     the caller puts first are taken first, and the first by this process).
     When children start, this process first calls ``meanwhile`` (work of
     its own it would otherwise do alone afterwards), then does its units:
-    the children take more meanwhile. When this process raises, every child is killed and reaped
-    and every pipe closed before the exception goes on."""
+    the children take more meanwhile. When this process raises, every
+    child is killed and reaped and every pipe closed before the exception
+    goes on."""
     groups = _grouped(units)
     if processes < 2 or len(groups) < 2 or not can_fork():
         return [_done_here(unit, do_one) for unit in units]
