@@ -103,6 +103,14 @@ def load_unsniffed(path: str, monkeypatch: pytest.MonkeyPatch) -> LoadResult:
     stream='{"apiVersion": "v1", "kind": "NetworkPolicy", "metadata": {"name": "agent-sandbox-config"}}'
     "\n...\n---\napiVersion: v1\nkind: NetworkPolicy\nmetadata:\n  name: agent-sandbox-config\n"
 )
+# A stream that starts as JSON and breaks later: the stray '...' is a
+# document of its own for the loader, so positions differ from the
+# reference's while the documents agree in order.
+@example(
+    stream='{"apiVersion": "v1", "kind": "NetworkPolicy", "metadata": {"name": "agent-sandbox-config"}}'
+    "\n...\n---\napiVersion: v1\nkind: NetworkPolicy\nmetadata:\n  name: agent-sandbox-config\n"
+    "---\n  kind: NetworkPolicy\n  metadata: {name: agent-sandbox-config}\nkind: NetworkPolicy\n"
+)
 # Extra '...' lines after a document are skipped, with no index of their own.
 @example(stream="kind: NetworkPolicy\nmetadata: {name: web}\n...\n...\n---\nkind: NetworkPolicy\n")
 def test_sniff_never_changes_what_is_loaded(
