@@ -43,10 +43,12 @@ def stored_policy_types(
 
 
 def enforces(
-    direction: str, policy_types: Sequence[JSON] | None, egress: Sequence[JSON] | None
+    direction: str, policy_types: list[JSON] | None, egress: Sequence[JSON] | None
 ) -> bool:
     """Whether the stored NetworkPolicy enforces ``direction`` (``egress``
-    or ``ingress``): the exact, case-sensitive type name is listed."""
+    or ``ingress``): the exact, case-sensitive type name is listed.
+    ``policy_types`` is a list as read (a text would match a name inside
+    it), or None."""
     wanted = EGRESS if direction == "egress" else INGRESS
     if policy_types:
         # ``stored_policy_types`` without its tuple: every policy of a
