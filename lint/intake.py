@@ -12,11 +12,12 @@ sandboxes are resolved against the inventory.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.declarations import (
     Declarations,
@@ -31,8 +32,7 @@ from lint.loading import LoadLimits, LoadResult, load
 from lint.loading.files import standard_input_once
 
 
-@dataclass(frozen=True)
-class Intake:
+class Intake(msgspec.Struct, frozen=True):
     """What one run works from."""
 
     declarations: Declarations
@@ -125,4 +125,4 @@ def _with_service_accounts(
     left = skipped.pop(name, 0) - len(accounts)
     if left > 0:
         skipped[name] = left
-    return dataclasses.replace(loaded, documents=loaded.documents + accounts, skipped=skipped)
+    return replace(loaded, documents=loaded.documents + accounts, skipped=skipped)

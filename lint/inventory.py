@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from lint.decision.frozen import quick_init
+import msgspec
+
 from lint.decision.values import JSON
 from lint.kinds import (
     RELEVANT_KINDS,
@@ -32,9 +33,7 @@ from lint.loading import LoadedDocument
 
 
 # Made once per document of a relevant kind, 25,000 times on the bench tree.
-@quick_init
-@dataclass(frozen=True, slots=True)
-class KubeObject:
+class KubeObject(msgspec.Struct, frozen=True):
     """One object of a relevant kind, with where it came from. ``kind`` is
     the key of its entry in ``lint.kinds`` (its name, for the kinds the
     union reads); ``entry`` is that entry, when known."""

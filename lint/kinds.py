@@ -32,9 +32,10 @@ This module is plain data, with no I/O, so the pure decision engine
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
+
+import msgspec
 
 
 class Scope(StrEnum):
@@ -75,8 +76,7 @@ def display_kind(group: str, kind: str) -> str:
     return f"{kind}.{group}"
 
 
-@dataclass(frozen=True, slots=True)
-class Kind:
+class Kind(msgspec.Struct, frozen=True):
     """One kind the tool reads or writes.
 
     ``resource`` is the kind's plural resource name, as RBAC and admission

@@ -12,9 +12,10 @@ which case, and take every word from here (``remedy_text``, ``verb``,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final, Literal, TypeAlias
+
+import msgspec
 
 from lint.decision.model import (
     EgressRefusal,
@@ -42,8 +43,7 @@ _NO_CASES: Final[Mapping[str, str]] = MappingProxyType({})
 _NO_LEVELS: Final[Mapping[str, Level]] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True):
     id: str
     level: Level
     summary: str
@@ -56,10 +56,10 @@ class Rule:
     """The outcomes reported under this rule, each with its decision."""
     verb: str | None = None
     """How a culprit finding says what the culprit does to the sandbox."""
-    cases: Mapping[str, str] = field(default_factory=lambda: _NO_CASES)
+    cases: Mapping[str, str] = msgspec.field(default_factory=lambda: _NO_CASES)
     """Remedies by case besides the catalog's, with ``{placeholders}`` the
     caller fills in (``remedy_text``)."""
-    level_cases: Mapping[str, Level] = field(default_factory=lambda: _NO_LEVELS)
+    level_cases: Mapping[str, Level] = msgspec.field(default_factory=lambda: _NO_LEVELS)
     """Levels by case besides the catalog's ``level`` (``level_of``)."""
 
     @property

@@ -13,8 +13,9 @@ path only. Under ``host: none`` no namzu label is added.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Final, Literal
+
+import msgspec
 
 from lint.decision.constants import DEFAULT_PROFILE_LABEL, TEMPLATE_LABEL, UNKNOWN_LABEL_VALUE
 from lint.decision.controller import (
@@ -63,8 +64,7 @@ def profile_key(egress: Mapping[str, JSON]) -> str:
     return key if isinstance(key, str) else DEFAULT_PROFILE_LABEL
 
 
-@dataclass(frozen=True)
-class PodVariant:
+class PodVariant(msgspec.Struct, frozen=True):
     """One pod shape on one path: ``claims`` names the SandboxClaims whose
     ``additionalPodMetadata.labels`` it carries (empty: none), ``pool`` the
     SandboxWarmPool of a warm pod. ``claim_annotations`` maps each
@@ -73,9 +73,9 @@ class PodVariant:
 
     path: Path
     claims: tuple[str, ...] = ()
-    claim_labels: dict[str, str] = field(default_factory=dict)
+    claim_labels: dict[str, str] = msgspec.field(default_factory=dict)
     pool: str | None = None
-    claim_annotations: dict[str, tuple[str, str]] = field(default_factory=dict)
+    claim_annotations: dict[str, tuple[str, str]] = msgspec.field(default_factory=dict)
 
     @property
     def claim(self) -> str | None:

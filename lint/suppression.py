@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.report.fingerprints import fingerprint
 from lint.report.messages import finding_words
@@ -41,8 +43,7 @@ def suppress(report: Report, baseline: Path | None) -> Report:
     return replace(report, findings=tuple(findings), stale_baseline=tuple(stale))
 
 
-@dataclass(frozen=True)
-class Ignore:
+class Ignore(msgspec.Struct, frozen=True):
     rules: frozenset[str]
     reason: str
 
@@ -94,8 +95,7 @@ def _annotation(finding: Finding) -> Ignore | None:
     return None
 
 
-@dataclass(frozen=True)
-class Baseline:
+class Baseline(msgspec.Struct, frozen=True):
     entries: dict[str, str]  # fingerprint -> rule id, for readable stale reports
 
 

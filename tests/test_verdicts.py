@@ -5,12 +5,12 @@ processes."""
 
 from __future__ import annotations
 
-import dataclasses
 import marshal
 from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from lint.checks.runner import CheckOptions, run_check
@@ -113,8 +113,8 @@ def test_each_decision_s_rules_are_its_own() -> None:
 
 def _values(value: Any) -> list[Any]:
     """Every scalar a report holds, through its records, tuples and dicts."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        found = [getattr(value, f.name) for f in dataclasses.fields(value)]
+    if isinstance(value, msgspec.Struct):
+        found = [getattr(value, name) for name in value.__struct_fields__]
         return [scalar for item in found for scalar in _values(item)]
     if isinstance(value, tuple | list):
         return [scalar for item in value for scalar in _values(item)]

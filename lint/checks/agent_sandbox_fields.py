@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+import msgspec
+
 from lint.checks.candidates import location_of
 from lint.checks.context import precise_location, rule_finding
 from lint.inventory import Inventory, KubeObject
@@ -28,8 +30,7 @@ from lint.kinds import SANDBOX, SANDBOX_CLAIM, SANDBOX_TEMPLATE, SANDBOX_WARM_PO
 from lint.report.model import Finding
 
 
-@dataclass(frozen=True, slots=True)
-class Fields:
+class Fields(msgspec.Struct, frozen=True):
     """The keys one mapping of an object may hold: each known key, with the
     fields below it when they are checked too (None: any value), and the
     keys that must be present."""

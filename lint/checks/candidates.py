@@ -4,16 +4,16 @@
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.decision.controller import claim_policy, controller_policy, management_problem
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
-from lint.decision.frozen import quick_init
 from lint.decision.model import Candidate, PolicyDocument, Tri
 from lint.declarations.entries import DeclaredSandbox
 from lint.inventory import Inventory, KubeObject, Namespace
@@ -33,9 +33,7 @@ CNP: Final = CILIUM_NETWORK_POLICY.name
 CCNP: Final = CILIUM_CLUSTERWIDE_NETWORK_POLICY.name
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Sourced:
+class Sourced(msgspec.Struct, frozen=True):
     """A candidate with the object it came from. ``base`` is the key path of
     the policy body inside that object's document: ``("spec",)`` for a
     manifest, ``("spec", "networkPolicy")`` for a synthesized controller
@@ -47,8 +45,7 @@ class Sourced:
     base: tuple[str | int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Placeholder:
+class Placeholder(msgspec.Struct, frozen=True):
     """A document that fails closed without being read: a policy that could
     not be parsed, or a Helm chart or Kustomize directory that was not
     rendered (``render``: its ``render-needed`` finding speaks for it)."""
@@ -180,9 +177,7 @@ def manifest_at(obj: KubeObject, position: int) -> Sourced:
 
 def synthesized_at(item: Sourced, position: int) -> Sourced:
     """A synthesized policy at its place among the namespace's."""
-    return dataclasses.replace(
-        item, candidate=dataclasses.replace(item.candidate, position=position)
-    )
+    return replace(item, candidate=replace(item.candidate, position=position))
 
 
 def cilium_candidates(namespace: Namespace, inventory: Inventory) -> list[Sourced]:

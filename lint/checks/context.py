@@ -7,12 +7,13 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
+import msgspec
+
 from lint.checks.candidates import Placeholder, Sourced, location_of
 from lint.checks.runner import ReadCilium
 from lint.decision.allowance import build_allowance
 from lint.decision.constants import UNKNOWN_LABEL_VALUE
 from lint.decision.egress_documents import RuleVerdicts
-from lint.decision.frozen import quick_init
 from lint.decision.model import (
     Allowance,
     Candidate,
@@ -54,9 +55,7 @@ T = TypeVar("T")
 Origin = Sourced | Placeholder
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class JudgedEntry:
+class JudgedEntry(msgspec.Struct, frozen=True):
     """One examined document with its report form and where it came from."""
 
     examined: Examined
@@ -207,13 +206,12 @@ class JudgmentMemo:
         return hit[1]
 
 
-@dataclass(frozen=True)
-class CheckContext:
+class CheckContext(msgspec.Struct, frozen=True):
     inventory: Inventory
     problems: Sequence[LoadProblem]
     read_cilium: ReadCilium = "auto"
-    memo: JudgmentMemo = field(default_factory=JudgmentMemo)
-    namespace_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    memo: JudgmentMemo = msgspec.field(default_factory=JudgmentMemo)
+    namespace_labels: Mapping[str, Mapping[str, str]] = msgspec.field(default_factory=dict)
     """Namespace labels the declaration file states (CLUSTER-POLICIES §11 Q3)."""
     enforces: frozenset[str] | None = None
     """The declaration's ``cluster.enforces`` (None: absent)."""

@@ -15,8 +15,9 @@ version that matches no column is a warning, and the newest column is used.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.checks.candidates import location_of
 from lint.checks.context import precise_location, rule_finding
@@ -49,8 +50,7 @@ VERSION_LABEL: Final = "app.kubernetes.io/version"
 Helm charts set from the chart's appVersion."""
 
 
-@dataclass(frozen=True)
-class ControllerSetting:
+class ControllerSetting(msgspec.Struct, frozen=True):
     """The controller one run assumes, its report entry, and a warning when
     the version given matched no §8 column or the sources disagree."""
 
@@ -59,8 +59,7 @@ class ControllerSetting:
     findings: tuple[Finding, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class RunningController:
+class RunningController(msgspec.Struct, frozen=True):
     """One controller container in the manifests and the version read from
     it: ``source`` is ``image-tag`` or ``version-label``; ``versioned`` is
     whether that text is a version at all (``latest`` is not)."""

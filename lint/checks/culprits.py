@@ -10,13 +10,14 @@ names the template's fields.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.checks.candidates import UNRENDERED_KINDS, Placeholder, Sourced, location_of
 from lint.checks.context import JudgedEntry, first_rule, precise_location, rule_finding
@@ -48,8 +49,7 @@ _OUTCOME: Final[Mapping[str, Tri]] = {
 }
 
 
-@dataclass(frozen=True)
-class RefusalContext:
+class RefusalContext(msgspec.Struct, frozen=True):
     """How one refused decision reports its culprits: ``culprit_rules`` maps
     each offending verdict to the rule its documents are reported under
     (``lint.rules.culprit_rules``); ``remedy`` is the refusal's remedy when
@@ -486,8 +486,8 @@ def _merged(group: list[Finding]) -> Finding:
     )
     if rules:
         clauses = _unique(rule.lets_out for rule in rules)
-    culprit = dataclasses.replace(culprit, lets_out=tuple(clauses), rules=tuple(rules))
-    return dataclasses.replace(
+    culprit = replace(culprit, lets_out=tuple(clauses), rules=tuple(rules))
+    return replace(
         first,
         message=culprit_message(culprit, len(affected)),
         sandbox=affected[0] if affected else None,

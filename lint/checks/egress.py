@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.checks.candidates import CCNP, CNP, location_of
 from lint.checks.context import (
@@ -68,8 +69,7 @@ _NAMED_FIELD_PATHS: dict[str, tuple[str | int, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class EgressInput:
+class EgressInput(msgspec.Struct, frozen=True):
     """One declared sandbox on one path: ``sandbox`` names it in the report,
     ``declared`` is what was declared, ``declaration`` where."""
 
@@ -79,7 +79,7 @@ class EgressInput:
     template: KubeObject | None
     declaration: Location
     facts: ControllerFacts = DEFAULT_FACTS
-    claim_annotations: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    claim_annotations: Mapping[str, tuple[str, str]] = msgspec.field(default_factory=dict)
     """The annotations the path's SandboxClaims add (``PodVariant``)."""
 
     @property
@@ -87,8 +87,7 @@ class EgressInput:
         return self.declared.translation
 
 
-@dataclass(frozen=True)
-class EgressJudgement:
+class EgressJudgement(msgspec.Struct, frozen=True):
     """One sandbox path's egress, judged: the report and findings ``check``
     gives, and what they were made from, for ``explain`` to present.
     ``union`` is None when the union is not verified
@@ -238,7 +237,7 @@ def _cilium_under_core(ctx: CheckContext, given: EgressInput, allowance: Allowan
     namespace = ctx.inventory.namespace(given.translation.namespace)
     if not namespace.of_kind(CNP) and not ctx.inventory.cluster_objects(CCNP):
         return NO_ENTRIES
-    scope = dataclasses.replace(_scope(given, True), only_cilium=True)
+    scope = replace(_scope(given, True), only_cilium=True)
     # Only the Cilium candidates, without the unparsed placeholders (the
     # union has those already).
     judging = _judging(ctx, given, allowance)

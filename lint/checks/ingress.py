@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from lint.checks.advisories import ingress_advisories
 from lint.checks.context import CheckContext
@@ -32,8 +32,7 @@ from lint.report.model import Finding, IngressReport, Location, SandboxRef
 from lint.rules import culprit_rules, remedy_text, rule_for
 
 
-@dataclass(frozen=True)
-class IngressInput:
+class IngressInput(msgspec.Struct, frozen=True):
     sandbox: SandboxRef
     engine: str
     agent_port: int

@@ -11,12 +11,14 @@ candidate is judged once per distinct context and the entries are reused
 
 from __future__ import annotations
 
-import dataclasses
 import operator
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, repeat
 from typing import Final
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.checks.candidates import (
     CNP,
@@ -41,7 +43,6 @@ from lint.checks.context import (
 )
 from lint.decision.controller_versions import DEFAULT_FACTS, ControllerFacts
 from lint.decision.egress_documents import document_name
-from lint.decision.frozen import quick_init
 from lint.decision.model import (
     Candidate,
     EgressVerdict,
@@ -69,8 +70,7 @@ DocumentReader = Callable[[Candidate], list[PolicyDocument]]
 Examiner = Callable[[PolicyDocument], Examined]
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(msgspec.Struct, frozen=True):
     """Where a decision looks: the namespace, the template (for the
     controller's policy on the pooled path), and whether Cilium kinds count."""
 
@@ -177,8 +177,7 @@ def _placeholders(ctx: CheckContext, scope: Scope) -> tuple[Placeholder, ...]:
     return found
 
 
-@dataclass(frozen=True)
-class Judging:
+class Judging(msgspec.Struct, frozen=True):
     """How one decision judges: its reader and examiner, the key of its
     context (everything besides the candidate and the pod's labels that
     the documents depend on), and the key its rules sit under."""
@@ -193,9 +192,7 @@ class Judging:
     judgement (§11.2) is judged apart from every other."""
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Prepared:
+class Prepared(msgspec.Struct, frozen=True):
     """A candidate with its document name, read once per scope. The label
     keys its selectors read (``JudgmentMemo.keys_of``) are read only for
     the candidates a path visits: most never are."""
@@ -204,8 +201,7 @@ class Prepared:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class _Block:
+class _Block(msgspec.Struct, frozen=True):
     """The shared entries of one scope and direction, laid out once: every
     filled slot's entries in candidate order, as judged entries and in their
     report form. Candidate ``i``'s entries sit at
@@ -281,8 +277,7 @@ class _Layout:
     block: _Block
 
 
-@dataclass(frozen=True)
-class PreparedScope:
+class PreparedScope(msgspec.Struct, frozen=True):
     """A scope's candidates in §5.1 order, with their indices by kind and
     name. The candidates a path visits are grouped by the label keys their
     selectors read (``_visited``): every candidate of a group sees the same
@@ -293,7 +288,7 @@ class PreparedScope:
     by_name: dict[tuple[str, str], tuple[int, ...]]
     runs: tuple[tuple[Prepared, ...], ...] = ()
     """The runs ``candidates`` is made of, in order (``_prepared_runs``)."""
-    quiet: dict[Direction, _Layout] = field(default_factory=dict)
+    quiet: dict[Direction, _Layout] = msgspec.field(default_factory=dict)
     """Per direction, built on first use (``_layout_of``)."""
     copied: tuple[tuple[int, ...], ...] = ()
     """The candidates of each kind and name held by several objects."""
@@ -376,8 +371,7 @@ def _fill_runs(
     return selecting
 
 
-@dataclass(frozen=True, slots=True)
-class Judged:
+class Judged(msgspec.Struct, frozen=True):
     """Every examined entry of one decision, in §5.1 order: the scope's
     shared block with the candidates visited for this pod in their places,
     then the unparsed placeholders.
@@ -513,7 +507,7 @@ def _isolates(entry: JudgedEntry) -> bool:
 def _not_isolating(entry: JudgedEntry, places: str, judging: Judging) -> JudgedEntry:
     if entry.examined.verdict != EgressVerdict.WITHIN:
         return entry
-    examined = dataclasses.replace(
+    examined = replace(
         entry.examined,
         verdict=EgressVerdict.NOT_EGRESS_SCOPED,
         detail=COPY_NOT_ISOLATING.format(places=places),

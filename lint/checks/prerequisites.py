@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
+
+from msgspec.structs import replace
 
 from lint.checks.candidates import declared_location, location_of
 from lint.checks.context import precise_location, rule_finding
@@ -250,9 +251,7 @@ def undeclared_templates(
                 "`host: none`: what the cluster lets its claimed and pooled pods reach"
             )
             finding = rule_finding("template-undeclared", message, location_of(obj), obj=obj)
-            findings.append(
-                dataclasses.replace(finding, level=level_of("template-undeclared", "defaults"))
-            )
+            findings.append(replace(finding, level=level_of("template-undeclared", "defaults")))
         elif (obj.namespace, obj.name) not in named:
             message = f"{where} is named by no declaration, so its pods' egress is not checked"
             findings.append(rule_finding("template-undeclared", message, location_of(obj), obj=obj))

@@ -14,9 +14,11 @@ from __future__ import annotations
 import bisect
 import operator
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any, Final, cast
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.checks.candidates import Sourced, by_name, location_of, unparsed_placeholders
 from lint.checks.context import (
@@ -113,8 +115,7 @@ _DOCUMENT = operator.attrgetter("examined.document")
 _SELECTS = operator.attrgetter("selects")
 
 
-@dataclass(frozen=True)
-class ReachInput:
+class ReachInput(msgspec.Struct, frozen=True):
     """One sandbox path as reach sees it: where it was declared, its pod,
     the template and the union's judged entries."""
 
@@ -128,7 +129,7 @@ class ReachInput:
     cilium: bool
     union: Judged
     cilium_under_core: Judged
-    claim_annotations: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    claim_annotations: Mapping[str, tuple[str, str]] = msgspec.field(default_factory=dict)
     """The annotations the path's SandboxClaims add to the pod, each with the
     claim that adds it (``PodVariant.claim_annotations``)."""
     union_reported: bool = True
@@ -137,8 +138,7 @@ class ReachInput:
     first, so every document judged is listed once (issue 25)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Judged:
+class _Judged(msgspec.Struct, frozen=True):
     """A document with the object it came from."""
 
     document: ReachDocument
@@ -146,15 +146,14 @@ class _Judged:
     location: Location
 
 
-@dataclass(frozen=True, slots=True)
-class _Asked:
+class _Asked(msgspec.Struct, frozen=True):
     """One path's tier input, the reach answer, and the objects behind the
     input's ``ref`` handles."""
 
     built: Built
     answer: ReachAnswer
     offered: tuple[Offered, ...]
-    bases: Mapping[int, tuple[str | int, ...]] = field(default_factory=dict)
+    bases: Mapping[int, tuple[str | int, ...]] = msgspec.field(default_factory=dict)
     """The key path of a synthesized controller policy's body inside its
     template, by index into ``offered`` (its rules live there)."""
     model: TierInput | None = None
@@ -343,8 +342,7 @@ def merged_in_order(
 _NOTHING_SHARED: Final = shared_entries(())
 
 
-@dataclass(frozen=True, slots=True)
-class _InOrder:
+class _InOrder(msgspec.Struct, frozen=True):
     """Every candidate of a namespace as a left-out policy's entry, in the
     order reach lists them: sort keys and entries side by side, and each
     candidate's place by its identity."""
@@ -1192,8 +1190,7 @@ def _culprit(
     )
 
 
-@dataclass(frozen=True)
-class IngressReachInput:
+class IngressReachInput(msgspec.Struct, frozen=True):
     """One sandbox path whose agent port is checked (CLUSTER-POLICIES §8)."""
 
     sandbox: SandboxRef
@@ -1201,7 +1198,7 @@ class IngressReachInput:
     subject: Subject
     template: KubeObject | None
     allowance: Allowance
-    claim_annotations: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    claim_annotations: Mapping[str, tuple[str, str]] = msgspec.field(default_factory=dict)
 
 
 def check_ingress_reach(

@@ -11,11 +11,11 @@ of kinds the table does not name (§7 catch-alls) come last, by key and name.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from lint.checks.candidates import by_name, location_of
 from lint.checks.context import rule_finding
-from lint.decision.frozen import quick_init
 from lint.decision.reach.model import LabelView, ReachCandidate, ReachData, namespace_label_view
 from lint.decision.values import compact_json
 from lint.declarations.entries import Declarations
@@ -43,9 +43,7 @@ REACH_KINDS: tuple[Kind, ...] = tuple(
 """The kinds reach judges, in the table's order."""
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Offered:
+class Offered(msgspec.Struct, frozen=True):
     """One candidate with the object it came from."""
 
     candidate: ReachCandidate

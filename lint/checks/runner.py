@@ -14,12 +14,13 @@ options before they are imported.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+import msgspec
+
+from lint.decision.frozen import equal_without
 from lint.intake import take_in
 from lint.loading import DEFAULT_LIMITS, LoadLimits, RenderedInput
 from lint.parallel.lifetime import collector_paused
@@ -32,8 +33,7 @@ ReadCilium = Literal["auto", "always"]
 core`` too; ``auto`` reads them as the declared engine says."""
 
 
-@dataclass(frozen=True)
-class CheckOptions:
+class CheckOptions(msgspec.Struct, frozen=True):
     paths: tuple[str, ...] = (".",)
     config: Path | None = None
     namespace: str | None = None
@@ -46,11 +46,14 @@ class CheckOptions:
     annotations); an unreadable one raises BaselineError, a usage error."""
     controller_version: str | None = None
     """``--controller-version``: the agent-sandbox controller assumed (DESIGN §12)."""
-    progress: Callable[[str], None] | None = dataclasses.field(default=None, compare=False)
+    progress: Callable[[str], None] | None = None
     """Told, in words, each step a long run starts (``lint.cli.progress``)."""
     environment: str | None = None
     """The ``renders:`` environment the input was rendered for: only its
     entries are judged (issue 28)."""
+
+    __eq__ = equal_without("progress")  # how a run reports, not what it checks
+    __hash__ = None  # type: ignore[assignment]  # never hashed
 
 
 def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
@@ -60,8 +63,7 @@ def run_check(options: CheckOptions, *, stdin: bytes | None = None) -> Report:
     return check_run(options, stdin=stdin).report
 
 
-@dataclass(frozen=True)
-class CheckRun:
+class CheckRun(msgspec.Struct, frozen=True):
     """A finished run: its report, and what the report was built from.
     Holding it keeps the documents and judgements alive: a caller about to
     leave the process can skip freeing them one by one (the console script

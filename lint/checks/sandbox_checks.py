@@ -6,11 +6,12 @@ same judgement of one path (``judge_path``).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.checks.advisories import nat64_advisory
 from lint.checks.agent_sandbox_fields import invalid_agent_sandbox_objects
@@ -190,8 +191,7 @@ def path_input(
     return EgressInput(ref, declared, subject, template, at, facts, variant.claim_annotations)
 
 
-@dataclass(frozen=True)
-class JudgedPath:
+class JudgedPath(msgspec.Struct, frozen=True):
     """One acquisition path's pod and its egress judgement."""
 
     given: EgressInput
@@ -267,7 +267,7 @@ def _check_copy(
             ref, at, subject, template, allowance, variant.claim_annotations
         )
         ingress_reach, reach_findings = check_ingress_reach(ctx, reach_input)
-        ingress = dataclasses.replace(ingress, reach=ingress_reach)
+        ingress = replace(ingress, reach=ingress_reach)
         findings.extend(reach_findings)
     workload = declared.workload.kind if declared.workload is not None else None
     report = SandboxReport(ref, labels, egress, ingress, at, declared.host, workload)

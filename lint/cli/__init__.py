@@ -16,18 +16,17 @@ import contextlib
 import importlib
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import IO, Any, Final, NoReturn
 
 import click
+import msgspec
 
 from lint import __version__
 from lint.cli.exits import INTERNAL, fail, say
 from lint.parallel.lifetime import leave_after
 
 
-@dataclass(frozen=True)
-class LazyCommand:
+class LazyCommand(msgspec.Struct, frozen=True):
     """A command imported only when it runs: where it lives, and its short
     help, which the group's help shortens as click would (a test holds it
     equal to the command's own)."""

@@ -8,14 +8,14 @@ suppressions included: ``lint.checks.runner.check_run``) and an
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+import msgspec
+from msgspec.structs import replace
 
 from lint.checks.runner import CheckOptions, CheckRun, ReadCilium, check_run
 from lint.cli.exits import FAILED, OK, USAGE, fail, say
@@ -72,8 +72,7 @@ def exit_code(report: Report, fail_on: str) -> int:
     return FAILED if failing else OK
 
 
-@dataclass(frozen=True)
-class OutputOptions:
+class OutputOptions(msgspec.Struct, frozen=True):
     """Where the report of one check goes, in which format, and what sets
     the exit code."""
 
@@ -130,7 +129,7 @@ def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> 
         # a reader can open.
         text = bytes(stdin).decode("utf-8", "replace")
         report = kustomize_places(run.report, stdin.name, text, stdin.kustomize_origins)
-        return dataclasses.replace(run, report=report)
+        return replace(run, report=report)
     shown = any(CHECK_REPORTERS[fmt].shows_template_lines for fmt in out.formats)
     if not shown or not any(f.location.source is not None for f in run.report.findings):
         return run
@@ -141,7 +140,7 @@ def _checked(options: CheckOptions, stdin: bytes | None, out: OutputOptions) -> 
     from lint.render.lines import stream_reader, template_lines  # noqa: PLC0415
 
     placed = template_lines(run.report, stream_reader(stdin, STDIN_NAME), chart_root)
-    return dataclasses.replace(run, report=placed)
+    return replace(run, report=placed)
 
 
 def execute_environments(
@@ -167,7 +166,7 @@ def execute_environments(
                 f"{render_command(spec)} {spec.target}"
             )
             stdin, namespace = environment_input(environment, options.namespace, policy)
-            given = dataclasses.replace(
+            given = replace(
                 options, paths=("-",), namespace=namespace, environment=environment.name
             )
             run = _checked(given, stdin, out)
@@ -227,7 +226,7 @@ def _write(
     colour = colour_wanted(
         out.color, out.output is None and not out.passthrough and sys.stdout.isatty()
     )
-    rendering = dataclasses.replace(out.rendering, colour=colour)
+    rendering = replace(out.rendering, colour=colour)
     chunks = _report_chunks(report, out.fmt, rendering, out)
     if out.passthrough and stdin is not None:
         _pass_through(stdin)

@@ -10,11 +10,11 @@ included. The group imports this module only when ``explain`` is asked for.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 
 import click
+from msgspec.structs import replace
 
 from lint.checks.runner import ReadCilium
 from lint.cli.exits import FAILED, OK, USAGE, fail
@@ -140,7 +140,7 @@ def explain_command(
         else:
             policy = render_flags.policy(config, limits) if render is not None else None
             read, stdin = manifest_input(paths, limits, render, policy)
-            explained = run_explain(dataclasses.replace(options, paths=read), stdin)
+            explained = run_explain(replace(options, paths=read), stdin)
     except DeclarationError as error:
         fail(error.report(), USAGE)
     except (SelectionError, DestinationError) as error:

@@ -13,17 +13,17 @@ the output (``lint.render``); ``--root``, ``--allow-remote-render`` and
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
 import click
+import msgspec
+from msgspec.structs import replace
 
 from lint.cli.exits import USAGE, fail
 from lint.declarations import DeclarationError, declaration_file_for, load_declarations
@@ -283,7 +283,7 @@ def limits_from(flags: Mapping[str, Any]) -> LoadLimits:
         else:
             values[name] = value
     try:
-        return dataclasses.replace(DEFAULT_LIMITS, **values)
+        return replace(DEFAULT_LIMITS, **values)
     except ValueError as error:
         name = next((n for n in LIMIT_FLAGS if n in str(error)), "max_file_size")
         raise click.BadParameter(str(error), param_hint=LIMIT_FLAGS[name]) from None
@@ -377,8 +377,7 @@ _RENDER_OPTIONS: Final = (
 _BOUND_FLAGS: Final = ("root", "allow_remote_render", "render_timeout")
 
 
-@dataclass(frozen=True)
-class RenderFlags:
+class RenderFlags(msgspec.Struct, frozen=True):
     """``--root``, ``--allow-remote-render`` and ``--render-timeout``, for
     every render a command runs; ``policy`` completes them once the
     declaration file, and with it the repository root, is known."""
@@ -520,7 +519,7 @@ def environment_input(
 
     spec = environment.spec
     if isinstance(spec, HelmRender) and spec.namespace is None:
-        spec = dataclasses.replace(spec, namespace=namespace)
+        spec = replace(spec, namespace=namespace)
     name = f"<{render_command(spec)} {spec.target} ({environment.name})>"
     try:
         stdin = run_render(spec, policy, name=name, overrun_fails=True)

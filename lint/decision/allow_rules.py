@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.cidr import contains, parse_cidr
 from lint.decision.constants import dns_visibility_rule
@@ -293,8 +294,7 @@ def _validate_label_value(value: JSON, field: str) -> None:
 # --- allowHosts ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class AllowHost:
+class AllowHost(msgspec.Struct, frozen=True):
     """One ``allowHosts`` entry: a hostname (under ``host: none`` also a
     Cilium ``matchPattern``), and its ports (None: every port)."""
 

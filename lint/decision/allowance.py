@@ -8,8 +8,9 @@ union check measures against.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Final, Literal
+
+from msgspec.structs import replace
 
 from lint.decision.constants import CILIUM_KIND, kube_dns_endpoints
 from lint.decision.fqdn_patterns import name_in_pattern, pattern_within

@@ -16,8 +16,9 @@ template's one (removed in v0.3.10.post1, #607).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 Version = tuple[int, int, int]
 PolicyWriter = Literal["claim", "template"]
@@ -28,8 +29,7 @@ template as written, on any path), ``stripped`` (no pod gets it, #1044),
 ``pooled`` (pods whose Sandbox a claim or pool controls, never direct ones)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ControllerColumn:
+class ControllerColumn(msgspec.Struct, frozen=True):
     """One column of AGENT-SANDBOX §8."""
 
     title: str
@@ -140,8 +140,7 @@ def column_for(version: Version) -> ControllerColumn | None:
     return next((column for column in COLUMNS if column.contains(version)), None)
 
 
-@dataclass(frozen=True, slots=True)
-class ControllerFacts:
+class ControllerFacts(msgspec.Struct, frozen=True):
     """The controller assumed for one run: its version as written (or
     ``NEWEST_VERSION``), its triple, and its §8 column."""
 

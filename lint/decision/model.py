@@ -7,11 +7,11 @@ that results can be shared and memoised safely.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Literal, TypeAlias
 
-from lint.decision.frozen import quick_init
+import msgspec
+
 from lint.decision.values import JSON, Absent
 
 
@@ -30,8 +30,7 @@ class Tri(Enum):
 # --- Ports (§7) ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class PortRange:
+class PortRange(msgspec.Struct, frozen=True):
     """One port range (§7.1). ``protocol`` None means every protocol; ``start``
     None means every port on that protocol; ``end`` None means ``start`` only."""
 
@@ -49,8 +48,7 @@ PortSet: TypeAlias = AllPorts | tuple[PortRange, ...]
 # --- CIDRs (§8) ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Cidr:
+class Cidr(msgspec.Struct, frozen=True):
     """A parsed CIDR (§8.1), its base already masked to the prefix."""
 
     family: Literal[4, 6]
@@ -61,15 +59,13 @@ class Cidr:
 # --- Peers (§9) ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Everything:
+class Everything(msgspec.Struct, frozen=True):
     """The allowance-side peer that reaches every address (§9)."""
 
     text: str = "every destination"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CidrPeer:
+class CidrPeer(msgspec.Struct, frozen=True, eq=False):
     """An ipBlock-like peer (§9.1). ``text`` is how details name it."""
 
     cidr: Cidr
@@ -77,8 +73,7 @@ class CidrPeer:
     text: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SelectorPeer:
+class SelectorPeer(msgspec.Struct, frozen=True, eq=False):
     """A selector peer that keeps the raw selector objects (§9.1, §9.5).
     A selector that is not there is ``ABSENT``."""
 
@@ -93,14 +88,12 @@ Peer: TypeAlias = Everything | CidrPeer | SelectorPeer
 # --- The allowance (§4) -----------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Destination:
+class Destination(msgspec.Struct, frozen=True):
     peer: Peer
     ports: PortSet
 
 
-@dataclass(frozen=True, slots=True)
-class FqdnGrant:
+class FqdnGrant(msgspec.Struct, frozen=True):
     host: str
     ports: PortSet
 
@@ -108,16 +101,14 @@ class FqdnGrant:
 DnsNames: TypeAlias = Literal["all"] | tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class NamedRef:
+class NamedRef(msgspec.Struct, frozen=True):
     """The translation's ``{kind, name}`` (§4)."""
 
     kind: str
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class Allowance:
+class Allowance(msgspec.Struct, frozen=True):
     """What the translated manifest lets out (§4).
 
     ``cluster_terms``: the entry is ``host: none`` (issue 28), so no host
@@ -145,8 +136,7 @@ class Allowance:
 # --- Translation (§3) ---------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Translation:
+class Translation(msgspec.Struct, frozen=True):
     """The one manifest the operator is expected to apply (§3).
 
     ``companion`` is a second manifest an ``allow`` intent with
@@ -191,8 +181,7 @@ class ConfigRefusal(Exception):
 # --- Policy documents and verdicts (§5, §10, §13) -----------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RuleVerdict:
+class RuleVerdict(msgspec.Struct, frozen=True):
     """A rule verdict (§10, §13.3). ``outcome`` YES means the rule lets out
     something beyond the translation (egress) or opens the agent port
     (ingress); NO means it stays inside / closed; UNKNOWN cannot be decided.
@@ -203,9 +192,7 @@ class RuleVerdict:
     index: int = 0
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class PolicyDocument:
+class PolicyDocument(msgspec.Struct, frozen=True):
     """One judged policy document (§5.2).
 
     ``spec_index`` is None for a core policy or a Cilium ``spec`` document,
@@ -223,9 +210,7 @@ class PolicyDocument:
     spec_index: int | None = None
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(msgspec.Struct, frozen=True):
     """A policy object offered to a decision (§5.1, §17.3).
 
     ``raw`` is the object as loaded (possibly not a dict: an unreadable list
@@ -243,12 +228,11 @@ class Candidate:
     controller writes from a template it cannot read. It fails closed."""
 
 
-@dataclass(frozen=True, slots=True)
-class Subject:
+class Subject(msgspec.Struct, frozen=True):
     """The pod a decision is about: its namespace and labels (§5.4, §14)."""
 
     namespace: str
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = msgspec.field(default_factory=dict)
 
 
 # Verdict vocabularies (the table at the top of SEMANTICS.md). The members
@@ -304,9 +288,7 @@ Verdict: TypeAlias = EgressVerdict | IngressVerdict
 Refusal: TypeAlias = EgressRefusal | IngressRefusal
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Examined:
+class Examined(msgspec.Struct, frozen=True):
     """One examined entry ``{kind, name, verdict, detail?}`` (§11.1, §13.4),
     with the document it came from so reports can locate it."""
 
@@ -317,8 +299,7 @@ class Examined:
     document: PolicyDocument
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(msgspec.Struct, frozen=True):
     """The result of the union (§11.3) or ingress (§13.4) decision.
     ``refusal`` is None when the decision passes. ``examined`` is always
     complete, in document order."""
@@ -328,8 +309,7 @@ class Decision:
     examined: tuple[Examined, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class NamedResult:
+class NamedResult(msgspec.Struct, frozen=True):
     """The named-object comparison (§12). ``field`` is one of ``specs``,
     ``selector``, ``policyTypes``, ``egress``, ``ownerReferences`` for a
     mismatch."""

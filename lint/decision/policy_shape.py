@@ -10,18 +10,16 @@ is always the detail of an unreadable document.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
 
-from lint.decision.frozen import quick_init
+import msgspec
+
 from lint.decision.values import JSON, UNREADABLE, read_list
 
 Direction = Literal["egress", "ingress"]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class CoreShape:
+class CoreShape(msgspec.Struct, frozen=True):
     """A core NetworkPolicy's readable parts (§5.3 checks 2-4)."""
 
     spec: Mapping[str, JSON]
@@ -76,9 +74,7 @@ def not_an_object(spec_index: int | None) -> str:
     return f"a rule spec is not an object ({place})"
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class CiliumShape:
+class CiliumShape(msgspec.Struct, frozen=True):
     """One Cilium spec document's readable parts (§5.4 steps 4.3-4.6)."""
 
     rules: list[JSON]

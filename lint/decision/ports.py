@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 from typing import Final
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.decision.model import ALL_PORTS, PortRange, PortSet
 from lint.decision.values import (
@@ -90,8 +92,7 @@ def _plain(value: int | float) -> int | float:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class CiliumPortsError:
+class CiliumPortsError(msgspec.Struct, frozen=True):
     """A failed Cilium ``toPorts`` read (§7.3); ``detail`` says which of the
     four problems it is."""
 

@@ -9,8 +9,9 @@ them, so every dict below is built literally in the order §3 gives.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Final, Literal
+
+from msgspec.structs import replace
 
 from lint.decision.allow_rules import (
     ALLOW_HOSTS_FIELD,

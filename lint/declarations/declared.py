@@ -12,7 +12,8 @@ module is the one place that default is written.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from lint.decision.constants import UNKNOWN_LABEL_VALUE
 from lint.decision.translation import translate, with_selector

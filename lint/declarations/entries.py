@@ -8,10 +8,12 @@ host would hold (SEMANTICS.md §1.1), already checked by the translation.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+import msgspec
+
 from lint.decision.constants import DEFAULT_AGENT_PORT
+from lint.decision.frozen import equal_without
 from lint.decision.model import Translation
 from lint.decision.values import JSON
 from lint.declarations.fieldpaths import Path, line_of, parse_path
@@ -23,8 +25,7 @@ AcquisitionPath = Literal["direct", "pooled", "warm"]
 EngineName = Literal["core", "cilium"]
 
 
-@dataclass(frozen=True)
-class IngressCheck:
+class IngressCheck(msgspec.Struct, frozen=True):
     """The agent-port check of one entry (SEMANTICS.md §1.5). ``engine``
     None means: the egress engine, else ``core``."""
 
@@ -35,8 +36,7 @@ class IngressCheck:
 HostName = Literal["namzu", "none"]
 
 
-@dataclass(frozen=True)
-class Workload:
+class Workload(msgspec.Struct, frozen=True):
     """A declared target that is not a SandboxTemplate: a Deployment,
     StatefulSet, DaemonSet, ReplicaSet, Job, CronJob or Pod (issue 17)."""
 
@@ -44,16 +44,14 @@ class Workload:
     name: str
 
 
-@dataclass(frozen=True)
-class ExpectedObject:
+class ExpectedObject(msgspec.Struct, frozen=True):
     """The one policy object a ``host: none`` entry names with ``expect``."""
 
     kind: str
     name: str
 
 
-@dataclass(frozen=True)
-class DeclarationNote:
+class DeclarationNote(msgspec.Struct, frozen=True):
     """Something worth saying about a declaration that is not an error, for
     example a ``verify`` value that is neither of the two known ones."""
 
@@ -63,8 +61,7 @@ class DeclarationNote:
     message: str
 
 
-@dataclass(frozen=True)
-class DeclaredSandbox:
+class DeclaredSandbox(msgspec.Struct, frozen=True):
     """One declared sandbox, resolved once: what ``check``, ``explain`` and
     ``generate`` all work from.
 
@@ -97,7 +94,7 @@ class DeclaredSandbox:
     file: str
     line: int
     source: str | None = None
-    lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)
+    lines: Mapping[Path, int] = msgspec.field(default_factory=dict)
     host: HostName = "namzu"
     """Who creates the pods: the namzu host (its template label, profiles,
     the named object it reads back) or ``none`` (issue 17)."""
@@ -105,6 +102,10 @@ class DeclaredSandbox:
     """The workload whose pods are declared; ``template`` is then its name."""
     expect: ExpectedObject | None = None
     """Under ``host: none``, the policy object that must exist and stay inside."""
+
+    # What is declared, not where in the file each field is written.
+    __eq__ = equal_without("lines")
+    __hash__ = None  # type: ignore[assignment]  # it holds dicts: never hashed
 
     @property
     def target_kind(self) -> str:
@@ -172,8 +173,7 @@ class DeclaredSandbox:
         return self.ingress.engine or self.engine
 
 
-@dataclass(frozen=True)
-class Declarations:
+class Declarations(msgspec.Struct, frozen=True):
     """A loaded declaration file, or the defaults when there is none.
 
     ``file`` is relative to the current directory with ``/`` separators.
@@ -191,16 +191,20 @@ class Declarations:
     entries: tuple[DeclaredSandbox, ...]
     namespace_override: str | None = None
     notes: tuple[DeclarationNote, ...] = ()
-    lines: Mapping[Path, int] = field(default_factory=dict, repr=False, compare=False)
+    lines: Mapping[Path, int] = msgspec.field(default_factory=dict)
     renders: tuple[DeclaredRender, ...] = ()
     """The file's ``renders:`` environments (``renders.py``)."""
-    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    namespaces: Mapping[str, Mapping[str, str]] = msgspec.field(default_factory=dict)
     """``namespaces:``: labels of namespaces managed elsewhere (CLUSTER-POLICIES §11 Q3)."""
     controller_version: str | None = None
     """``agentSandbox.version``, as written (DESIGN §12)."""
     enforces: frozenset[str] | None = None
     """``cluster.enforces``: the policy kinds the cluster is declared to
     enforce (None: not declared, the manifests' evidence decides)."""
+
+    # What is declared, not where in the file each field is written.
+    __eq__ = equal_without("lines")
+    __hash__ = None  # type: ignore[assignment]  # it holds dicts: never hashed
 
     @property
     def object_namespace(self) -> str:

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path as FilePath
 from typing import Final
+
+import msgspec
 
 from lint.decision.values import JSON
 from lint.declarations.discovery import display_name
@@ -38,8 +39,7 @@ MAX_HOSTS_FILE_SIZE: Final = DEFAULT_LIMITS.max_file_size
 """The hosts file is read up to the default limit on one manifest file."""
 
 
-@dataclass(frozen=True)
-class HostList:
+class HostList(msgspec.Struct, frozen=True):
     """The hosts read from a file, with the line each one is on."""
 
     file: str

@@ -11,8 +11,9 @@ as a usage error (§17.8) naming the field path and file:line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path as FilePath
+
+import msgspec
 
 from lint.decision.model import ConfigRefusal, Translation
 from lint.decision.translation import translate, translate_allow, with_selector
@@ -106,8 +107,7 @@ def _validate(tree: SourceTree) -> CheckedFile:
     return validated(tree)
 
 
-@dataclass(frozen=True)
-class _Resolved:
+class _Resolved(msgspec.Struct, frozen=True):
     """One entry's egress, lines and allowlist file while it is resolved."""
 
     merged: MergedEgress

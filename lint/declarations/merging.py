@@ -12,7 +12,8 @@ the values: a key taken from ``defaults`` keeps the line where
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from lint.decision.values import JSON
 from lint.declarations.fieldpaths import Path
@@ -21,8 +22,7 @@ INTENT_KEYS: frozenset[str] = frozenset({"policy", "allow", "allowHosts"})
 """The keys that say what may leave: one ``policy``, or ``allow`` with its hosts."""
 
 
-@dataclass(frozen=True)
-class MergedEgress:
+class MergedEgress(msgspec.Struct, frozen=True):
     """An entry's egress after merging, the keys that came from
     ``defaults``, and every line relative to the entry (``()`` is the
     entry itself, ``("egress", "policy")`` its policy)."""

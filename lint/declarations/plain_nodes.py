@@ -16,9 +16,9 @@ the two readings equal.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final
 
+import msgspec
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from lint.decision.values import JSON
@@ -27,8 +27,7 @@ from lint.declarations.ruamel_loader import BUILT_ALIKE_HEIGHT
 from lint.yaml.tags import BOOL_TAG, INT_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG
 
 
-@dataclass(frozen=True)
-class PlainTree:
+class PlainTree(msgspec.Struct, frozen=True):
     """A document's plain value, and the 1-based line of every node, keyed
     as ``reading.SourceTree.lines`` is."""
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import dataclass
 from pathlib import Path as FilePath
 from typing import Any, Final, NoReturn
 
+import msgspec
 from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scalarbool import ScalarBoolean
@@ -41,8 +41,7 @@ _REWORDED: Final = (
 )
 
 
-@dataclass(frozen=True)
-class SourceTree:
+class SourceTree(msgspec.Struct, frozen=True):
     """A loaded file: its plain value and the 1-based line of every node.
 
     ``lines[()]`` is the line of the root; ``lines[("a", 0)]`` the line of
@@ -70,8 +69,7 @@ def source_line(text: str, line: int) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Citation:
+class Citation(msgspec.Struct, frozen=True):
     """Where a file was named: the place to blame when it cannot be read."""
 
     file: str

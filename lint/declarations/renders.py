@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path as FilePath
 from typing import TYPE_CHECKING, Final
+
+import msgspec
 
 from lint.declarations.discovery import display_name
 from lint.declarations.errors import DeclarationError
@@ -37,8 +38,7 @@ _SCHEME: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _REPOSITORY_CHART: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*(?<!\.tgz)$")
 
 
-@dataclass(frozen=True)
-class DeclaredRender:
+class DeclaredRender(msgspec.Struct, frozen=True):
     """One environment: its name, what renders it, the namespace objects
     that name none take (also Helm's release namespace), and where it is
     declared."""
@@ -106,8 +106,7 @@ def _camel(name: str) -> str:
     return head + "".join(part.capitalize() for part in rest)
 
 
-@dataclass(frozen=True)
-class _Paths:
+class _Paths(msgspec.Struct, frozen=True):
     """The paths of ``renders[index]``, read against ``base``, the
     declaration file's directory."""
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Final
 
+import msgspec
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
@@ -57,8 +57,7 @@ from lint.yaml.tags import (
 )
 
 
-@dataclass(frozen=True, eq=False)
-class Unsupported:
+class Unsupported(msgspec.Struct, frozen=True, eq=False):
     """A node JSON has no type for: its tag, and its text when it is a
     scalar. Two of them are never equal (as keys, each is its own)."""
 

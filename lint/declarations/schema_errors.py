@@ -11,9 +11,9 @@ from __future__ import annotations
 import difflib
 import types
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any, Union, get_args, get_origin
 
+import msgspec
 from pydantic import BaseModel, Tag, ValidationError
 from pydantic_core import ErrorDetails
 
@@ -37,8 +37,7 @@ _TYPE_MESSAGES = {
 }
 
 
-@dataclass(frozen=True)
-class _Located:
+class _Located(msgspec.Struct, frozen=True):
     path: Path
     container: type[BaseModel] | None
     chosen_tag: str | None

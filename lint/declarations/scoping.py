@@ -15,8 +15,9 @@ name's line.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from lint.declarations.errors import DeclarationError
 from lint.declarations.fieldpaths import Path, format_path, line_of
@@ -27,8 +28,7 @@ if TYPE_CHECKING:
     from lint.declarations.structure import SandboxEntry
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(msgspec.Struct, frozen=True):
     """The environments of a file's ``renders:`` (in file order) and the one
     this run checks (None: no environment, as when PATHs are given)."""
 

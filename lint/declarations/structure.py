@@ -21,8 +21,9 @@ shape is checked here.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final, Literal, cast
+
+import msgspec
 
 from lint.decision.constants import DEFAULT_AGENT_PORT
 from lint.declarations.entries import (
@@ -38,8 +39,7 @@ from lint.kinds import ENFORCES_WORDS
 Unverified = Literal["unverified"]
 
 
-@dataclass(frozen=True)
-class RenderEntry:
+class RenderEntry(msgspec.Struct, frozen=True):
     """One entry of ``renders`` (``models.RenderModel``)."""
 
     name: str
@@ -53,8 +53,7 @@ class RenderEntry:
     api_versions: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True)
-class SandboxEntry:
+class SandboxEntry(msgspec.Struct, frozen=True):
     """One entry of ``sandboxes`` (``models.SandboxModel``), as written:
     defaults are merged and targets resolved by ``loading``."""
 
@@ -67,18 +66,17 @@ class SandboxEntry:
     environments: tuple[str, ...] | None = None
     """The ``renders:`` environments the entry belongs to (None: every one)."""
     external: bool = False
-    pod_labels: Mapping[str, str] = field(default_factory=dict)
+    pod_labels: Mapping[str, str] = msgspec.field(default_factory=dict)
     paths: tuple[AcquisitionPath, ...] | None = None
     ingress: IngressCheck | Unverified | None = None
 
 
-@dataclass(frozen=True)
-class CheckedFile:
+class CheckedFile(msgspec.Struct, frozen=True):
     """A declaration file whose structure is valid (``DeclarationFileModel``)."""
 
     sandboxes: tuple[SandboxEntry, ...]
     default_namespace: str | None = None
-    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    namespaces: Mapping[str, Mapping[str, str]] = msgspec.field(default_factory=dict)
     """The labels of each entry of ``namespaces``."""
     renders: tuple[RenderEntry, ...] | None = None
     controller_version: str | None = None

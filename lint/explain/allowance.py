@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 from lint.decision.model import (
     Allowance,
@@ -45,8 +46,7 @@ from lint.explain.matching import Reach, match_grant
 from lint.explain.verdict import Hit, ToVerdict, Verdict
 
 
-@dataclass(frozen=True, slots=True)
-class AllowanceAnswer:
+class AllowanceAnswer(msgspec.Struct, frozen=True):
     """Whether DEST is inside the allowance, and the routes that let it
     out beyond it (empty when it is not outside)."""
 

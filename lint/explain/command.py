@@ -7,10 +7,11 @@ module holds no click. The command line, its options and exit codes are in
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.checks.controller import controller_setting
 from lint.checks.runner import ReadCilium
@@ -30,8 +31,7 @@ from lint.sandboxes import Path as AcquisitionPath
 from lint.sandboxes import target_object
 
 
-@dataclass(frozen=True)
-class ExplainOptions:
+class ExplainOptions(msgspec.Struct, frozen=True):
     template: str | None
     """``--template``: a SandboxTemplate, or a workload, by name."""
     paths: tuple[str, ...] = (".",)
@@ -50,8 +50,7 @@ class ExplainOptions:
     """``--workload KIND/NAME``: a declared workload (instead of ``template``)."""
 
 
-@dataclass(frozen=True)
-class Environment:
+class Environment(msgspec.Struct, frozen=True):
     """One ``renders:`` environment, rendered: its name, the rendered
     manifests, and the namespace objects that name none take."""
 
@@ -90,7 +89,7 @@ def run_explain_environments(
     destination = parse_destination(options.to) if options.to is not None else None
     found, refused = [], []
     for environment in environments:
-        given = dataclasses.replace(options, paths=("-",), namespace=environment.namespace)
+        given = replace(options, paths=("-",), namespace=environment.namespace)
         intake = take_in(given, stdin=environment.stdin, environment=environment.name)
         try:
             chosen = _chosen(given, intake)
@@ -119,7 +118,7 @@ def run_explain_environments(
         raise SelectionError(f"no renders: environment ({names}) renders {target}")
     name, given, intake, chosen = found[0]
     explanation, verdict = _explained(given, intake, chosen, destination)
-    return dataclasses.replace(explanation, environment=name), verdict
+    return replace(explanation, environment=name), verdict
 
 
 def _target_text(options: ExplainOptions) -> str:
@@ -159,13 +158,13 @@ def _explained(
             # `verify: named-object-only`: check judges no reach, so there is
             # no model of the cluster's tiers to ask.
             answer = judge_allowance(build_allowance(explanation.translation), verdict)
-            verdict = dataclasses.replace(verdict, allowance=answer, cluster=NO_MODEL, host=host)
+            verdict = replace(verdict, allowance=answer, cluster=NO_MODEL, host=host)
         else:
             # The headline, the allowance line and the exit status are the
             # exact tier model's, the one check's reach asks.
             places = places_of(ctx, explanation.tiers)
             model = tier_answer(explanation.tiers, destination, places)
-            verdict = dataclasses.replace(
+            verdict = replace(
                 verdict,
                 allowance=model.allowance,
                 cluster=model.headline,

@@ -12,8 +12,9 @@ Addresses and CIDRs are read by the engine's own CIDR parser (SEMANTICS
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.cidr import parse_cidr
 from lint.decision.hosts import host_problem
@@ -30,8 +31,7 @@ class DestinationError(ValueError):
     """A ``--to`` value that is none of the accepted forms."""
 
 
-@dataclass(frozen=True, slots=True)
-class Destination:
+class Destination(msgspec.Struct, frozen=True):
     """What ``--to`` asks about. Exactly one of ``cidr`` and ``host`` is set;
     ``port`` None means every port and protocol."""
 

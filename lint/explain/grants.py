@@ -10,8 +10,9 @@ engine cannot read stays unreadable here too, rather than being guessed at.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final, TypeAlias
+
+import msgspec
 
 from lint.decision.egress_rules import CILIUM_DESTINATION_FIELDS
 from lint.decision.model import CidrPeer, PortSet, SelectorPeer
@@ -28,43 +29,37 @@ from lint.decision.values import ABSENT, JSON, UNREADABLE, compact_json, read_li
 from lint.explain.describe import describe_block, describe_selector_peer
 
 
-@dataclass(frozen=True, slots=True)
-class EveryDestination:
+class EveryDestination(msgspec.Struct, frozen=True):
     """A rule with no destination: every address."""
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(msgspec.Struct, frozen=True):
     """An ipBlock, ``toCIDR`` or ``toCIDRSet`` entry."""
 
     peer: CidrPeer
     raw: Mapping[str, JSON]
 
 
-@dataclass(frozen=True, slots=True)
-class Pods:
+class Pods(msgspec.Struct, frozen=True):
     """A selector peer: pods (and namespaces) chosen by labels."""
 
     peer: SelectorPeer
 
 
-@dataclass(frozen=True, slots=True)
-class Fqdn:
+class Fqdn(msgspec.Struct, frozen=True):
     """A ``toFQDNs`` entry; either field may be None."""
 
     match_name: str | None
     match_pattern: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Entity:
+class Entity(msgspec.Struct, frozen=True):
     """A Cilium ``toEntities`` name."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class Opaque:
+class Opaque(msgspec.Struct, frozen=True):
     """A destination that cannot be enumerated or read offline; ``why`` says which."""
 
     why: str
@@ -73,8 +68,7 @@ class Opaque:
 Target: TypeAlias = EveryDestination | Block | Pods | Fqdn | Entity | Opaque
 
 
-@dataclass(frozen=True, slots=True)
-class Grant:
+class Grant(msgspec.Struct, frozen=True):
     """One destination of a rule, on the rule's ports."""
 
     target: Target
@@ -90,8 +84,7 @@ class Grant:
         return describe_ports(self.ports)
 
 
-@dataclass(frozen=True, slots=True)
-class RuleGrants:
+class RuleGrants(msgspec.Struct, frozen=True):
     """A rule's grants, or why the rule cannot be read (then no grants)."""
 
     grants: tuple[Grant, ...]

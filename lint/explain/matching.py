@@ -14,9 +14,10 @@ characters within one label, and a lone ``*`` matching every name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import Final
+
+import msgspec
 
 from lint.decision.cidr import overlaps
 from lint.decision.fqdn_patterns import name_in_pattern
@@ -37,8 +38,7 @@ class Reach(Enum):
     NO = "no"
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(msgspec.Struct, frozen=True):
     reach: Reach
     why: str | None = None
 

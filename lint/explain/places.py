@@ -13,7 +13,8 @@ input it was handed, and reads the objects from it. When it is not found
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+
+import msgspec
 
 from lint.checks.candidates import location_of
 from lint.checks.context import CheckContext, precise_location
@@ -22,13 +23,12 @@ from lint.inventory import KubeObject
 from lint.report.model import Location
 
 
-@dataclass(frozen=True)
-class Places:
+class Places(msgspec.Struct, frozen=True):
     """The objects behind the model's documents, by ``ref``, and the key
     path of a synthesized policy's body inside its template, by ``ref``."""
 
     objects: Sequence[KubeObject] = ()
-    bases: Mapping[int, tuple[str | int, ...]] = field(default_factory=dict)
+    bases: Mapping[int, tuple[str | int, ...]] = msgspec.field(default_factory=dict)
 
     def _object(self, ref: int) -> KubeObject | None:
         return self.objects[ref] if 0 <= ref < len(self.objects) else None

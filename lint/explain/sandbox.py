@@ -11,7 +11,8 @@ only reads each selecting policy's rules again, to say what they let out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from lint.checks.candidates import Placeholder, Sourced
 from lint.checks.context import CheckContext, precise_location
@@ -30,8 +31,7 @@ from lint.report.model import DecisionReport, ExaminedEntry, Location, ReachRepo
 from lint.sandboxes import Path, declared_paths
 
 
-@dataclass(frozen=True, slots=True)
-class RuleView:
+class RuleView(msgspec.Struct, frozen=True):
     """One rule of a selecting policy. ``deny`` marks a Cilium egressDeny rule."""
 
     index: int
@@ -40,8 +40,7 @@ class RuleView:
     read: RuleGrants
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyView:
+class PolicyView(msgspec.Struct, frozen=True):
     """One examined policy document, as ``check`` judged it, with its rules
     when it may select the pod. ``ignored`` says why rules are not counted."""
 
@@ -64,8 +63,7 @@ class PolicyView:
         return self.selects is Tri.YES
 
 
-@dataclass(frozen=True)
-class Explanation:
+class Explanation(msgspec.Struct, frozen=True):
     """Everything explain reports about one sandbox and path."""
 
     chosen: DeclaredSandbox

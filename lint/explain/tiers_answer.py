@@ -8,8 +8,9 @@ cannot disagree for the path."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.model import Tri
 from lint.decision.tiers.cells import AddressQuery, NameQuery, Query
@@ -65,8 +66,7 @@ UNISOLATED: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ClusterAdmit:
+class ClusterAdmit(msgspec.Struct, frozen=True):
     """A rule of a cluster policy (an Admin or baseline tier, a Calico
     tier: anything but NetworkPolicy and Cilium policies) that ends an
     allowing path for the destination: its Allow, or the last Pass before
@@ -83,8 +83,7 @@ class ClusterAdmit:
     why: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class TierAnswer:
+class TierAnswer(msgspec.Struct, frozen=True):
     """The model's answer for the destination, in explain's terms."""
 
     headline: Headline

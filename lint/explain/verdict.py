@@ -16,9 +16,10 @@ tier model's (``lint.explain.tiers_answer``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from lint.decision.constants import CORE_KIND
 from lint.decision.model import EgressVerdict
@@ -41,8 +42,7 @@ class Verdict(StrEnum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(msgspec.Struct, frozen=True):
     """One rule's grant that (maybe, or in part) reaches the destination."""
 
     policy: PolicyView
@@ -51,8 +51,7 @@ class Hit:
     match: Match
 
 
-@dataclass(frozen=True)
-class ToVerdict:
+class ToVerdict(msgspec.Struct, frozen=True):
     destination: Destination
     verdict: Verdict
     reason: str
@@ -87,8 +86,7 @@ class ToVerdict:
         return self.cluster or Headline(self.verdict, self.reason)
 
 
-@dataclass(frozen=True, slots=True)
-class Headline:
+class Headline(msgspec.Struct, frozen=True):
     """A verdict for the destination, and why."""
 
     verdict: Verdict
@@ -151,8 +149,7 @@ def judge_destination(policies: Sequence[PolicyView], destination: Destination) 
     )
 
 
-@dataclass(frozen=True)
-class _Hits:
+class _Hits(msgspec.Struct, frozen=True):
     admitted: tuple[Hit, ...]
     partly: tuple[Hit, ...]
     undecided: tuple[Hit, ...]

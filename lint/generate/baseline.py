@@ -10,8 +10,9 @@ forbids it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.constants import (
     CORE_API_VERSION,
@@ -26,8 +27,7 @@ BASELINE_NAME: Final = "namzu-sandbox-baseline"
 HOST_COMPONENT_LABELS: Final = {"namzu.ai/component": "host"}
 
 
-@dataclass(frozen=True, slots=True)
-class DnsVerdict:
+class DnsVerdict(msgspec.Struct, frozen=True):
     """Whether the baseline may carry the kube-dns egress rule, and if not,
     which declared fact forbids it."""
 

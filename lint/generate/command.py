@@ -7,8 +7,9 @@ module holds no click. The command line, its options and exit codes are in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from lint.generate.objects import plan
 from lint.generate.output import PlannedWrite, Rendered, apply_writes, plan_writes
@@ -17,8 +18,7 @@ from lint.intake import take_in
 from lint.loading import DEFAULT_LIMITS, LoadLimits
 
 
-@dataclass(frozen=True)
-class GenerateOptions:
+class GenerateOptions(msgspec.Struct, frozen=True):
     """One generate run. ``out`` None means write to standard output."""
 
     paths: tuple[str, ...] = (".",)

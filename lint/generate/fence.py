@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.constants import PER_SANDBOX_PREFIX
 from lint.decision.translation import OWNER_API_VERSIONS
@@ -51,8 +52,7 @@ FORBIDDEN_DESTINATIONS: Final = (
 FORBIDDEN_SPEC_KEYS: Final = ("ingress", "ingressDeny", "egressDeny", "nodeSelector")
 
 
-@dataclass(frozen=True, slots=True)
-class FenceNames:
+class FenceNames(msgspec.Struct, frozen=True):
     """What one ``perSandbox`` declaration fixes about its fence (§1.4)."""
 
     policy: str

@@ -5,14 +5,14 @@ declared sandboxes (``lint.declarations.DeclaredSandbox``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from lint.decision.values import JSON
 from lint.declarations.entries import DeclaredSandbox
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(msgspec.Struct, frozen=True):
     """Where the intent behind an object was declared. ``where`` is
     ``file:line (sandboxes[i])``, or, when no declaration file exists and
     the default applies (``defaulted``), the SandboxTemplate's ``file:line``."""
@@ -32,8 +32,7 @@ def source_of(sandbox: DeclaredSandbox) -> Source:
     )
 
 
-@dataclass(frozen=True)
-class GeneratedObject:
+class GeneratedObject(msgspec.Struct, frozen=True):
     """One manifest to write. ``namespace`` is None for cluster-scoped kinds;
     ``facts`` are what the template's header explains."""
 

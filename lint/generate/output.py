@@ -14,9 +14,10 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
+
+import msgspec
 
 from lint.generate.model import GeneratedObject
 
@@ -31,8 +32,7 @@ class OutputError(Exception):
     from what would be written (without ``--force``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Rendered:
+class Rendered(msgspec.Struct, frozen=True):
     """One object with its rendered text."""
 
     obj: GeneratedObject
@@ -75,8 +75,7 @@ def relative_path(obj: GeneratedObject) -> Path:
 Action = Literal["created", "updated", "unchanged"]
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedWrite:
+class PlannedWrite(msgspec.Struct, frozen=True):
     """One file: ``path`` resolved, ``shown`` as the user named DIR."""
 
     path: Path

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
 import yaml
 from jinja2 import FileSystemLoader, StrictUndefined, Undefined
 from jinja2.sandbox import SandboxedEnvironment
@@ -104,7 +104,7 @@ def render_object(obj: GeneratedObject) -> str:
         kind=obj.kind,
         name=obj.name,
         namespace=obj.namespace,
-        sources=[asdict(source) for source in obj.sources],
+        sources=[msgspec.structs.asdict(source) for source in obj.sources],
         facts=dict(obj.facts),
         body=YamlText(body.rstrip("\n")),
     )

@@ -10,8 +10,9 @@ line, where the file goes and the refusal to overwrite it are in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from lint.init.emit import Starter, declaration_text
 from lint.init.propose import Proposed, proposals
@@ -32,8 +33,7 @@ class NothingToDeclare(Exception):
     NetworkPolicy selects: a usage error, whose message says what to try."""
 
 
-@dataclass(frozen=True)
-class InitOptions:
+class InitOptions(msgspec.Struct, frozen=True):
     """One init run: what to read, and the render that made it, if any."""
 
     paths: tuple[str, ...] = (".",)

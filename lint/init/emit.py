@@ -14,10 +14,10 @@ import io
 import os
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import msgspec
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
@@ -34,8 +34,7 @@ WIDTH: Final = 88
 """Comment lines are wrapped at this width."""
 
 
-@dataclass(frozen=True)
-class Starter:
+class Starter(msgspec.Struct, frozen=True):
     """Everything the file says."""
 
     entries: tuple[Proposed, ...]

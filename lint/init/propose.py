@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 from lint.decision.allow_rules import validate_allow_rules
 from lint.decision.constants import TEMPLATE_LABEL
@@ -52,8 +53,7 @@ EVERYTHING: Final[JSON] = [{}]
 """One egress rule with no peer and no port: every destination."""
 
 
-@dataclass(frozen=True)
-class Proposed:
+class Proposed(msgspec.Struct, frozen=True):
     """One proposed entry of ``sandboxes:``."""
 
     namespace: str

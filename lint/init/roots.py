@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from lint.loading import LoadProblem
 from lint.loading.files import KUSTOMIZATION_FILES, unrendered_root
@@ -26,8 +27,7 @@ MAX_KUSTOMIZATION_BYTES = 1 << 20
 """A kustomization file larger than this is not read for its bases."""
 
 
-@dataclass(frozen=True)
-class ProposedRender:
+class ProposedRender(msgspec.Struct, frozen=True):
     """One environment for ``renders:``: its name and what renders it."""
 
     name: str

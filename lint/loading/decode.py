@@ -9,7 +9,8 @@ say so, and to sniff the policies it holds so that they fail closed.
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
+
+import msgspec
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -20,8 +21,7 @@ _BOMS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class DecodeFailure:
+class DecodeFailure(msgspec.Struct, frozen=True):
     """Why the bytes are not text; ``line`` is where the first bad byte sits."""
 
     message: str

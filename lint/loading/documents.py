@@ -8,10 +8,11 @@ as parse errors. Lines are 1-based everywhere.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from lint.decision.frozen import quick_init
+import msgspec
+
+from lint.decision.frozen import equal_without
 from lint.loading.kinds import item_kind_of
 
 JSONValue: TypeAlias = Any
@@ -23,9 +24,7 @@ STDIN_NAME = "<stdin>"
 """The ``file`` of documents read from standard input."""
 
 
-@quick_init  # made for every document kept, again when a child sends it back
-@dataclass(frozen=True, slots=True)
-class LoadedDocument:
+class LoadedDocument(msgspec.Struct, frozen=True):
     """One document (or one list item) of a relevant kind.
 
     ``line`` is where the content starts: the first line that is neither blank
@@ -42,10 +41,14 @@ class LoadedDocument:
     source: str | None = None
     list_kind: str | None = None
     list_index: int | None = None
-    text: str = field(default="", repr=False, compare=False)
+    text: str = ""
     """The raw text of the document (the whole wrapper for a list item)."""
-    text_line: int = field(default=1, repr=False, compare=False)
+    text_line: int = 1
     """The line of the file on which ``text`` begins."""
+
+    # What a document is, not the text it was read from.
+    __eq__ = equal_without("text", "text_line")
+    __hash__ = None  # type: ignore[assignment]  # its value is a dict: never hashed
 
     @property
     def kind(self) -> str | None:
@@ -59,8 +62,7 @@ class LoadedDocument:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class LoadProblem:
+class LoadProblem(msgspec.Struct, frozen=True):
     """A document or file that could not be read, or was read with a caveat.
 
     ``suspect_kind`` is set when the input that could not be read may be a
@@ -83,8 +85,7 @@ class LoadProblem:
     error: it needs rendering (the ``render-needed`` finding)."""
 
 
-@dataclass(frozen=True, slots=True)
-class LoadResult:
+class LoadResult(msgspec.Struct, frozen=True):
     """Everything one ``load()`` call produced, in file order then index."""
 
     documents: tuple[LoadedDocument, ...]

@@ -17,9 +17,10 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final, TypeAlias
+
+import msgspec
 
 from lint.kinds import NETWORK_POLICY
 from lint.loading.documents import STDIN_NAME, LoadProblem
@@ -36,8 +37,7 @@ policy for any namespace, so every namespace fails closed (SEMANTICS §17.7);
 NetworkPolicy is the kind every engine reads."""
 
 
-@dataclass(frozen=True, slots=True)
-class SourceFile:
+class SourceFile(msgspec.Struct, frozen=True):
     """The bytes of one input, under the name reports give it."""
 
     name: str

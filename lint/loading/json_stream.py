@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
 
 from lint.loading.split import GO_SPACES
 
@@ -35,8 +36,7 @@ def _refuse(constant: str) -> Any:
 _DECODER: Final = json.JSONDecoder(parse_constant=_refuse)
 
 
-@dataclass(frozen=True, slots=True)
-class JsonStream:
+class JsonStream(msgspec.Struct, frozen=True):
     """The spans of the values read as JSON; ``rest`` is where reading goes
     on as YAML, or where it stops when ``stopped`` says why."""
 

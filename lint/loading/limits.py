@@ -10,8 +10,9 @@ costs in time and memory, and the flag that raises it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
 from typing import Final
+
+import msgspec
 
 from lint.yaml.bounds import MAX_ALIAS_EXPANSION, MAX_DEPTH
 
@@ -25,8 +26,7 @@ values recursively; past this, Python's recursion limit would be the real
 bound, and libyaml's own (1,000 levels) past that."""
 
 
-@dataclass(frozen=True, slots=True)
-class LoadLimits:
+class LoadLimits(msgspec.Struct, frozen=True):
     """The bounds of one load. Sizes are in bytes, except the document size,
     which counts characters of decoded text (the same for ASCII)."""
 
@@ -44,10 +44,10 @@ class LoadLimits:
     bound on alias bombs ("billion laughs")."""
 
     def __post_init__(self) -> None:
-        for item in fields(self):
-            value = getattr(self, item.name)
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{item.name} must be a positive integer, not {value!r}")
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
         if self.max_depth > DEPTH_CEILING:
             raise ValueError(f"max_depth cannot exceed {DEPTH_CEILING}, not {self.max_depth}")
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Final
 
+import msgspec
+from msgspec.structs import replace
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from lint.kinds import (
@@ -189,8 +191,7 @@ def _skipped_kind(
     return implied
 
 
-@dataclass(frozen=True, slots=True)
-class _Inner:
+class _Inner(msgspec.Struct, frozen=True):
     """What an item of a list is read with: its node, for the lines of a
     list inside it, and how deep in lists it sits."""
 
@@ -260,8 +261,7 @@ def _items_not_a_list(wrapper: LoadedDocument, kind: str, line: int) -> LoadProb
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Spans:
+class _Spans(msgspec.Struct, frozen=True):
     items_line: int
     lines: tuple[tuple[int, int], ...]
     fallback: tuple[int, int]

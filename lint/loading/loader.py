@@ -13,9 +13,9 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
+import msgspec
 from yaml.nodes import Node
 
 from lint.kinds import (
@@ -119,14 +119,13 @@ def load_file(
     return into
 
 
-@dataclass(frozen=True, slots=True)
-class _Reading:
+class _Reading(msgspec.Struct, frozen=True):
     """What every document of one file is read with, and where it goes."""
 
     relevant: frozenset[str]
     limits: LoadLimits
     into: Harvest
-    rules: dict[str, int] = field(default_factory=dict)
+    rules: dict[str, int] = msgspec.field(default_factory=dict)
     """``_skip``'s rule for each kind met, worked out once (``relevant``
     answers in Python)."""
 
@@ -150,8 +149,7 @@ def _load_json(name: str, text: str, reading: _Reading) -> bool:
     return True
 
 
-@dataclass(frozen=True, slots=True)
-class _Stream:
+class _Stream(msgspec.Struct, frozen=True):
     """A file's text, and the same text with every line break libyaml
     honours written as a newline: offsets agree, and lines and comments are
     read from ``layout``."""

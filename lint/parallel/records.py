@@ -1,8 +1,8 @@
 """One encoding for the results a child sends its parent: records, as plain
 values ``marshal`` writes.
 
-A child's answer is a list of results of one shape: a record (a dataclass),
-or a tuple or list of them. How each shape is written is worked out once,
+A child's answer is a list of results of one shape: a record (a Struct, or
+a dataclass such as a loader's ``Harvest``), or a tuple or list of them. How each shape is written is worked out once,
 from the type hints, so sending a record costs no more than reading its
 fields:
 
@@ -28,10 +28,11 @@ import marshal
 import types
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from itertools import compress, count, repeat, starmap
 from operator import attrgetter, is_
 from typing import Any, Final, Generic, TypeVar
+
+import msgspec
 
 Result = TypeVar("Result")
 Convert = Callable[[Any], Any]
@@ -41,8 +42,7 @@ _UNREADABLE: Final = (EOFError, ValueError, TypeError, IndexError, KeyError)
 """What reading data of another shape raises, from ``marshal`` or a record."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Codec:
+class _Codec(msgspec.Struct, frozen=True):
     """How one shape is written and read back; None converts nothing."""
 
     encode: Convert | None = None
@@ -119,7 +119,9 @@ class Records(Generic[Result]):
             return self._mapping(origin, args)
         if isinstance(shape, type) and issubclass(shape, enum.Enum):
             return _enum(shape)
-        if isinstance(shape, type) and dataclasses.is_dataclass(shape):
+        if isinstance(shape, type) and (
+            issubclass(shape, msgspec.Struct) or dataclasses.is_dataclass(shape)
+        ):
             return self._record(shape)
         raise TypeError(f"{shape!r} cannot be sent between processes")
 
@@ -181,10 +183,7 @@ class Records(Generic[Result]):
         )
 
     def _record(self, record: type) -> _Codec:
-        fields = dataclasses.fields(record)
-        if not all(field.init for field in fields):
-            raise TypeError(f"{record.__name__} has fields its constructor does not take")
-        names = [field.name for field in fields]
+        names = _field_names(record)
         hints = typing.get_type_hints(record)
         walked = [(i, self._codec(hints[name])) for i, name in enumerate(names)]
         walked = [(i, codec) for i, codec in walked if not codec.plain]
@@ -247,7 +246,7 @@ def _plain_record(record: type, fields_of: Callable[[Any], Any], width: int) -> 
 def _plain_records(container: type, record: type, width: int) -> _Codec:
     """A sequence of records of plain fields: each the tuple of its fields,
     written and read in one pass without a call per record."""
-    fields_of = _fields_getter([field.name for field in dataclasses.fields(record)])
+    fields_of = _fields_getter(_field_names(record))
 
     def decode(items: Any) -> Any:
         if not set(map(len, items)) <= {width}:
@@ -278,6 +277,16 @@ def _each_once(convert: Convert, done: dict[int, Any], container: type) -> Conve
 def _enum(kind: type[enum.Enum]) -> _Codec:
     members = {member.value: member for member in kind}
     return _Codec(attrgetter("value"), members.__getitem__)
+
+
+def _field_names(record: type) -> list[str]:
+    """The record's fields, in the order its constructor takes them."""
+    if issubclass(record, msgspec.Struct):
+        return list(record.__struct_fields__)
+    fields = dataclasses.fields(record)  # type: ignore[arg-type]
+    if not all(field.init for field in fields):
+        raise TypeError(f"{record.__name__} has fields its constructor does not take")
+    return [field.name for field in fields]
 
 
 def _fields_getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:

@@ -19,8 +19,9 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 GRACE: Final = 1.0
 """Seconds between SIGTERM and SIGKILL."""
@@ -29,8 +30,7 @@ _STDERR_KEPT: Final = 64 * 1024
 _CHUNK: Final = 64 * 1024
 
 
-@dataclass(frozen=True)
-class Finished:
+class Finished(msgspec.Struct, frozen=True):
     """What a bounded run gave: standard output (at most the limit plus one
     byte), the start of standard error, the exit status (negative: the
     signal that ended it), and whether it overran the output limit or the

@@ -30,14 +30,15 @@ lone object and line 1 otherwise.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.loading.rendered import RenderedInput, chart_file
 from lint.loading.split import Chunk, split_stream
@@ -47,8 +48,7 @@ _OBJECT_START: Final = re.compile(r"^(?:apiVersion|kind)\s*:", re.MULTILINE)
 _ACTION: Final = re.compile(r"\{\{.*?\}\}")
 
 
-@dataclass(frozen=True, slots=True)
-class _Document:
+class _Document(msgspec.Struct, frozen=True):
     """One document of a text: its first and last line, and its content's
     first line (1-based)."""
 
@@ -57,8 +57,7 @@ class _Document:
     content: int
 
 
-@dataclass(frozen=True, slots=True)
-class RenderedDocument:
+class RenderedDocument(msgspec.Struct, frozen=True):
     """Where a rendered line sits: its document, that document's place among
     the rendered documents from the same template (``ordinal`` of ``count``)."""
 
@@ -249,22 +248,20 @@ def template_lines(
         path = chart_file(location.source, chart_root)
         template = text_of(f"t:{path}", lambda _: _read(path))
         line = template_line(rendered, location.line, template)
-        return location if line is None else dataclasses.replace(location, source_line=line)
+        return location if line is None else replace(location, source_line=line)
 
     def rules_placed(culprit: Culprit | None) -> Culprit | None:
         if culprit is None or not culprit.rules:
             return culprit
         rules = tuple(
-            rule
-            if rule.location is None
-            else dataclasses.replace(rule, location=placed(rule.location))
+            rule if rule.location is None else replace(rule, location=placed(rule.location))
             for rule in culprit.rules
         )
-        return dataclasses.replace(culprit, rules=rules)
+        return replace(culprit, rules=rules)
 
     try:
         findings = tuple(
-            dataclasses.replace(
+            replace(
                 f,
                 location=placed(f.location),
                 related=tuple(placed(r) for r in f.related),
@@ -277,7 +274,7 @@ def template_lines(
         # large, so none of them is kept past it.
         _documents.cache_clear()
         _lines.cache_clear()
-    return dataclasses.replace(report, findings=findings)
+    return replace(report, findings=findings)
 
 
 def stream_reader(stdin: bytes | None, stdin_name: str) -> Callable[[str], str | None]:

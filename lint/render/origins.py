@@ -26,7 +26,6 @@ tool cannot write origins) is placed at its kustomization, with a note.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import os
 import re
@@ -34,10 +33,11 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
+import msgspec
+from msgspec.structs import replace
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from lint.loading.files import display_name
@@ -56,8 +56,7 @@ _ANNOTATION: Final = re.compile(r"^    (\S+?):")
 _VALUE: Final = re.compile(r"^\s*-?\s*(path|configuredIn|kind):\s*(.*?)\s*$")
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentOrigin:
+class DocumentOrigin(msgspec.Struct, frozen=True):
     """One rendered document (lines ``first`` to ``last`` of the stripped
     stream): the file that wrote it, when Kustomize named one, and the
     kustomizations whose patches ran over it (paths relative to the current
@@ -72,8 +71,7 @@ class DocumentOrigin:
     patched_in: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class KustomizeOrigins:
+class KustomizeOrigins(msgspec.Struct, frozen=True):
     """What a build with origins gave: each document's origin (none when
     the tool could not write them) and the user's kustomization file."""
 
@@ -278,10 +276,8 @@ def kustomize_places(report: _T, stream: str, text: str, origins: KustomizeOrigi
             return tuple(walk(item) for item in value)
         if isinstance(value, list):
             return [walk(item) for item in value]
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            fields = [f for f in dataclasses.fields(value) if f.init]
-            changes = {f.name: walk(getattr(value, f.name)) for f in fields}
-            return dataclasses.replace(value, **changes)
+        if isinstance(value, msgspec.Struct):
+            return replace(value, **{n: walk(getattr(value, n)) for n in value.__struct_fields__})
         return value
 
     try:
@@ -299,16 +295,14 @@ def _finding(
 ) -> Finding:
     location, note = placed(finding.location)
     changes: dict[str, Any] = {
-        f.name: walk(getattr(finding, f.name))
-        for f in dataclasses.fields(finding)
-        if f.name not in ("location", "message", "location_note")
+        name: walk(getattr(finding, name))
+        for name in finding.__struct_fields__
+        if name not in ("location", "message", "location_note")
     }
     if note is None:
-        return dataclasses.replace(finding, location=location, **changes)
+        return replace(finding, location=location, **changes)
     message = f"{finding.message} ({note})"
-    return dataclasses.replace(
-        finding, location=location, message=message, location_note=note, **changes
-    )
+    return replace(finding, location=location, message=message, location_note=note, **changes)
 
 
 def _place(

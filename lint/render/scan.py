@@ -30,10 +30,10 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import msgspec
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from lint.loading.files import KUSTOMIZATION_FILES, display_name
@@ -60,8 +60,7 @@ _PATH_ITEMS: Final = ("patches", "patchesJson6902", "replacements")
 _GENERATORS: Final = ("configMapGenerator", "secretGenerator")
 
 
-@dataclass(frozen=True)
-class _Place:
+class _Place(msgspec.Struct, frozen=True):
     """Where a reference is written: a file and a 1-based line."""
 
     file: Path

@@ -4,15 +4,15 @@ command line flags or from a ``renders:`` entry of the declaration file."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeAlias
+
+import msgspec
 
 from lint.loading.limits import DEFAULT_LIMITS
 
 
-@dataclass(frozen=True)
-class HelmRender:
+class HelmRender(msgspec.Struct, frozen=True):
     """``helm template [RELEASE] CHART`` with these flags. ``namespace`` is
     Helm's ``--namespace`` (the release namespace templates read)."""
 
@@ -33,8 +33,7 @@ class HelmRender:
         return self.chart
 
 
-@dataclass(frozen=True)
-class KustomizeRender:
+class KustomizeRender(msgspec.Struct, frozen=True):
     """``kustomize build DIR`` (or ``kubectl kustomize DIR``)."""
 
     directory: str
@@ -55,8 +54,7 @@ DEFAULT_RENDER_TIMEOUT: Final = 120.0
 """Seconds a render may run (``--render-timeout``)."""
 
 
-@dataclass(frozen=True)
-class RenderPolicy:
+class RenderPolicy(msgspec.Struct, frozen=True):
     """What every render is held to (``docs/limits.md``): ``root``, the
     resolved repository root every path it uses must stay inside;
     ``allow_remote`` (``--allow-remote-render``), without which a remote

@@ -23,9 +23,10 @@ import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any, Final
+
+import msgspec
 
 from lint.report.escaping import COMMAND, neutralise
 
@@ -72,8 +73,7 @@ _KEPT_FIRST: Final = ("findings", "parseErrors", "sandboxes")
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-@dataclass(frozen=True)
-class Encoded:
+class Encoded(msgspec.Struct, frozen=True):
     """A top-level list whose entries come already capped and encoded, so
     ``fit_document`` neither builds nor walks them: ``measures()`` gives each
     entry's UTF-8 size and its count of capped strings, and ``chunks(count)``

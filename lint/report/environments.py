@@ -10,8 +10,9 @@ environment that could not be rendered is one ``render-failed`` finding
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
+
+from msgspec.structs import replace
 
 from lint.report.escaping import neutralise
 from lint.report.model import Finding, Location, Report
@@ -20,10 +21,10 @@ from lint.rules import rule as rule_of
 
 def in_environment(report: Report, name: str) -> Report:
     """The report with every sandbox and finding tagged with ``name``."""
-    return dataclasses.replace(
+    return replace(
         report,
-        sandboxes=tuple(dataclasses.replace(s, environment=name) for s in report.sandboxes),
-        findings=tuple(dataclasses.replace(f, environment=name) for f in report.findings),
+        sandboxes=tuple(replace(s, environment=name) for s in report.sandboxes),
+        findings=tuple(replace(f, environment=name) for f in report.findings),
     )
 
 
@@ -73,4 +74,4 @@ def failed_environment(report: Report, message: str, location: Location) -> Repo
         remedy=rule.remedy,
         affected=paths,
     )
-    return dataclasses.replace(report, findings=(finding,), parse_errors=(), stale_baseline=())
+    return replace(report, findings=(finding,), parse_errors=(), stale_baseline=())

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from itertools import chain
 from typing import Final, Literal, overload
 
-from lint.decision.frozen import quick_init
+import msgspec
 
 Origin = Literal["manifest", "synthesized", "generated", "declaration"]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(msgspec.Struct, frozen=True):
     """A file and 1-based line. ``source`` is the Helm template path named
     by a ``# Source:`` comment, when there is one."""
 
@@ -33,8 +30,7 @@ class Location:
     source_line: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SandboxRef:
+class SandboxRef(msgspec.Struct, frozen=True):
     namespace: str
     template: str
     profile: str | None
@@ -43,8 +39,7 @@ class SandboxRef:
     """The SandboxClaims whose labels a pooled pod carries (issue 14)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectRef:
+class ObjectRef(msgspec.Struct, frozen=True):
     """The object a finding is about, for suppression annotations."""
 
     kind: str
@@ -53,8 +48,7 @@ class ObjectRef:
     annotations: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class CulpritRule:
+class CulpritRule(msgspec.Struct, frozen=True):
     """One offending rule of a culprit: its key path (``spec.egress[1]``),
     what it lets out, and its own line, when it has one in a file."""
 
@@ -63,9 +57,7 @@ class CulpritRule:
     location: Location | None = None
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Culprit:
+class Culprit(msgspec.Struct, frozen=True):
     """The document a finding is about, as a person changes it (DESIGN §10):
     its kind, namespace and name, whether it was read from a manifest or is
     the policy the controller will write, what it lets out beyond the
@@ -89,9 +81,7 @@ class Culprit:
     clauses); empty when the culprit is a whole document (unreadable)."""
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     rule_id: str
     level: str
     message: str
@@ -125,9 +115,7 @@ class Finding:
         return () if self.sandbox is None else (self.sandbox,)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class ExaminedEntry:
+class ExaminedEntry(msgspec.Struct, frozen=True):
     kind: str
     name: str
     namespace: str | None
@@ -137,8 +125,7 @@ class ExaminedEntry:
     location: Location | None
 
 
-@dataclass(frozen=True, slots=True)
-class NamedReport:
+class NamedReport(msgspec.Struct, frozen=True):
     result: str
     field: str | None
     detail: str | None
@@ -151,8 +138,7 @@ egress and the ingress vocabulary alike: most entries of a large
 namespace, and the ones that say nothing."""
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SharedEntries:
+class SharedEntries(msgspec.Struct, frozen=True, eq=False):
     """Examined entries many decisions list alike (every policy of a
     namespace that selects none of their pods), made once, with the places
     of those that are not quiet."""
@@ -168,9 +154,7 @@ def shared_entries(entries: Sequence[ExaminedEntry]) -> SharedEntries:
     )
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Cut:
+class Cut(msgspec.Struct, frozen=True):
     """Where a decision's own entries replace a stretch of the shared ones:
     ``shared.entries[start:stop]`` becomes ``placed`` (an empty stretch
     inserts, an empty ``placed`` removes)."""
@@ -180,8 +164,7 @@ class Cut:
     placed: tuple[ExaminedEntry, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ExaminedList(Sequence[ExaminedEntry]):
+class ExaminedList(msgspec.Struct, frozen=True, eq=False):
     """A decision's examined entries, in order: shared entries with the
     decision's own cut in (``cuts``, in order and apart), then ``tail``.
 
@@ -249,6 +232,20 @@ class ExaminedList(Sequence[ExaminedEntry]):
     def __repr__(self) -> str:
         return f"ExaminedList({self.whole()!r})"
 
+    def __contains__(self, entry: object) -> bool:
+        return entry in self.whole()
+
+    def index(self, entry: ExaminedEntry) -> int:
+        return self.whole().index(entry)
+
+    def count(self, entry: ExaminedEntry) -> int:
+        return self.whole().count(entry)
+
+
+# A Struct cannot also derive from an abstract class; it is registered as the
+# sequence it is (every method of one is above).
+Sequence.register(ExaminedList)
+
 
 def _between(
     entries: tuple[ExaminedEntry, ...], loud: tuple[int, ...], start: int, stop: int
@@ -261,15 +258,13 @@ def examined_list(entries: Sequence[ExaminedEntry] = ()) -> ExaminedList:
     return ExaminedList(shared_entries(entries))
 
 
-@dataclass(frozen=True, slots=True)
-class DecisionReport:
+class DecisionReport(msgspec.Struct, frozen=True):
     refusal: str | None
     summary: str | None
     examined: ExaminedList
 
 
-@dataclass(frozen=True, slots=True)
-class SkippedEntry:
+class SkippedEntry(msgspec.Struct, frozen=True):
     """An object reach does not judge (CLUSTER-POLICIES §11 Q6): staged, or
     for host endpoints only."""
 
@@ -279,8 +274,7 @@ class SkippedEntry:
     location: Location | None
 
 
-@dataclass(frozen=True, slots=True)
-class ReachReport:
+class ReachReport(msgspec.Struct, frozen=True):
     """The reach decision (CLUSTER-POLICIES §11): ``decision.examined`` lists
     only the documents beyond the union's."""
 
@@ -288,8 +282,7 @@ class ReachReport:
     skipped: tuple[SkippedEntry, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class EgressReport:
+class EgressReport(msgspec.Struct, frozen=True):
     policy_kind: str
     engine: str
     verify: str
@@ -302,16 +295,14 @@ class EgressReport:
     reach: ReachReport | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class IngressReport:
+class IngressReport(msgspec.Struct, frozen=True):
     agent_port: int
     decision: DecisionReport
     reach: DecisionReport | None = None
     """The minimal fail-closed rule of CLUSTER-POLICIES §8 over the new kinds."""
 
 
-@dataclass(frozen=True, slots=True)
-class SandboxReport:
+class SandboxReport(msgspec.Struct, frozen=True):
     ref: SandboxRef
     pod_labels: dict[str, str]
     egress: EgressReport
@@ -324,15 +315,13 @@ class SandboxReport:
     """The ``renders:`` environment this sandbox was checked in, if any."""
 
 
-@dataclass(frozen=True, slots=True)
-class ParseErrorReport:
+class ParseErrorReport(msgspec.Struct, frozen=True):
     file: str
     line: int
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class ControllerReport:
+class ControllerReport(msgspec.Struct, frozen=True):
     """The agent-sandbox controller version the run assumed (DESIGN §12):
     ``version`` as written, the AGENT-SANDBOX §8 ``column`` it falls in,
     ``source`` (``flag``, ``declaration``, ``image-tag``, ``version-label``
@@ -345,14 +334,13 @@ class ControllerReport:
     location: Location | None = None
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(msgspec.Struct, frozen=True):
     defaults_applied: bool
     sandboxes: tuple[SandboxReport, ...]
     findings: tuple[Finding, ...]
     parse_errors: tuple[ParseErrorReport, ...]
     declaration_file: str | None = None
-    skipped: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = msgspec.field(default_factory=dict)
     files: int = 0
     stale_baseline: tuple[str, ...] = ()
     controller: ControllerReport | None = None

@@ -13,9 +13,10 @@ so a new reporter shows up in ``--format`` and its ``--help`` by itself.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+
+import msgspec
 
 from lint.report.escaping import Style
 from lint.report.examined import Examined
@@ -48,8 +49,7 @@ def registry(*reporters: AnyReporter) -> Mapping[str, AnyReporter]:
     return MappingProxyType(by_name)
 
 
-@dataclass(frozen=True)
-class RenderOptions:
+class RenderOptions(msgspec.Struct, frozen=True):
     """What a check reporter is told besides the report. Each format reads
     the fields it has a use for."""
 

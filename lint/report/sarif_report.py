@@ -15,8 +15,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from lint import __version__
 from lint.loading.rendered import chart_file
@@ -33,8 +34,7 @@ _SEVERITY = {"error": "8.9", "warning": "6.9", "note": "3.9"}
 _RULE_INDEX = {rule.id: index for index, rule in enumerate(RULES)}
 
 
-@dataclass(frozen=True)
-class SarifOptions:
+class SarifOptions(msgspec.Struct, frozen=True):
     helm_chart_root: str | None = None
     category: str = "egress-lint"
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.report.bounded import bounded
 from lint.report.escaping import escape
@@ -64,8 +65,7 @@ def wrap(text: str, indent: str, *, hang: str = "  ", width: int = WIDTH) -> lis
 _wrap = wrap
 
 
-@dataclass(frozen=True)
-class TextOptions:
+class TextOptions(msgspec.Struct, frozen=True):
     colour: bool = False
     show_suppressed: bool = False
     verbose: bool = False

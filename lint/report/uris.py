@@ -25,9 +25,10 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import quote
+
+import msgspec
 
 SRCROOT: Final = "%SRCROOT%"
 _SRCROOT_DESCRIPTION: Final = (
@@ -60,8 +61,7 @@ def _placed(path: str, cwd: str) -> tuple[str | None, str]:
     return "/".join(root) + "/", "/".join(parts[len(root) :]) or "."
 
 
-@dataclass(frozen=True)
-class UriBases:
+class UriBases(msgspec.Struct, frozen=True):
     """The URI bases of one SARIF run: the outside roots of its paths, in
     sorted order, and the directory the paths are relative to."""
 

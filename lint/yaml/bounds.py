@@ -8,8 +8,9 @@ on files, among the limits of a whole load, and satisfies
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Protocol
+
+import msgspec
 
 MAX_DEPTH: Final = 100
 """The default deepest nesting of mappings and sequences in a document."""
@@ -29,8 +30,7 @@ class DocumentBounds(Protocol):
     def max_alias_expansion(self) -> int: ...
 
 
-@dataclass(frozen=True, slots=True)
-class _DefaultBounds:
+class _DefaultBounds(msgspec.Struct, frozen=True):
     max_depth: int = MAX_DEPTH
     max_alias_expansion: int = MAX_ALIAS_EXPANSION
 

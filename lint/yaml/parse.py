@@ -8,9 +8,9 @@ turns it into dicts and lists with the Kubernetes scalar rules.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Final
 
+import msgspec
 import yaml
 from yaml.nodes import Node
 
@@ -30,8 +30,7 @@ class ParseFailure(Exception):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedDocument:
+class ParsedDocument(msgspec.Struct, frozen=True):
     """A document's value and node tree, with the keys it repeated.
 
     Lines are 0-based in the parsed text. ``root`` is None for an empty

@@ -11,7 +11,6 @@ selecting entries must be the full list's.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from lint.checks.candidates import Sourced, cilium_candidates, with_synthesized
 from lint.checks.context import CheckContext, Origin, examined_entries
@@ -200,7 +200,7 @@ def _copy_verdict(examined: Any, places: str | None) -> Any:
     if places is None or examined.verdict != EgressVerdict.WITHIN:
         return examined
     detail = COPY_NOT_ISOLATING.format(places=places)
-    return dataclasses.replace(examined, verdict=EgressVerdict.NOT_EGRESS_SCOPED, detail=detail)
+    return replace(examined, verdict=EgressVerdict.NOT_EGRESS_SCOPED, detail=detail)
 
 
 def _decided(direction: str, examined: list[Any]) -> tuple[Any, Any]:

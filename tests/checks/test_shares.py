@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from lint.checks import sandbox_checks
 from lint.checks import shares as checks_shares
@@ -74,7 +75,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _report(root: Path, jobs: int) -> str:
     config = root / ".egress-lint.yaml"
     options = CheckOptions(paths=(str(root),), config=config if config.is_file() else None)
-    return render_json(run_check(CheckOptions(**{**options.__dict__, "jobs": jobs})))
+    return render_json(run_check(replace(options, jobs=jobs)))
 
 
 @pytest.mark.parametrize("jobs", [2, 3])

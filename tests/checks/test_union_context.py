@@ -3,12 +3,12 @@ alike, whatever way the key's text is written."""
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from lint.checks.egress import union_context
 from lint.decision.model import Translation
@@ -36,7 +36,7 @@ _value = st.recursive(
 def _with_egress(egress: Any) -> Translation:
     translation = deny_all()
     manifest = {**translation.manifest, "spec": {"egress": egress}}
-    return dataclasses.replace(translation, manifest=manifest)
+    return replace(translation, manifest=manifest)
 
 
 @given(_value, _value)

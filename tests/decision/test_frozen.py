@@ -1,5 +1,6 @@
-"""``quick_init``: a frozen dataclass made through it is the one its own
-``__init__`` would make, and still frozen."""
+"""Frozen records: every one is a frozen ``msgspec.Struct``; the few that
+carry where they were read from compare without it (``equal_without``);
+those whose hash is kept keep the right one."""
 
 from __future__ import annotations
 
@@ -7,155 +8,105 @@ import dataclasses
 import importlib
 import inspect
 import pkgutil
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import pytest
+from msgspec.structs import replace
 
 import lint
-from lint.decision.frozen import quick_init
+from lint.checks.runner import CheckOptions
+from lint.decision.frozen import equal_without
+from lint.decision.tiers.evaluate import SlotOut, Step
+from lint.decision.tiers.model import EVERY_PORT, Action, TierRule
+from lint.loading.documents import LoadedDocument
 
 
-def _twin() -> tuple[type[Any], type[Any]]:
-    """The same class twice, the second given ``quick_init``."""
-
-    def make() -> type[Any]:
-        @dataclass(frozen=True, slots=True)
-        class Shape:
-            first: int
-            second: str
-            third: tuple[int, ...] = ()
-            hidden: str = field(default="set", init=False)
-            fourth: str | None = None
-            named: bool = field(default=False, kw_only=True)
-
-        return Shape
-
-    return make(), quick_init(make())
-
-
-def _values(obj: object) -> dict[str, object]:
-    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(
-    ("args", "kwargs"),
-    [
-        ((1, "a"), {}),
-        ((1, "a", (2, 3)), {}),
-        ((1,), {"second": "b", "fourth": "x", "named": True}),
-        ((), {"first": 4, "second": "c", "third": (5,), "fourth": None}),
-    ],
-)
-def test_the_instance_is_the_one_the_dataclass_makes(
-    args: tuple[object, ...], kwargs: dict[str, object]
-) -> None:
-    plain, quick = _twin()
-    made, expected = quick(*args, **kwargs), plain(*args, **kwargs)
-    assert _values(made) == _values(expected)
-    assert repr(made) == repr(expected)
-    assert hash(made) == hash(quick(*args, **kwargs))
-    assert made == quick(*args, **kwargs)
-
-
-def test_the_same_calls_fail() -> None:
-    plain, quick = _twin()
-    for args, kwargs in [((1,), {}), ((1, "a", (), None, True), {}), ((1, "a"), {"hidden": "x"})]:
-        with pytest.raises(TypeError):
-            plain(*args, **kwargs)
-        with pytest.raises(TypeError):
-            quick(*args, **kwargs)
-
-
-def test_it_stays_frozen() -> None:
-    _, quick = _twin()
-    made = quick(1, "a")
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        made.first = 2
-    assert dataclasses.replace(made, first=2).first == 2
-
-
-def test_a_field_named_like_the_methods_own_names_is_refused() -> None:
-    @dataclass(frozen=True, slots=True)
-    class Clashing:
-        _set0: int
-        value: int
-
-    with pytest.raises(TypeError):
-        quick_init(Clashing)
-
-
-@pytest.mark.parametrize("kind", ["plain", "unslotted", "post_init", "factory"])
-def test_only_a_class_it_can_make_exactly(kind: str) -> None:
-    if kind == "plain":
-
-        @dataclass(slots=True)
-        class Plain:
-            value: int
-
-        cls: type[Any] = Plain
-    elif kind == "unslotted":
-
-        @dataclass(frozen=True)
-        class Unslotted:
-            value: int
-
-        cls = Unslotted
-    elif kind == "post_init":
-
-        @dataclass(frozen=True, slots=True)
-        class Checked:
-            value: int
-
-            def __post_init__(self) -> None:
-                pass
-
-        cls = Checked
-    else:
-
-        @dataclass(frozen=True, slots=True)
-        class Listed:
-            value: list[int] = field(default_factory=list)
-
-        cls = Listed
-    with pytest.raises(TypeError):
-        quick_init(cls)
-
-
-def _quick_classes() -> list[type[Any]]:
+def _classes() -> list[type[Any]]:
     found = []
     for module in pkgutil.walk_packages(lint.__path__, "lint."):
         loaded = importlib.import_module(module.name)
         for value in vars(loaded).values():
-            init = getattr(value, "__init__", None)
-            code = getattr(init, "__code__", None)
-            if (
-                inspect.isclass(value)
-                and value.__module__ == loaded.__name__
-                and code is not None
-                and code.co_filename.startswith("<quick_init")
-            ):
+            if inspect.isclass(value) and value.__module__ == loaded.__name__:
                 found.append(value)
     return found
 
 
-def test_every_quick_class_keeps_the_dataclass_signature() -> None:
-    """Each class of the tool given ``quick_init`` takes the parameters its
-    own dataclass ``__init__`` takes, with the same defaults."""
-    classes = _quick_classes()
-    assert {cls.__name__ for cls in classes} >= {"PolicyDocument", "ExaminedEntry", "Location"}
-    for cls in classes:
-        twin = dataclasses.make_dataclass(
-            cls.__name__,
-            [
-                (f.name, f.type, field(default=f.default, init=f.init, kw_only=f.kw_only))
-                for f in dataclasses.fields(cls)
-            ],
-            frozen=True,
-            slots=True,
-        )
-        ours = inspect.signature(cls).parameters.values()
-        theirs = inspect.signature(twin).parameters.values()
-        assert [(p.name, p.kind, p.default) for p in ours] == [
-            (p.name, p.kind, p.default) for p in theirs
-        ], cls
+def test_every_frozen_record_is_a_frozen_struct() -> None:
+    """One shape: no frozen dataclass is left beside the Structs (the
+    dataclasses left are mutable state: memos, builders, indexes)."""
+    classes = _classes()
+    frozen_dataclasses = [
+        cls.__qualname__
+        for cls in classes
+        if dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    ]
+    assert frozen_dataclasses == []
+    structs = [cls for cls in classes if issubclass(cls, msgspec.Struct)]
+    assert {cls.__name__ for cls in structs} >= {"Location", "Finding", "TierRule", "KubeObject"}
+    assert all(cls.__struct_config__.frozen for cls in structs)
+    # A dataclass field left as a default would be the default itself.
+    defaults = [(cls, d) for cls in structs for d in cls.__struct_defaults__]
+    assert [cls for cls, d in defaults if isinstance(d, dataclasses.Field)] == []
+
+
+class _Read(msgspec.Struct, frozen=True):
+    value: int
+    where: str = ""
+    __eq__ = equal_without("where")
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Other(msgspec.Struct, frozen=True):
+    value: int
+    where: str = ""
+
+
+def test_equal_without_leaves_out_only_the_named_fields() -> None:
+    assert _Read(1, "a.yaml") == _Read(1, "b.yaml")
+    assert _Read(1, "a.yaml") != _Read(2, "a.yaml")
+    assert _Read(1) != _Other(1)  # another class is never equal
+    assert _Read(1).__eq__(_Other(1)) is NotImplemented
+
+
+def test_a_document_is_equal_whatever_text_it_was_read_from() -> None:
+    first = LoadedDocument("f.yaml", 1, 3, 0, {"kind": "Pod"}, text="a", text_line=1)
+    again = LoadedDocument("f.yaml", 1, 3, 0, {"kind": "Pod"}, text="b", text_line=2)
+    moved = LoadedDocument("f.yaml", 2, 3, 0, {"kind": "Pod"}, text="a", text_line=1)
+    assert first == again
+    assert first != moved
+    with pytest.raises(TypeError):
+        hash(first)  # its value is a dict
+
+
+def test_options_are_equal_whatever_reports_progress() -> None:
+    assert CheckOptions(progress=print) == CheckOptions(progress=None)
+    assert CheckOptions(jobs=2) != CheckOptions(jobs=1)
+
+
+def _rule(index: int) -> TierRule:
+    return TierRule(frozenset({Action.ALLOW}), EVERY_PORT, None, index, ("spec", index), "rule")
+
+
+def test_a_kept_hash_is_the_records_own() -> None:
+    """A record made by ``replace`` from one whose hash is kept has its own
+    hash, not the original's."""
+    rule = _rule(0)
+    hash(rule)  # kept now
+    changed = replace(rule, index=1, path=("spec", 1))
+    assert hash(changed) == hash(_rule(1))
+    assert changed != rule
+    step = Step("kube-admin", Action.ALLOW, 0, rule)
+    hash(step)
+    assert hash(replace(step, rule=changed)) == hash(Step("kube-admin", Action.ALLOW, 0, _rule(1)))
+    out = SlotOut(Action.ALLOW, step)
+    hash(out)
+    assert hash(replace(out, end_pass=True)) == hash(SlotOut(Action.ALLOW, step, end_pass=True))
+    assert {rule, _rule(0)} == {rule}
+
+
+def test_a_record_stays_frozen() -> None:
+    rule = _rule(0)
+    with pytest.raises(AttributeError):
+        rule.index = 2  # type: ignore[misc]
+    assert replace(rule, index=2).index == 2

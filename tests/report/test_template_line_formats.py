@@ -7,9 +7,8 @@ must show it, or the search is work for nothing."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
+from msgspec.structs import replace
 
 from lint.report.model import Finding, Location, ObjectRef, Report, SandboxRef
 from lint.report.reporters import CHECK_REPORTERS, RenderOptions
@@ -25,7 +24,7 @@ def _report(source_line: int | None) -> Report:
         "NetworkPolicy team/open widens egress",
         location,
         sandbox=_SANDBOX,
-        related=(dataclasses.replace(location, line=20),),
+        related=(replace(location, line=20),),
         subject=ObjectRef("NetworkPolicy", "open", "team"),
         affected=(_SANDBOX,),
     )

@@ -14,8 +14,9 @@ reader of §3.2, the subject match of §3.3, the rule steps of §3.4 and the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Final, TypeAlias
+
+import msgspec
 
 from lint.decision.cidr import parse_cidr
 from lint.decision.model import (
@@ -79,8 +80,7 @@ PortsRead: TypeAlias = tuple[PortSet, bool]
 PortsReader: TypeAlias = Callable[[Mapping[str, JSON]], PortsRead | str]
 
 
-@dataclass(frozen=True, slots=True)
-class Flavour:
+class Flavour(msgspec.Struct, frozen=True):
     """How one kind reads its rules.
 
     ``group`` is the §1.5 group, ``actions`` the valid actions (exact case).
@@ -103,8 +103,7 @@ class Flavour:
 # --- §3.2 reading a document ---------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
+class Shape(msgspec.Struct, frozen=True):
     """A readable document: its spec, subject and egress rules (None: absent)."""
 
     spec: Mapping[str, JSON]

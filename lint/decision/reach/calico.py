@@ -28,8 +28,9 @@ Pure: plain data in, frozen results out. The wording of details is ours.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.defaulting import calico_governs_egress
 from lint.decision.model import (
@@ -108,8 +109,7 @@ def is_calico(api_version: str) -> bool:
 # --- Documents (§5.6, §5.10, §5.13, §5.14) ----------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ReadPolicy:
+class ReadPolicy(msgspec.Struct, frozen=True):
     """A Calico policy object that passed §5.14 step 1."""
 
     spec: Mapping[str, JSON]

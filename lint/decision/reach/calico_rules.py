@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from enum import Enum
 from typing import Final, Literal, TypeAlias
+
+import msgspec
 
 from lint.decision.cidr import is_ipv6_text, parse_cidr
 from lint.decision.model import (
@@ -70,8 +71,7 @@ _PORT_RANGE: Final = re.compile(r"([0-9]+):([0-9]+)", re.ASCII)
 # --- Wanted ports (§5.8) -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class WantedPorts:
+class WantedPorts(msgspec.Struct, frozen=True):
     ports: PortSet
     named_port: bool = False
 
@@ -142,15 +142,13 @@ GLOBAL_SCOPE: Final = _Global.GLOBAL
 GlobalNetworkSets and host endpoints, not pods."""
 
 
-@dataclass(frozen=True, slots=True)
-class Undecided:
+class Undecided(msgspec.Struct, frozen=True):
     """A destination or translation the linter cannot read; ``detail`` says why."""
 
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(msgspec.Struct, frozen=True):
     """A translated selector scope (§5.9.1), with the pod-part selector
     kept for the network-set check (§5.9.2); None is "no pod part"."""
 
@@ -161,8 +159,7 @@ class Scope:
 Translated: TypeAlias = Scope | _Global | Undecided
 
 
-@dataclass(frozen=True, slots=True)
-class Destination:
+class Destination(msgspec.Struct, frozen=True):
     """What §5.9 reads from a rule's ``destination``."""
 
     raw: JSON
@@ -313,8 +310,7 @@ def _wide_cidrs(not_nets: tuple[str, ...]) -> tuple[CidrPeer, ...]:
 # --- Rule verdicts (§5.7) ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RuleContext:
+class RuleContext(msgspec.Struct, frozen=True):
     """What judging one policy's rules needs besides the rule."""
 
     allowance: Allowance

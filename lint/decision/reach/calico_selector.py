@@ -30,10 +30,11 @@ answer the other way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from typing import Final, TypeAlias
+
+import msgspec
 
 from lint.decision.model import Tri
 from lint.decision.values import JSON
@@ -53,18 +54,15 @@ _LABEL_CHARS: Final = frozenset(
 # --- The tree ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class AllNode:
+class AllNode(msgspec.Struct, frozen=True):
     """``all()`` (and the empty selector)."""
 
 
-@dataclass(frozen=True, slots=True)
-class GlobalNode:
+class GlobalNode(msgspec.Struct, frozen=True):
     """``global()``: only meaningful in a rule's ``namespaceSelector``."""
 
 
-@dataclass(frozen=True, slots=True)
-class HasNode:
+class HasNode(msgspec.Struct, frozen=True):
     key: str
 
 
@@ -78,15 +76,13 @@ class Compare(Enum):
     ENDS_WITH = "ends with"
 
 
-@dataclass(frozen=True, slots=True)
-class CompareNode:
+class CompareNode(msgspec.Struct, frozen=True):
     key: str
     op: Compare
     value: str
 
 
-@dataclass(frozen=True, slots=True)
-class SetNode:
+class SetNode(msgspec.Struct, frozen=True):
     """``k in {...}`` (``negated`` False) or ``k not in {...}``. ``values``
     keeps the written order, duplicates removed."""
 
@@ -95,18 +91,15 @@ class SetNode:
     negated: bool
 
 
-@dataclass(frozen=True, slots=True)
-class NotNode:
+class NotNode(msgspec.Struct, frozen=True):
     operand: Node
 
 
-@dataclass(frozen=True, slots=True)
-class AndNode:
+class AndNode(msgspec.Struct, frozen=True):
     operands: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class OrNode:
+class OrNode(msgspec.Struct, frozen=True):
     operands: tuple[Node, ...]
 
 
@@ -115,8 +108,7 @@ Node: TypeAlias = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SelectorError:
+class SelectorError(msgspec.Struct, frozen=True):
     """A selector that does not parse; ``reason`` says where it fails."""
 
     reason: str
@@ -149,8 +141,7 @@ class Tok(Enum):
     EOF = "end"
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(msgspec.Struct, frozen=True):
     kind: Tok
     value: str = ""
 

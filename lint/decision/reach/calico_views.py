@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.model import (
     Tri,
@@ -74,8 +75,7 @@ def _merge(pod: LabelValue, added: LabelValue) -> LabelValue:
     return KeyState.PRESENT
 
 
-@dataclass(frozen=True, slots=True)
-class CalicoViews:
+class CalicoViews(msgspec.Struct, frozen=True):
     """The three §5.4 views, as lookups for the selector language."""
 
     namespace: str
@@ -132,8 +132,7 @@ def calico_views(subject: ReachSubject, data: ReachData) -> CalicoViews:
 # --- Selection (§5.5) -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class SelectorPart:
+class SelectorPart(msgspec.Struct, frozen=True):
     """One selection field's outcome; ``problem`` says why it is unknown
     when it cannot be read."""
 
@@ -161,8 +160,7 @@ def _selection_part(
     return SelectorPart(field, raw, evaluate(node, lookup))
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
+class Selection(msgspec.Struct, frozen=True):
     outcome: Tri
     text: str
 

@@ -14,8 +14,9 @@ merely feed a policy (Antrea Tier, ClusterGroup, Group).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.model import EgressVerdict
 from lint.decision.reach.common import api_group, display_kind, object_name
@@ -23,8 +24,7 @@ from lint.decision.reach.model import ReachCandidate, ReachDocument, ReachSubjec
 from lint.decision.values import JSON
 
 
-@dataclass(frozen=True, slots=True)
-class CatchAllKind:
+class CatchAllKind(msgspec.Struct, frozen=True):
     """One row of the §7 table. ``versions`` None means every version of the
     group; ``namespaced`` kinds count only in the sandbox namespace."""
 

@@ -16,8 +16,9 @@ closed: it is ``unknown``, never an empty (and so harmless-looking) rule.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.allowance import destination_allowed
 from lint.decision.model import Allowance, PortSet, RuleVerdict, Tri
@@ -33,8 +34,7 @@ EVERY_ADDRESS: Final = ("0.0.0.0/0", "::/0")
 REFERENCE_FIELDS: Final = ("cidr", "cidrGroupRef", "cidrGroupSelector")
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedBlock:
+class ResolvedBlock(msgspec.Struct, frozen=True):
     """One ipBlock a set entry stands for. ``groups`` names the groups it
     came from (empty for the entry's own ``cidr``); ``source`` says where it
     came from, for details (empty for the entry's own ``cidr``)."""
@@ -44,8 +44,7 @@ class ResolvedBlock:
     source: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Unresolved:
+class Unresolved(msgspec.Struct, frozen=True):
     """Why a set entry cannot be resolved (it is ``unknown``)."""
 
     detail: str

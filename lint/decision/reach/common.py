@@ -14,8 +14,9 @@ The wording of details is ours; each names what its spec row requires.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.allowance import destination_allowed, reaches_resolver
 from lint.decision.fqdn_patterns import name_in_pattern
@@ -51,8 +52,7 @@ OPERATORS: Final = ("In", "NotIn", "Exists", "DoesNotExist")
 VALUED_OPERATORS: Final = ("In", "NotIn")
 
 
-@dataclass(frozen=True, slots=True)
-class Requirement:
+class Requirement(msgspec.Struct, frozen=True):
     """One ``matchExpressions`` entry; ``values`` is empty for Exists/DoesNotExist."""
 
     key: str
@@ -60,8 +60,7 @@ class Requirement:
     values: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class StrictSelector:
+class StrictSelector(msgspec.Struct, frozen=True):
     """A readable selector (§2.2): its ``matchLabels`` pairs and expressions."""
 
     labels: tuple[tuple[str, str], ...]
@@ -386,8 +385,7 @@ def judge_domain_entry(
 # --- §2.7 the document verdict -------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class JudgedRule:
+class JudgedRule(msgspec.Struct, frozen=True):
     """One egress rule's verdict, with its ``name`` when the rule has one
     and its JSON path inside the object."""
 
@@ -396,8 +394,7 @@ class JudgedRule:
     path: tuple[str | int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class NewKindFacts:
+class NewKindFacts(msgspec.Struct, frozen=True):
     """What §2.7 needs to know about one new-kind document.
 
     ``unreadable`` is the reader's detail, or None. ``egress_governed`` is
@@ -414,8 +411,7 @@ class NewKindFacts:
     subject_text: str = "its subject"
 
 
-@dataclass(frozen=True, slots=True)
-class NewKindVerdict:
+class NewKindVerdict(msgspec.Struct, frozen=True):
     """The verdict, its detail, and the deciding rule (None when no rule decided)."""
 
     verdict: EgressVerdict

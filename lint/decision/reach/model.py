@@ -10,11 +10,11 @@ them; they hold plain data only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, Literal, TypeAlias
 
-from lint.decision.frozen import quick_init
+import msgspec
+
 from lint.decision.model import (
     Allowance,
     Everything,
@@ -45,8 +45,7 @@ NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"
 """The label the API server sets to a namespace's own name (§2.3)."""
 
 
-@dataclass(frozen=True, slots=True)
-class LabelView:
+class LabelView(msgspec.Struct, frozen=True):
     """What is known about one object's labels (§2.3, §11).
 
     ``values`` are keys known present with their value; ``unknown_value``
@@ -55,7 +54,7 @@ class LabelView:
     other key is unknown.
     """
 
-    values: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, str] = msgspec.field(default_factory=dict)
     unknown_value: frozenset[str] = frozenset()
     complete: bool = True
 
@@ -110,9 +109,7 @@ def namespace_label_view(namespace: str, labels: Mapping[str, str] | None) -> La
 # --- What reach is offered ----------------------------------------------------------
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class ReachCandidate:
+class ReachCandidate(msgspec.Struct, frozen=True):
     """One object offered to reach. ``api_version`` and ``kind`` are exactly
     as written (§2.1 matches both exactly); ``raw`` may be anything (an
     unreadable list entry); ``position`` is the index among its kind's
@@ -140,14 +137,13 @@ class ReachCandidate:
         return stated if isinstance(stated, str) and stated else default
 
 
-@dataclass(frozen=True, slots=True)
-class ReachData:
+class ReachData(msgspec.Struct, frozen=True):
     """Data-only kinds, already gathered. ``namespace_labels`` and
     ``service_accounts`` hold the views WIRING built (§2.3); a missing entry
     reads as the partial view."""
 
-    namespace_labels: Mapping[str, LabelView] = field(default_factory=dict)
-    service_accounts: Mapping[tuple[str, str], LabelView] = field(default_factory=dict)
+    namespace_labels: Mapping[str, LabelView] = msgspec.field(default_factory=dict)
+    service_accounts: Mapping[tuple[str, str], LabelView] = msgspec.field(default_factory=dict)
     cidr_groups: tuple[ReachCandidate, ...] = ()
     calico_tiers: tuple[ReachCandidate, ...] = ()
     network_sets: tuple[ReachCandidate, ...] = ()
@@ -163,8 +159,7 @@ class ReachData:
         return view if view is not None else partial_labels()
 
 
-@dataclass(frozen=True, slots=True)
-class ReachSubject:
+class ReachSubject(msgspec.Struct, frozen=True):
     """One declaration and acquisition path, as reach sees it.
 
     ``iso`` is §1.3 (some readable core NetworkPolicy selects the pod and
@@ -182,14 +177,13 @@ class ReachSubject:
     cilium: bool
     iso_policy: str | None = None
     pod_template: JSON = None
-    pod_annotations: Mapping[str, JSON] = field(default_factory=dict)
+    pod_annotations: Mapping[str, JSON] = msgspec.field(default_factory=dict)
 
 
 # --- Wanted peers (§0.2, §2.5) ------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class NodesPeer:
+class NodesPeer(msgspec.Struct, frozen=True):
     """The ``nodes`` peer: node addresses cannot be known offline (§2.5 step 3a).
     ``empty``: the selector is empty, so it names every node (§12.2.2)."""
 
@@ -197,16 +191,14 @@ class NodesPeer:
     empty: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class DomainPeer:
+class DomainPeer(msgspec.Struct, frozen=True):
     """One domain entry of a ``domainNames`` list (§2.6); ``entry`` is raw."""
 
     entry: JSON
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class UnreadablePeer:
+class UnreadablePeer(msgspec.Struct, frozen=True):
     """A peer that cannot be read; it is ``unknown`` at its turn (§2.5 step 3)."""
 
     detail: str
@@ -224,8 +216,7 @@ GROUP_ORDER: Final[tuple[Group, ...]] = ("admin", "calico", "baseline", "other")
 """§1.5: D_admin, D_calico, D_base, D_other."""
 
 
-@dataclass(frozen=True, slots=True)
-class ReachDocument:
+class ReachDocument(msgspec.Struct, frozen=True):
     """One judged new-kind document, with what a report needs (§2.7, §2.8).
 
     ``kind`` is the display kind of §2.8. ``rule_index`` is the deciding
@@ -244,8 +235,7 @@ class ReachDocument:
     excused: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Skipped:
+class Skipped(msgspec.Struct, frozen=True):
     """An object reach does not judge: staged, or host endpoints only (§11 Q6)."""
 
     kind: str
@@ -258,8 +248,7 @@ ReachEntry: TypeAlias = Examined | ReachDocument
 new-kind document."""
 
 
-@dataclass(frozen=True, slots=True)
-class ReachDecision:
+class ReachDecision(msgspec.Struct, frozen=True):
     """The reach decision (§1.5, §11). ``documents`` are the entries beyond
     the union's, in procedure order: the Cilium documents read only by reach,
     then the new-kind documents by group. ``culprit`` is the entry the

@@ -29,9 +29,11 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
 from functools import partial
 from typing import Final, TypeAlias
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.decision.model import Allowance, Tri
 from lint.decision.reach.calico_tiers import deftier
@@ -119,16 +121,14 @@ def _unjudged(candidate: ReachCandidate, context: ReadContext) -> Read:
     return Read(undecidable=(Undecidable(shown, name, detail, candidate.position),))
 
 
-@dataclass(frozen=True, slots=True)
-class Built:
+class Built(msgspec.Struct, frozen=True):
     """The engine's input, and what was skipped (staged, host endpoints)."""
 
     input: TierInput
     skipped: tuple[Skipped, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class PathFacts:
+class PathFacts(msgspec.Struct, frozen=True):
     """The pod on one acquisition path: its labels (``pod_label_view``),
     service account, the template's ``spec.podTemplate`` and the path's
     extra pod annotations (a claim's)."""
@@ -137,7 +137,7 @@ class PathFacts:
     pod: LabelView
     service_account: str = "default"
     pod_template: JSON = None
-    pod_annotations: Mapping[str, JSON] = field(default_factory=dict)
+    pod_annotations: Mapping[str, JSON] = msgspec.field(default_factory=dict)
 
 
 def path_facts_of(subject: ReachSubject) -> PathFacts:
@@ -285,7 +285,7 @@ def _view_key(view: LabelView) -> Hashable:
     return tuple(sorted(view.values.items())), view.unknown_value, view.complete
 
 
-_CANDIDATE_FIELDS: Final = tuple(f.name for f in fields(ReachCandidate) if f.name != "raw")
+_CANDIDATE_FIELDS: Final = tuple(n for n in ReachCandidate.__struct_fields__ if n != "raw")
 
 _candidate_key: Final[Callable[[ReachCandidate], Hashable]] = operator.attrgetter(
     *_CANDIDATE_FIELDS
@@ -444,7 +444,7 @@ def _written(document: TierDocument, memo: ReadMemo | None) -> str:
     return f"{TierDocument.__qualname__}({', '.join(parts)})"
 
 
-_WRITTEN_FIELDS: Final = tuple(f.name for f in fields(TierDocument) if f.repr)
+_WRITTEN_FIELDS: Final = TierDocument.__struct_fields__
 """The fields a ``TierDocument``'s ``repr`` writes, in its order."""
 
 

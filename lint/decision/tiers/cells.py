@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final, NamedTuple, TypeAlias, TypeVar, cast
 
+import msgspec
+
 from lint.decision.model import Tri
 from lint.decision.reach.common import StrictSelector, normalise_domain
 from lint.decision.selectors import narrower_than
@@ -83,8 +85,7 @@ FAMILIES: Final[tuple[Family, ...]] = (4, 6)
 # --- queries (the points of ``explain --to``) -------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class AddressQuery:
+class AddressQuery(msgspec.Struct, frozen=True):
     """Addresses ``low``..``high`` of one family; ``protocol`` None means
     every protocol and port (``ICMP`` and ``OTHER`` included), else that
     protocol on ``port`` (None: every port)."""
@@ -96,8 +97,7 @@ class AddressQuery:
     port: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class NameQuery:
+class NameQuery(msgspec.Struct, frozen=True):
     """A host name on one protocol (``TCP`` for ``HOST:PORT``) and port;
     ``protocol`` None: every protocol and port."""
 
@@ -112,8 +112,7 @@ Query: TypeAlias = AddressQuery | NameQuery
 # --- the cells ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class PortCell:
+class PortCell(msgspec.Struct, frozen=True):
     """Ports ``low``..``high`` of a protocol (for ``OTHER`` protocol numbers;
     ``ICMP`` has none)."""
 
@@ -122,15 +121,13 @@ class PortCell:
     high: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class AddressCell:
+class AddressCell(msgspec.Struct, frozen=True):
     family: Family
     low: int
     high: int
 
 
-@dataclass(frozen=True, slots=True)
-class OwnerClass:
+class OwnerClass(msgspec.Struct, frozen=True):
     """``OUT``; ``NODE`` (``pods`` None: a plain node, or a host-networked
     pod no selector names; else the host-networked pods of ``pods``); or
     ``POD``, the pods of ``pods`` (None: in no selector)."""
@@ -148,8 +145,7 @@ MORE_LABELS: Final = 2
 """A wildcard class of the names two or more labels under its suffix."""
 
 
-@dataclass(frozen=True, slots=True)
-class NameClass:
+class NameClass(msgspec.Struct, frozen=True):
     """One name, or (``wildcard``) the names a pattern matches beyond every
     name listed. ``asked``: a rule or the query names it; a name only the
     allowance lists is a class (so a pattern's class leaves it out) that
@@ -220,8 +216,7 @@ def pods_within(outer: PodSet, inner: PodSet) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Values:
+class _Values(msgspec.Struct, frozen=True):
     """The values one key may take: ``finite`` (None: any but ``excluded``)
     and whether it may be absent."""
 
@@ -652,8 +647,7 @@ class SharedSlots:
     """Each distinct outcome once, by value."""
 
 
-@dataclass(frozen=True, slots=True)
-class _SlotShape:
+class _SlotShape(msgspec.Struct, frozen=True):
     """A slot of one space as ``SharedSlots`` keys it: the shape's token,
     and the space's bit of each rule the slot reads."""
 

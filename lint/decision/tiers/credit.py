@@ -22,8 +22,9 @@ The evidence still decides which form the NetworkPolicy slot takes
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from lint.decision.model import Tri
 from lint.decision.reach.model import ReachCandidate
@@ -43,8 +44,7 @@ CILIUM_EVIDENCE: Final = (CILIUM_NETWORK_POLICY, CILIUM_CLUSTERWIDE_NETWORK_POLI
 API_WORDS: Final = ("AdminNetworkPolicy", "BaselineAdminNetworkPolicy", "ClusterNetworkPolicy")
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(msgspec.Struct, frozen=True):
     """CALICO and CILIUM-R."""
 
     calico: bool = False

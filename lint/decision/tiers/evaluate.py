@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Final, Literal, TypeAlias, cast
 
-from lint.decision.frozen import quick_init
+import msgspec
+
 from lint.decision.model import Tri
 from lint.decision.tiers.kleene import kleene_and, kleene_or
 from lint.decision.tiers.match import MaskedProbe, Probe, applies, destination
@@ -78,9 +78,7 @@ BASELINE_ORDER: Final = "baseline-order"
 OBJECT: Final = "object"
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Doubt:
+class Doubt(msgspec.Struct, frozen=True):
     """One reason a point may have more than one outcome. ``document`` is an
     index into ``TierInput.documents``, or, for ``OBJECT``, into
     ``TierInput.undecidable``. ``rule`` is the rule whose match is ``M``
@@ -92,9 +90,9 @@ class Doubt:
     others: tuple[int, ...] = ()
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Step:
+# Its hash is kept once worked out: the evaluator hashes every path's steps,
+# their rules and the slots' outcomes many times over.
+class Step(msgspec.Struct, frozen=True, cache_hash=True):
     """What one slot did on one path (§12.3.4): the rule whose action ended
     or passed the slot (``document``, ``rule``), or the slot's ``end``.
     ``tie`` marks a rule chosen among tied policies."""
@@ -105,21 +103,9 @@ class Step:
     rule: TierRule | None = None
     end: str | None = None
     tie: bool = False
-    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
-    """The hash, kept once worked out: a step is hashed with its slot's
-    outcome (kept by value), then in every branch and path it is on."""
-
-    def __hash__(self) -> int:
-        known = self._hash
-        if known is None:
-            known = hash((self.slot, self.action, self.document, self.rule, self.end, self.tie))
-            object.__setattr__(self, "_hash", known)
-        return known
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Path:
+class Path(msgspec.Struct, frozen=True):
     """One path through the slots and its final result."""
 
     result: Action
@@ -146,9 +132,7 @@ class Path:
         return last.document if last is not None and last.slot == UNDECIDABLE_SLOT else None
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """``V(p)``: the results over every path, and the paths."""
 
     results: frozenset[Action]
@@ -173,8 +157,7 @@ Entry: TypeAlias = tuple[int, TierDocument, TierRule]
 """A rule with its document and the document's index."""
 
 
-@dataclass(frozen=True, slots=True)
-class SlotPlan:
+class SlotPlan(msgspec.Struct, frozen=True):
     """One slot: ``kind`` is admin, calico, network-policy or baseline;
     ``groups`` its policy groups in order, each a tuple of tie members, each
     member the entries it runs in order (§12.3.1)."""
@@ -187,8 +170,7 @@ class SlotPlan:
     baseline_tie: tuple[Entry, ...] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """The input, its slots, and every order of them to try (§12.3.2)."""
 
     input: TierInput
@@ -198,7 +180,7 @@ class Plan:
     cut: bool = False
     """More orders than ``MAX_ORDERS``: only the first are tried, and a
     verdict then holds both results (fail closed)."""
-    reads: dict[str, tuple[TierRule, ...]] = field(default_factory=dict)
+    reads: dict[str, tuple[TierRule, ...]] = msgspec.field(default_factory=dict)
     """Per slot, the rules whose match its outcome reads (``slot_reads``)."""
     undecidable_paths: tuple[Path, ...] = ()
     """The path of each §7 object, the same at every point (``_verdict``)."""
@@ -341,9 +323,7 @@ def _baseline_slot(by_slot: dict[str, list[tuple[int, TierDocument]]]) -> SlotPl
 # --- FIRST and TIE (§12.3.1) -------------------------------------------------------------
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Out:
+class Out(msgspec.Struct, frozen=True):
     """One outcome of a rule list: the action (or ``nomatch``), the deciding
     rule, and the doubts that made it one of several."""
 
@@ -495,9 +475,9 @@ def _tied(group: tuple[tuple[Entry, ...], ...], probe: Probe) -> list[Out]:
 # --- the slots (§12.3.3) ------------------------------------------------------------------
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class SlotOut:
+# Its hash is kept once worked out: the evaluator hashes every path's steps,
+# their rules and the slots' outcomes many times over.
+class SlotOut(msgspec.Struct, frozen=True, cache_hash=True):
     """A slot's outcome: ``allow``, ``deny``, ``pass`` or ``pass-keep-deny``,
     with its step and doubts. ``end_pass``: a pass from the slot's end (the
     baseline's end after a kept deny is a deny)."""
@@ -506,16 +486,6 @@ class SlotOut:
     step: Step
     doubts: frozenset[Doubt] = frozenset()
     end_pass: bool = False
-    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
-    """The hash, kept once worked out: outcomes are kept by value, for the
-    run and for each space (``SharedSlots``, ``_slot_outcome``)."""
-
-    def __hash__(self) -> int:
-        known = self._hash
-        if known is None:
-            known = hash((self.outcome, self.step, self.doubts, self.end_pass))
-            object.__setattr__(self, "_hash", known)
-        return known
 
 
 def _final(slot: str, outs: list[Out], end: list[SlotOut]) -> list[SlotOut]:
@@ -730,9 +700,7 @@ def _may_reach_baseline(plan: Plan, iso_parts: list[tuple[int, Tri]], probe: Pro
 # --- the verdict (§12.3.4) ---------------------------------------------------------------
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class _Branch:
+class _Branch(msgspec.Struct, frozen=True):
     steps: tuple[Step, ...]
     doubts: frozenset[Doubt]
     keep_deny: bool = False

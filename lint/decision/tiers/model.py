@@ -12,11 +12,11 @@ Everything here is frozen plain data: no I/O, no YAML.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final, TypeAlias
 
-from lint.decision.frozen import quick_init
+import msgspec
+
 from lint.decision.model import Allowance, Cidr, Tri
 from lint.decision.reach.common import StrictSelector
 
@@ -52,8 +52,7 @@ PORTED: Final = (Protocol.TCP, Protocol.UDP, Protocol.SCTP)
 # --- What a rule matches: ports (§12.2.1) ----------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class PortSpan:
+class PortSpan(msgspec.Struct, frozen=True):
     """Ports ``low``..``high`` (inclusive, 1-65535) of one ported protocol."""
 
     protocol: Protocol
@@ -61,8 +60,7 @@ class PortSpan:
     high: int
 
 
-@dataclass(frozen=True, slots=True)
-class Ports:
+class Ports(msgspec.Struct, frozen=True):
     """The protocol-and-port part of a rule (§12.2.1).
 
     ``every``: no port list, every protocol and port (ICMP and OTHER
@@ -91,16 +89,14 @@ UNREADABLE_PORTS: Final = Ports(unreadable=True)
 # --- What a rule matches: peers by owner (§12.2.2) ----------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class CidrBlock:
+class CidrBlock(msgspec.Struct, frozen=True):
     """One address range less its excepts (every cidr already masked)."""
 
     cidr: Cidr
     excepts: tuple[Cidr, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class PodSet:
+class PodSet(msgspec.Struct, frozen=True):
     """Pods chosen by labels (a selector peer, §12.2.2).
 
     A point's owner ``POD(ns, pod)`` is in the set when ``namespaces``
@@ -118,9 +114,7 @@ class PodSet:
     exclude: PodSet | None = None
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class PeerMatch:
+class PeerMatch(msgspec.Struct, frozen=True):
     """One peer of a rule, as what it matches for each owner (§12.2.2).
 
     ``peer(p) = address_test(p) and owner_part(p)``, Kleene ``and``:
@@ -167,9 +161,9 @@ def unreadable_peer(text: str = UNREADABLE_PEER_TEXT) -> PeerMatch:
 # --- Rules and documents (§12.2, §12.3) ---------------------------------------------------
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class TierRule:
+# Its hash is kept once worked out: the evaluator hashes every path's steps,
+# their rules and the slots' outcomes many times over.
+class TierRule(msgspec.Struct, frozen=True, cache_hash=True):
     """One rule, as what it matches (§12.2).
 
     ``actions`` is the rule's action, or every action of its kind when the
@@ -185,18 +179,6 @@ class TierRule:
     index: int
     path: tuple[str | int, ...]
     text: str
-    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
-    """The hash, kept once worked out: the evaluator hashes the steps of
-    every path through the tiers, and each step holds its rule, whose peers
-    and ports go deep. (Not set by ``__init__``, so ``replace`` never copies
-    it to a changed rule.)"""
-
-    def __hash__(self) -> int:
-        known = self._hash
-        if known is None:
-            known = hash((self.actions, self.ports, self.peers, self.index, self.path, self.text))
-            object.__setattr__(self, "_hash", known)
-        return known
 
 
 class Slot(StrEnum):
@@ -215,9 +197,7 @@ SLOT_ORDER: Final[dict[str, float]] = {
 """The order keys of the built-in slots (§12.3.2), Calico's own orders."""
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class TierDocument:
+class TierDocument(msgspec.Struct, frozen=True):
     """One policy document, as the engine sees it (§12.2, §12.3.3).
 
     - ``kind`` is the display kind (``lint.kinds.display_kind``); ``name``
@@ -264,8 +244,7 @@ class TierDocument:
     ref: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class CalicoTier:
+class CalicoTier(msgspec.Struct, frozen=True):
     """A Calico tier other than the built-in ones (§12.3.2).
 
     ``order`` None: the tier's position is unknown (no ``Tier`` manifest, or
@@ -278,9 +257,7 @@ class CalicoTier:
     pass_by_default: bool | None = False
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Undecidable:
+class Undecidable(msgspec.Struct, frozen=True):
     """A §7 object or pod condition: every point's verdict gains ``allow``,
     and this is its undecided document (§12.7)."""
 
@@ -293,8 +270,7 @@ class Undecidable:
     file and line), when one field does."""
 
 
-@dataclass(frozen=True, slots=True)
-class TierInput:
+class TierInput(msgspec.Struct, frozen=True):
     """Everything the engine needs for one pod on one acquisition path.
 
     ``calico_form``: the NetworkPolicy slot is Calico's ``default`` tier

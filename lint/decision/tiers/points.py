@@ -10,8 +10,9 @@ as the union reads it (S§4, S§7.4, S§9.3, S§9.4).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Final, Literal
+
+import msgspec
 
 from lint.decision.model import (
     Allowance,
@@ -56,8 +57,7 @@ POD: Final[Owner] = "POD"
 NODE: Final[Owner] = "NODE"
 
 
-@dataclass(frozen=True, slots=True)
-class Point:
+class Point(msgspec.Struct, frozen=True):
     """One destination (§12.1). ``port`` is None for ``ICMP``, the IP
     protocol number for ``OTHER``. ``namespace_labels`` and ``pod_labels``
     are the owner's labels when the owner is ``POD`` (known exactly), or,
@@ -70,13 +70,12 @@ class Point:
     owner: Owner
     protocol: Protocol
     port: int | None
-    namespace_labels: Mapping[str, str] = field(default_factory=dict)
-    pod_labels: Mapping[str, str] = field(default_factory=dict)
+    namespace_labels: Mapping[str, str] = msgspec.field(default_factory=dict)
+    pod_labels: Mapping[str, str] = msgspec.field(default_factory=dict)
     host_pod: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class NamePoint:
+class NamePoint(msgspec.Struct, frozen=True):
     """A destination named by host (§12.1): FQDN rules and ``--to HOST:PORT``."""
 
     host: str
@@ -189,8 +188,7 @@ def peer_holds_name(peer: PeerMatch, point: NamePoint) -> Tri:
 # --- the allowance (§12.1) ------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class AllowanceView:
+class AllowanceView(msgspec.Struct, frozen=True):
     """The allowance as the sets it holds: each entry a peer and its ports.
     An ``fqdns`` grant is a peer that holds its exact name on name points
     and no address point."""

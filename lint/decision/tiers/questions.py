@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
-from lint.decision.frozen import quick_init
+import msgspec
+from msgspec.structs import replace
+
 from lint.decision.model import EgressRefusal, EgressVerdict, Tri
 from lint.decision.reach.common import normalise_domain
 from lint.decision.tiers.cells import (
@@ -82,9 +84,7 @@ NOT_LET_OUT: Final = "not-let-out"
 # --- regions: groups of cells with one pair of answers ----------------------------------
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Region:
+class Region(msgspec.Struct, frozen=True):
     """Cells sharing one port vector and one place vector: a group of port
     cells and a group of places (each in space order) this question looks at."""
 
@@ -240,9 +240,7 @@ def describe_region(region: Region, every: Sequence[PortCell] = ()) -> str:
 # --- reach (§12.5) ----------------------------------------------------------------------
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Listed:
+class Listed(msgspec.Struct, frozen=True):
     """One document's listed verdict (``document`` indexes the input's
     documents, or its ``undecidable`` objects when ``undecidable``)."""
 
@@ -253,9 +251,7 @@ class Listed:
     undecidable: bool = False
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class ReachAnswer:
+class ReachAnswer(msgspec.Struct, frozen=True):
     """The reach refusal (None: passes), its summary, the document (or §7
     object) and rule it names, the part of the space it lets out, every
     document's listed verdict, and every culprit ``(document, rule index)``
@@ -343,8 +339,7 @@ Block: TypeAlias = tuple[Sequence[Group], Sequence[Group]]
 by place (the space's order)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Allowing:
+class _Allowing(msgspec.Struct, frozen=True):
     """What a verdict that may allow adds to a scan: its allow paths, whether
     they are uncertain, and whether they reach the default allow alone."""
 
@@ -725,8 +720,7 @@ def reach(
 # --- explain (§12.6) ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ExplainAnswer:
+class ExplainAnswer(msgspec.Struct, frozen=True):
     """The verdict over a destination, joined over owners; the outside
     verdict (owner fixed to no pod and no node; None for names); every
     distinct path; the undecided documents' reasons; the allowance line

@@ -26,8 +26,9 @@ Every document has its own tie class: two of equal priority always tie
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Final
+
+from msgspec.structs import replace
 
 from lint.decision.model import Everything, Tri
 from lint.decision.reach.admin import (

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Final
+
+from msgspec.structs import replace
 
 from lint.decision.cidr import contains, parse_cidr
 from lint.decision.model import CidrPeer, PortRange, SelectorPeer, Tri

@@ -26,8 +26,10 @@ egress when either list is present, and isolates the pod unless
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from typing import Final
+
+import msgspec
+from msgspec.structs import replace
 
 from lint.decision.model import CidrPeer, Tri
 from lint.decision.peers import ipblock_peer
@@ -215,8 +217,7 @@ def _port_number(value: JSON) -> int | None:
 # --- peers (§12.2.2) ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Scope:
+class _Scope(msgspec.Struct, frozen=True):
     """How one Cilium object reads its peers."""
 
     namespace: str | None

@@ -23,8 +23,9 @@ A namespaced object outside the sandbox namespace gives nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Final
+
+from msgspec.structs import replace
 
 from lint.decision.defaulting import enforces
 from lint.decision.model import CidrPeer, Tri

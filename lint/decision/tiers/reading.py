@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any, Final, TypeVar, cast
 
+import msgspec
+from msgspec.structs import replace
+
+from lint.decision.frozen import equal_without
 from lint.decision.model import ALL_PORTS, CidrPeer, PortRange, PortSet, SelectorPeer, Tri
 from lint.decision.reach.common import (
     Requirement,
@@ -64,8 +67,7 @@ OTHER_NUMBERS: Final = {"UDPLITE": 136}
 """Named IP protocols other than TCP, UDP, SCTP and ICMP, by number."""
 
 
-@dataclass(frozen=True, slots=True)
-class Credit:
+class Credit(msgspec.Struct, frozen=True):
     """``credit(d)`` of one kind (§12.4) and, when it is not ``Y`` by the
     manifests alone, why (naming the ``cluster.enforces`` entry)."""
 
@@ -130,8 +132,7 @@ class ReadMemo:
         return cast(R, hit[1])
 
 
-@dataclass(frozen=True, slots=True)
-class ReadContext:
+class ReadContext(msgspec.Struct, frozen=True):
     """What a reader knows besides its object.
 
     ``namespace`` is the sandbox namespace, ``pod`` the pod's label view,
@@ -146,15 +147,18 @@ class ReadContext:
     pod: LabelView
     namespace_view: LabelView
     service_account: str = "default"
-    data: ReachData = field(default_factory=ReachData)
-    credits: Mapping[str, Credit] = field(default_factory=dict)
+    data: ReachData = msgspec.field(default_factory=ReachData)
+    credits: Mapping[str, Credit] = msgspec.field(default_factory=dict)
     calico: bool = False
     cilium_r: bool = False
     pod_template: JSON = None
-    pod_annotations: Mapping[str, JSON] = field(default_factory=dict)
-    memo: ReadMemo | None = field(default=None, compare=False)
+    pod_annotations: Mapping[str, JSON] = msgspec.field(default_factory=dict)
+    memo: ReadMemo | None = None
     """Where readers keep what they read of an object for any pod (None:
     nothing is kept)."""
+
+    __eq__ = equal_without("memo")  # what is read, not where it is kept
+    __hash__ = None  # type: ignore[assignment]  # it holds dicts: never hashed
 
     def credit(self, key: str) -> Credit:
         return self.credits.get(key, CREDITED)
@@ -175,8 +179,7 @@ class ReadContext:
         return (memo.lasting or memo).once(held, key, read)
 
 
-@dataclass(frozen=True, slots=True)
-class Read:
+class Read(msgspec.Struct, frozen=True):
     """What one object gives the tier model: documents, Calico tiers, §7
     undecidable objects, and what is skipped (staged, host endpoints)."""
 
@@ -204,7 +207,7 @@ def shell(
     ref: int,
 ) -> TierDocument:
     """A document with its identity, place and credit, selecting nothing
-    yet: readers fill in the rest with ``dataclasses.replace``."""
+    yet: readers fill in the rest with ``replace``."""
     return TierDocument(
         kind=kind,
         name=name,

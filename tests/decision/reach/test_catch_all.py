@@ -3,10 +3,10 @@ mode, and the pod conditions; and C§8, the fail-closed ingress rule."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from lint.decision.model import IngressRefusal, IngressVerdict
 from lint.decision.reach import reach_documents

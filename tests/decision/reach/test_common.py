@@ -4,10 +4,10 @@ three-valued matching (§2.4), the allow-like rule (§2.5), domain entries
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from lint.decision.constants import UNKNOWN_LABEL_VALUE
 from lint.decision.controller import SANDBOX_NAME_HASH_LABEL

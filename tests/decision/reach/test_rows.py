@@ -14,10 +14,10 @@ for selection and enforcement, with each `toCIDRSet` rule judged by
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from lint.decision.egress_documents import egress_documents
 from lint.decision.model import Candidate, PolicyDocument, RuleVerdict, Subject, Tri

@@ -3,10 +3,10 @@ server's ``policyTypes`` defaulting, ports, peers by owner, the subject."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from lint.decision.model import EgressRefusal, Tri
 from lint.decision.tiers.model import (

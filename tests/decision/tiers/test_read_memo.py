@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import copy
 import operator
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from lint.decision.model import Tri
 from lint.decision.reach.model import (

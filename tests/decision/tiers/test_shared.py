@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from lint.decision.model import Destination, EgressRefusal, EgressVerdict, SelectorPeer, Tri
 from lint.decision.tiers.cells import SharedSlots
