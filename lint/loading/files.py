@@ -13,12 +13,13 @@ read takes more than the limits allow.
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO, Final, TypeAlias
+from typing import Final, TypeAlias
 
 import msgspec
 
@@ -217,31 +218,40 @@ def _read_file(path: str | Path, expected: int | None = None) -> _Reader:
     A read of n bytes allocates n bytes first, and the allowance is far
     larger than most manifests: the expected size plus one is read first,
     and only a file that grew meanwhile is read on, up to the allowance.
-    The file is read unbuffered: every read asks for what is left, so a
-    buffer would only copy the bytes once more.
+    The file is read through its descriptor: every read asks for what is
+    left, so a buffered file object would only cost more.
     """
 
     def read(size: int) -> bytes:
-        with open(path, "rb", buffering=0) as stream:
+        descriptor = os.open(path, _READ_FLAGS)
+        try:
             if expected is None or expected >= size:
-                return _read_up_to(stream, size)
-            first = _read_up_to(stream, expected + 1)
+                return _read_up_to(descriptor, size)
+            first = _read_up_to(descriptor, expected + 1)
             if len(first) <= expected:
                 return first
-            return first + _read_up_to(stream, size - len(first))
+            return first + _read_up_to(descriptor, size - len(first))
+        finally:
+            os.close(descriptor)
 
     return read
 
 
-def _read_up_to(stream: BinaryIO, size: int) -> bytes:
+_READ_FLAGS: Final = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+
+
+def _read_up_to(descriptor: int, size: int) -> bytes:
     chunks: list[bytes] = []
     while size > 0:
-        chunk = stream.read(size)
+        chunk = os.read(descriptor, size)
         if not chunk:
             break
         chunks.append(chunk)
         size -= len(chunk)
     return b"".join(chunks)
+
+
+_NAME: Final = operator.attrgetter("name")
 
 
 class _Walker:
@@ -265,7 +275,7 @@ class _Walker:
             return
         if stat.S_ISDIR(status.st_mode):
             self._root = os.path.realpath(path)
-            yield from self._directory(path, ancestors=frozenset())
+            yield from self._directory(os.fspath(path), ancestors=frozenset())
         elif stat.S_ISREG(status.st_mode):
             yield from self._file(path, status)
         else:
@@ -291,10 +301,10 @@ class _Walker:
             yield _problem(path, error, suspect=True)
 
     def _directory(
-        self, path: Path, ancestors: frozenset[tuple[int, int]], relative: str | None = None
+        self, path: str, ancestors: frozenset[tuple[int, int]], relative: str | None = None
     ) -> Iterator[SourceFile | LoadProblem]:
         try:
-            status = path.stat()
+            status = os.stat(path)
         except OSError as error:
             yield _problem(path, error)
             return
@@ -307,7 +317,7 @@ class _Walker:
         if not self.first_visit(identity):
             return
         try:
-            entries = sorted(os.scandir(path), key=lambda entry: entry.name)
+            entries = sorted(os.scandir(path), key=_NAME)
         except OSError as error:
             yield _problem(path, error, suspect=True)
             return
@@ -343,7 +353,7 @@ class _Walker:
             if is_dir and entry.name in SKIPPED_DIRECTORIES:
                 return
             if is_dir:
-                yield from self._directory(Path(path), ancestors, None if climbs else relative)
+                yield from self._directory(path, ancestors, None if climbs else relative)
                 return
             if not is_manifest_name(entry.name):
                 return
@@ -372,7 +382,7 @@ HELM_CHART_FILE: Final = "Chart.yaml"
 KUSTOMIZATION_FILES: Final = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
-def unrendered_tree(path: Path, names: set[str]) -> LoadProblem | None:
+def unrendered_tree(path: str | Path, names: set[str]) -> LoadProblem | None:
     """One problem for a directory that is a Helm chart or a Kustomize
     directory, whose files are not the manifests a cluster gets: templates
     do not parse, and a base's objects have no namespace until Kustomize
@@ -396,7 +406,9 @@ def unrendered_tree(path: Path, names: set[str]) -> LoadProblem | None:
         f"`egress-lint check {flag} {shown}`, or list it in .egress-lint.yaml as "
         f"`renders: [{{name: <environment>, {key}: {shown}}}]`"
     )
-    return LoadProblem(display_name(path / found), 1, message, UNREAD_SUSPECT, None, render=key)
+    return LoadProblem(
+        display_name(os.path.join(path, found)), 1, message, UNREAD_SUSPECT, None, render=key
+    )
 
 
 def unrendered_root(problem: LoadProblem) -> tuple[str, str] | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from lint.loading import DEFAULT_LIMITS, LoadLimits, load, parse_size
+from lint.loading import DEFAULT_LIMITS, LoadLimits, files, load, parse_size
 from lint.loading.files import _read_file
 from lint.loading.limits import DEPTH_CEILING, describe_size
 from lint.yaml.parse import ParseFailure, parse_yaml
@@ -342,3 +342,18 @@ def test_a_file_is_read_whole_whatever_its_status_said(
     path = tmp_path / "m.yaml"
     path.write_bytes(content)
     assert _read_file(path, expected)(allowance + 1) == read
+
+
+@pytest.mark.parametrize(("expected", "allowance"), [(8, 20), (3, 20), (None, 20), (20, 20)])
+def test_a_file_given_in_pieces_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expected: int | None, allowance: int
+) -> None:
+    """A read may give fewer bytes than asked for: the file is read on to
+    its end, whatever size its status gave."""
+    path = tmp_path / "m.yaml"
+    path.write_bytes(b"abcdefgh")
+    real_read = os.read
+    monkeypatch.setattr(
+        files.os, "read", lambda descriptor, size: real_read(descriptor, min(size, 3))
+    )
+    assert _read_file(path, expected)(allowance + 1) == b"abcdefgh"

@@ -572,14 +572,16 @@ def test_unreadable_file_is_a_problem(tree: Path, monkeypatch: pytest.MonkeyPatc
     write(tree, "secret.yaml", "kind: Namespace\n")
     write(tree, "open.yaml", "kind: Namespace\nmetadata: {name: n}\n")
 
+    real_open = os.open
+
     def refuse(path: str | Path, *args: Any, **kwargs: Any) -> Any:
         if Path(path).name == "secret.yaml":
             raise PermissionError(13, "Permission denied")
-        return open(path, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
 
     # Tests run as root in CI, where chmod 000 does not stop a read. The
-    # walk opens files with the built-in ``open``, looked up in its module.
-    monkeypatch.setattr(files, "open", refuse, raising=False)
+    # walk opens files with ``os.open``, looked up in its module's ``os``.
+    monkeypatch.setattr(files.os, "open", refuse)
     result = load(["."])
     assert [d.file for d in result.documents] == ["open.yaml"]
     (problem,) = result.problems
