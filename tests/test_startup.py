@@ -254,3 +254,25 @@ finally:
     )
     lines = [line for line in run.stdout.splitlines() if line.startswith("parent ")]
     assert lines[:1] == ["parent has the checks"], run.stderr
+
+
+def test_the_collector_is_off_before_the_tool_is_imported() -> None:
+    """The console script pauses the cyclic collector before it imports
+    the command line, not only once a command runs: the import makes
+    thousands of functions and classes for it to rescan."""
+    code = (
+        "import gc, sys\n"
+        "sys.argv = ['egress-lint', 'rules']\n"
+        "class Probe:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'lint.cli':\n"
+        "            print(f'collector on: {gc.isenabled()}')\n"
+        "sys.meta_path.insert(0, Probe())\n"
+        "from lint.console import entry\n"
+        "entry()"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert run.stdout.splitlines()[0] == "collector on: False"
+    assert run.returncode == 0
