@@ -2,9 +2,9 @@
 values ``marshal`` writes.
 
 A child's answer is a list of results of one shape: a record (a Struct, or
-a dataclass such as a loader's ``Harvest``), or a tuple or list of them. How each shape is written is worked out once,
-from the type hints, so sending a record costs no more than reading its
-fields:
+a dataclass such as a loader's ``Harvest``), or a tuple or list of them.
+How each shape is written is worked out once, from the type hints, so
+sending a record costs no more than reading its fields:
 
 - Fields of plain data (text, numbers, enums' values, JSON-shaped values,
   dicts and tuples of these) go as they are; only fields that hold records
