@@ -41,7 +41,15 @@ from lint.decision.reach.common import display_kind, object_name
 from lint.decision.reach.model import LabelView, ReachCandidate, ReachData, ReachSubject, Skipped
 from lint.decision.tiers.credit import Evidence, credits, manifest_evidence
 from lint.decision.tiers.kleene import kleene_and
-from lint.decision.tiers.model import Action, CalicoTier, Slot, TierDocument, TierInput, Undecidable
+from lint.decision.tiers.model import (
+    Action,
+    CalicoTier,
+    Slot,
+    TierDocument,
+    TierInput,
+    TierRule,
+    Undecidable,
+)
 from lint.decision.tiers.read_admin import read_anp, read_banp, read_cnp
 from lint.decision.tiers.read_calico import (
     BUILT_IN_SLOTS,
@@ -425,23 +433,44 @@ _KEPT_FOR_THE_RUN: Final = frozenset(
 
 
 def _written(document: TierDocument, memo: ReadMemo | None) -> str:
-    """The document written out as its ``repr``, its ``ref`` aside. Its
-    rules are most of the text, and a cluster-scoped policy's rules are one
-    shared tuple for every pod (``ReadContext.remembered_everywhere``), so
-    their text is kept by the tuple's identity."""
-    if memo is None:
-        return repr(replace(document, ref=0))
+    """The document written out as its ``repr``, its ``ref`` aside, and each
+    rule's actions in order (``_rules_text``). Its rules are most of the
+    text, and a cluster-scoped policy's rules are one shared tuple for every
+    pod (``ReadContext.remembered_everywhere``), so their text is kept by
+    the tuple's identity."""
     parts = []
     for name in _WRITTEN_FIELDS:
         value = getattr(document, name)
         if name == "ref":
             text = "0"
         elif name in ("rules", "deny_rules"):
-            text = memo.once((value,), "rules-text", partial(repr, value))
+            write = partial(_rules_text, value)
+            text = write() if memo is None else memo.once((value,), "rules-text", write)
         else:
             text = repr(value)
         parts.append(f"{name}={text}")
     return f"{TierDocument.__qualname__}({', '.join(parts)})"
+
+
+def _rules_text(rules: tuple[TierRule, ...]) -> str:
+    """The rules as their ``repr`` writes them, but each rule's actions in
+    the order of their text: a set's own order follows the strings' hashes,
+    which change from one process to the next, and copies of one policy are
+    ordered by this text."""
+    written = []
+    for rule in rules:
+        if len(rule.actions) < 2:
+            written.append(repr(rule))  # one action: the repr is already the same in every run
+            continue
+        actions = ", ".join(sorted(map(repr, rule.actions)))
+        fields = [
+            f"actions=frozenset({{{actions}}})"
+            if name == "actions"
+            else f"{name}={getattr(rule, name)!r}"
+            for name in TierRule.__struct_fields__
+        ]
+        written.append(f"{TierRule.__qualname__}({', '.join(fields)})")
+    return f"({', '.join(written)}{',' if len(written) == 1 else ''})"
 
 
 _WRITTEN_FIELDS: Final = TierDocument.__struct_fields__

@@ -27,7 +27,15 @@ from lint.decision.tiers.build import (
     _memo_for,
     build_tier_input,
 )
-from lint.decision.tiers.model import PodSet, TierDocument, TierInput
+from lint.decision.tiers.model import (
+    EVERY_ACTION,
+    EVERY_PORT,
+    Action,
+    PodSet,
+    TierDocument,
+    TierInput,
+    TierRule,
+)
 from lint.decision.tiers.read_admin import read_anp
 from lint.decision.tiers.read_cilium import read_cilium_clusterwide, read_cilium_namespaced
 from lint.decision.tiers.read_core import read_core
@@ -418,3 +426,24 @@ def test_a_few_candidates_are_read_again() -> None:
     again = _path_built(objects, memo, facts)
     assert again.documents is not first.documents
     assert again == first
+
+
+def test_the_content_key_writes_a_rule_s_actions_in_order() -> None:
+    """Copies are ordered by ``_content_key``. A rule whose action cannot be
+    read holds every action, and a set's own order follows the hash seed:
+    the key writes them in the order of their text, and is otherwise the
+    document's ``repr``."""
+    rule = TierRule(EVERY_ACTION, EVERY_PORT, None, 0, ("spec", "egress", 0), "rule 0")
+    one = replace(rule, actions=frozenset({Action.DENY}))
+    document = TierDocument(
+        "AdminNetworkPolicy", "p", None, "kube-admin", 10.0, "AdminNetworkPolicy",
+        Tri.YES, Tri.YES, Tri.YES, (rule, one), ref=3,
+    )  # fmt: skip
+    written = _content_key(document, None)
+    everything = "<Action.ALLOW: 'allow'>, <Action.DENY: 'deny'>, <Action.PASS: 'pass'>"
+    assert f"actions=frozenset({{{everything}}})" in written
+    assert written == repr(replace(document, ref=0)).replace(
+        repr(rule.actions), f"frozenset({{{everything}}})"
+    )
+    single = replace(document, rules=(one,))
+    assert _content_key(single, None) == repr(replace(single, ref=0))
