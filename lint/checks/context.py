@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 import msgspec
 
@@ -70,6 +70,24 @@ origin, each kept with its object (``origin_entries``)."""
 
 LASTING_READ_MEMO: Final = "tier-lasting-read-memo"
 """The ``scopes`` key of the tier readers' memo of the whole run."""
+
+
+def kept_with(
+    table: dict[Hashable, tuple[object, Any]],
+    key: Hashable,
+    holder: object,
+    make: Callable[..., T],
+    *arguments: object,
+) -> T:
+    """``make(*arguments)``, once per ``key`` while ``holder`` is the object
+    it was made for: kept with it, so a table outliving its run, or an id
+    reused, never hands back another run's value."""
+    hit = table.get(key)
+    if hit is not None and hit[0] is holder:
+        return cast(T, hit[1])
+    value = make(*arguments)
+    table[key] = (holder, value)
+    return value
 
 
 @dataclass

@@ -26,6 +26,7 @@ from lint.checks.context import (
     CheckContext,
     JudgedEntry,
     JudgmentMemo,
+    kept_with,
     precise_location,
     rule_finding,
 )
@@ -170,7 +171,8 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     per culprit at its rule's line."""
     asked = _asked(ctx, given)
     answer = asked.answer
-    listed = [_listed_entry(ctx, given, asked, item) for item in answer.listed]
+    table = _listed_entries(ctx)
+    listed = [_listed_entry(ctx, given, asked, item, table) for item in answer.listed]
     # Reach reads every policy kind, NetworkPolicies included: an unparsed
     # document that may be one leaves its answer undecided too. Where the
     # union reports, it already draws the finding for its own kinds.
@@ -360,23 +362,21 @@ def _candidates_in_order(
     already wrote the same entry, it is that object: made once, and encoded
     once in a JSON report."""
     key = ("reach-candidates-in-order", namespace)
-    hit = ctx.memo.reach.get(key)
-    if hit is not None and hit[0] is ctx.inventory:
-        known: _InOrder = hit[1]
-        return known
+    return kept_with(ctx.memo.reach, key, ctx.inventory, _in_order, ctx, namespace, judgements)
+
+
+def _in_order(ctx: CheckContext, namespace: str, judgements: tuple[Judged, ...]) -> _InOrder:
     written = {k: v for j in judgements for k, v in _unselected_entries_of(j).items()}
     paired = [
         (_unselected_entry(ctx, each, written.get(id(each.obj))), id(each))
         for each in tier_candidates(ctx, namespace)
     ]
     paired.sort(key=_sort_key_of)
-    found = _InOrder(
+    return _InOrder(
         tuple(pair[0] for pair, _ in paired),
         shared_entries([pair[1][0] for pair, _ in paired]),
         {ident: at for at, (_, ident) in enumerate(paired)},
     )
-    ctx.memo.reach[key] = (ctx.inventory, found)
-    return found
 
 
 def _unselected_entries_of(judged: Judged) -> dict[int, ExaminedEntry]:
@@ -416,25 +416,19 @@ def _place(entry: ExaminedEntry) -> tuple[str, int]:
     return ("", 0) if found is None else (found.file, found.line)
 
 
+def _namespace_table(ctx: CheckContext, name: str) -> dict[Any, Any]:
+    """A table reach fills as it goes, kept with the namespace being judged
+    (``ctx.memo.reach`` forgets it with the namespace)."""
+    return kept_with(ctx.memo.reach, name, ctx.inventory, dict)
+
+
 _Unselected = dict[int, tuple[Offered, tuple[_SortKey, _Entry]]]
 
 
 def _unselected_entries(ctx: CheckContext) -> _Unselected:
     """The left-out policies' entries made so far in the namespace, by the
     identity of their candidates (``_unselected_entry``)."""
-    return _namespace_table(ctx, "reach-unselected-entries")
-
-
-def _namespace_table(ctx: CheckContext, name: str) -> dict[Any, Any]:
-    """A table reach fills as it goes, kept with the namespace being judged
-    (``ctx.memo.reach`` forgets it with the namespace)."""
-    hit = ctx.memo.reach.get(name)
-    if hit is not None and hit[0] is ctx.inventory:
-        known: dict[Any, Any] = hit[1]
-        return known
-    table: dict[Any, Any] = {}
-    ctx.memo.reach[name] = (ctx.inventory, table)
-    return table
+    return kept_with(ctx.memo.reach, "reach-unselected-entries", ctx.inventory, dict)
 
 
 def _unselected_entry(
@@ -515,9 +509,12 @@ def _judged_entry(item: _Judged, namespace: str | None) -> ExaminedEntry:
     )
 
 
-def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Listed) -> _Entry:
+def _listed_entry(
+    ctx: CheckContext, given: ReachInput, asked: _Asked, item: Listed, table: _ListedEntries
+) -> _Entry:
     """One listed verdict as a report entry, with its object and the rule
-    path a finding points at."""
+    path a finding points at; ``table`` holds the namespace's entries made
+    so far (``_listed_entries``)."""
     tier_input = asked.built.input
     offending = item.verdict in _OFFENDING
     if item.undecidable:
@@ -526,7 +523,7 @@ def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Lis
         if obj is not None:
             # Made once per object and what the entry says, like a
             # document's below: its culprit is then made once too.
-            return _undecidable_entry(ctx, obj, thing, item), obj, thing.path
+            return _undecidable_entry(table, obj, thing, item), obj, thing.path
         obj, location = _condition_at(ctx, given, thing)
         namespace = obj.namespace if obj is not None else None
         entry = ExaminedEntry(
@@ -547,7 +544,6 @@ def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Lis
     at = path if offending else ()
     verdict = str(item.verdict)
     key = (id(obj), document.kind, document.name, document.namespace, verdict, item.detail, at)
-    table = _listed_entries(ctx)
     hit = table.get(key)
     if hit is not None and hit[0] is obj:
         return hit[1], obj, path
@@ -558,14 +554,13 @@ def _listed_entry(ctx: CheckContext, given: ReachInput, asked: _Asked, item: Lis
 
 
 def _undecidable_entry(
-    ctx: CheckContext, obj: KubeObject, thing: Undecidable, item: Listed
+    table: _ListedEntries, obj: KubeObject, thing: Undecidable, item: Listed
 ) -> ExaminedEntry:
     """An undecidable object's entry, at the field that makes it or at the
     object: once per object, kind, name, verdict, detail and field while
     the namespace is judged (kept with its object)."""
     verdict = str(item.verdict)
     key = ("undecidable", id(obj), thing.kind, thing.name, verdict, item.detail, thing.path)
-    table = _listed_entries(ctx)
     hit = table.get(key)
     if hit is not None and hit[0] is obj:
         return hit[1]
@@ -597,7 +592,7 @@ def _listed_entries(ctx: CheckContext) -> _ListedEntries:
     """The entries of listed documents made so far in the namespace, by
     object, what the entry says, and the rule its location points at
     (``_listed_entry``); each kept with its object."""
-    return _namespace_table(ctx, "reach-listed-entries")
+    return kept_with(ctx.memo.reach, "reach-listed-entries", ctx.inventory, dict)
 
 
 def _condition_at(
@@ -875,10 +870,10 @@ def tier_candidates(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
     NetworkPolicies and Cilium policies, the clusterwide Cilium policies,
     then reach's own candidates (``offered_in``); gathered once per run."""
     key = ("tier-candidates", namespace)
-    hit = ctx.memo.scopes.get(key)
-    if hit is not None and hit[0] is ctx.inventory:
-        found: tuple[Offered, ...] = hit[1]
-        return found
+    return kept_with(ctx.memo.scopes, key, ctx.inventory, _tier_candidates, ctx, namespace)
+
+
+def _tier_candidates(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
     own = ctx.inventory.namespace(namespace)
     union_objects = (
         *_numbered(own.ordered(NETWORK_POLICY.key, by_name), ordered=True),
@@ -888,50 +883,37 @@ def tier_candidates(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
             ordered=True,
         ),
     )
-    found = (*union_objects, *offered_in(ctx, namespace))
-    ctx.memo.scopes[key] = (ctx.inventory, found)
-    return found
+    return (*union_objects, *offered_in(ctx, namespace))
 
 
 def _read_memo(ctx: CheckContext) -> ReadMemo:
     """What the tier readers read of an object for every pod, kept for the
     namespace being judged (``ctx.memo`` forgets it with the namespace)."""
-    hit = ctx.memo.scopes.get("tier-read-memo")
-    if hit is not None and hit[0] is ctx.inventory:
-        known: ReadMemo = hit[1]
-        return known
-    memo = ReadMemo(_lasting_read_memo(ctx))
-    ctx.memo.scopes["tier-read-memo"] = (ctx.inventory, memo)
-    return memo
+    return kept_with(ctx.memo.scopes, "tier-read-memo", ctx.inventory, _namespace_read_memo, ctx)
+
+
+def _namespace_read_memo(ctx: CheckContext) -> ReadMemo:
+    return ReadMemo(_lasting_read_memo(ctx))
 
 
 def _lasting_read_memo(ctx: CheckContext) -> ReadMemo:
     """What the tier readers read of an object whatever the namespace (a
     cluster-scoped policy's rules), kept for the whole run: every
     namespace's pods read the cluster's policies again."""
-    hit = ctx.memo.scopes.get(LASTING_READ_MEMO)
-    if hit is not None and hit[0] is ctx.inventory:
-        known: ReadMemo = hit[1]
-        return known
-    memo = ReadMemo()
-    ctx.memo.scopes[LASTING_READ_MEMO] = (ctx.inventory, memo)
-    return memo
+    return kept_with(ctx.memo.scopes, LASTING_READ_MEMO, ctx.inventory, ReadMemo)
 
 
 def _evidence(ctx: CheckContext, cilium: bool) -> Evidence:
     """CALICO and CILIUM-R from the whole inventory, not one namespace."""
-    key = ("tier-evidence", cilium)
-    hit = ctx.memo.scopes.get(key)
-    if hit is not None and hit[0] is ctx.inventory:
-        known: Evidence = hit[1]
-        return known
     inventory = ctx.inventory
-    evidence = Evidence(
-        calico=any(inventory.all_of_kind(kind.key) for kind in CALICO_EVIDENCE),
-        cilium_r=cilium or any(inventory.all_of_kind(kind.key) for kind in CILIUM_EVIDENCE),
-    )
-    ctx.memo.scopes[key] = (inventory, evidence)
-    return evidence
+
+    def make() -> Evidence:
+        return Evidence(
+            calico=any(inventory.all_of_kind(kind.key) for kind in CALICO_EVIDENCE),
+            cilium_r=cilium or any(inventory.all_of_kind(kind.key) for kind in CILIUM_EVIDENCE),
+        )
+
+    return kept_with(ctx.memo.scopes, ("tier-evidence", cilium), inventory, make)
 
 
 def service_account_name(template: KubeObject | None) -> str:
@@ -981,25 +963,18 @@ def _condition_object(
 
 def reach_data_of(ctx: CheckContext) -> ReachData:
     """The run's ReachData, gathered once."""
-    hit = ctx.memo.scopes.get("reach-data")
-    if hit is not None and hit[0] is ctx.inventory:
-        data: ReachData = hit[1]
-        return data
-    data = reach_data(ctx.inventory, ctx.namespace_labels)
-    ctx.memo.scopes["reach-data"] = (ctx.inventory, data)
-    return data
+    inventory = ctx.inventory
+    return kept_with(
+        ctx.memo.scopes, "reach-data", inventory, reach_data, inventory, ctx.namespace_labels
+    )
 
 
 def offered_in(ctx: CheckContext, namespace: str) -> tuple[Offered, ...]:
     """The reach candidates of the namespace, gathered once per run."""
     key = ("reach-candidates", namespace)
-    hit = ctx.memo.scopes.get(key)
-    if hit is not None and hit[0] is ctx.inventory:
-        found: tuple[Offered, ...] = hit[1]
-        return found
-    found = reach_candidates(ctx.inventory, namespace)
-    ctx.memo.scopes[key] = (ctx.inventory, found)
-    return found
+    return kept_with(
+        ctx.memo.scopes, key, ctx.inventory, reach_candidates, ctx.inventory, namespace
+    )
 
 
 def _quiet(

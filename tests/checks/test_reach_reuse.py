@@ -18,6 +18,7 @@ from lint.checks.context import CheckContext, precise_location
 from lint.checks.reach import (
     _culprit,
     _culprit_once,
+    _listed_entries,
     _objects_of,
     _order_key,
     _place,
@@ -242,7 +243,7 @@ def test_an_undecidable_object_s_entry_is_made_once_per_what_it_says() -> None:
             for detail in ("one reason", "another"):
                 thing = Undecidable("ClusterUserDefinedNetwork", "u", detail, 0, path)
                 item = Listed(0, EgressVerdict.NOT_EVALUABLE, detail, undecidable=True)
-                entry = _undecidable_entry(ctx, obj, thing, item)
+                entry = _undecidable_entry(_listed_entries(ctx), obj, thing, item)
                 where = precise_location(obj, path) if path else location_of(obj)
                 verdict = str(EgressVerdict.NOT_EVALUABLE)
                 fresh = ExaminedEntry(

@@ -6,11 +6,13 @@ one allowance and again under another."""
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from lint.checks.context import JudgmentMemo
+from lint.checks.context import JudgmentMemo, kept_with
 from tests.checks.scenario_runner import run_cli
 
 
@@ -70,3 +72,22 @@ def test_a_rule_alike_in_two_policies_is_judged_under_each_allowance(
         own = f"extra-{sandbox['template']}"
         verdicts[sandbox["template"]] = [e["verdict"] for e in examined if e["name"] == own]
     assert verdicts == {"t-deny-all": ["widens-egress"], "t-allow-all": ["within"]}
+
+
+def test_a_kept_value_is_made_again_for_another_holder() -> None:
+    """``kept_with``: once per key while the holder is the same object; a
+    value made for another holder (another run's inventory) is never handed
+    back, even under the same key."""
+    table: dict[Hashable, tuple[object, Any]] = {}
+    made: list[int] = []
+
+    def make() -> int:
+        made.append(len(made))
+        return made[-1]
+
+    first, second = object(), object()
+    assert kept_with(table, "k", first, make) == 0
+    assert kept_with(table, "k", first, make) == 0
+    assert kept_with(table, "k", second, make) == 1
+    assert kept_with(table, "other", second, make) == 2
+    assert made == [0, 1, 2]
