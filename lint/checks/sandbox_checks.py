@@ -91,19 +91,17 @@ def checked_run(options: CheckOptions, intake: Intake) -> CheckRun:
     findings.extend(controller.findings)
     findings.extend(foreign_templates(inventory))
     findings.extend(invalid_agent_sandbox_objects(inventory))
-    # Found while children judge, if any do; else after the sandboxes.
-    whole_run = functools.cache(functools.partial(_whole_run_findings, intake, controller.facts))
-    checked = check_plans(
+    checked, whole_run = check_plans(
         declared,
         lambda sandbox: sandbox.namespace,
         functools.partial(_check_sandbox, ctx, controller.facts),
         processes_for(loaded.bytes, options.jobs),
-        meanwhile=whole_run,
+        whole_run=functools.partial(_whole_run_findings, intake, controller.facts),
     )
     for reports, sandbox_findings in checked:
         sandboxes.extend(reports)
         findings.extend(sandbox_findings)
-    findings.extend(whole_run())
+    findings.extend(whole_run)
     report = Report(
         defaults_applied=intake.declarations.defaults_applied,
         sandboxes=tuple(sorted(sandboxes, key=sandbox_key)),

@@ -1,5 +1,5 @@
 """Judging the declared sandboxes on several processes: which sandboxes
-make one unit of work.
+make one unit of work, and the findings of the run as a whole one more.
 
 Judgements are reused between the sandboxes of one namespace (``judging``),
 so a unit is a namespace's sandboxes: cut in two, a namespace's shared
@@ -32,18 +32,36 @@ def check_plans(
     check_one: Callable[[Plan], PlanResult],
     processes: int,
     *,
-    meanwhile: Callable[[], object] | None = None,
-) -> list[PlanResult]:
+    whole_run: Callable[[], list[Finding]],
+) -> tuple[list[PlanResult], list[Finding]]:
     """Each plan's reports and findings, in plan order, on at most
-    ``processes`` processes; ``meanwhile`` is what this process does
-    first once children start, if any do (``map_units``)."""
+    ``processes`` processes, and ``whole_run``'s findings (those of the run
+    as a whole). When the plans are shared out, ``whole_run`` is one more
+    unit, queued last: whichever process is free first makes it, which is
+    seldom this one, since it takes the largest namespace."""
     units = units_of([namespace_of(plan) for plan in plans], processes)
-    grouped = [[plans[i] for i in unit] for unit in units]
-    judged = map_units(grouped, check_one, RESULTS, processes, meanwhile=meanwhile)
+    grouped: list[list[Plan | _WholeRun]] = [[plans[i] for i in unit] for unit in units]
+    if processes > 1 and len(units) > 1:
+        grouped.append([WHOLE_RUN])
+
+    def check(plan: Plan | _WholeRun) -> PlanResult:
+        if isinstance(plan, _WholeRun):
+            return [], whole_run()
+        return check_one(plan)
+
+    judged = map_units(grouped, check, RESULTS, processes)
     results: dict[int, PlanResult] = {}
-    for unit, checked in zip(units, judged, strict=True):
+    for unit, checked in zip(units, judged, strict=False):
         results.update(zip(unit, checked, strict=True))
-    return [results[i] for i in range(len(plans))]
+    whole = judged[-1][0][1] if len(judged) > len(units) else whole_run()
+    return [results[i] for i in range(len(plans))], whole
+
+
+class _WholeRun:
+    """The unit that makes the findings of the run as a whole."""
+
+
+WHOLE_RUN: Final = _WholeRun()
 
 
 def units_of(namespaces: Sequence[str], processes: int) -> list[list[int]]:

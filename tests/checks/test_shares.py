@@ -149,15 +149,50 @@ def test_children_s_answers_are_used(
     assert len(here) < len(planned)
 
 
-@pytest.mark.parametrize(("jobs", "first"), [(2, "whole run"), (1, "sandbox")])
-def test_the_run_s_own_findings_are_found_while_children_judge(
-    small_shares: None, generated: Path, monkeypatch: pytest.MonkeyPatch, jobs: int, first: str
+def _made_in(tmp_path: Path, what: str) -> list[str]:
+    """The processes that noted ``what`` (``_noting``), one file each time."""
+    return sorted(p.name.split(".")[0] for p in tmp_path.iterdir() if p.name.endswith(what))
+
+
+def _noting(tmp_path: Path, what: str, real):  # type: ignore[no-untyped-def]
+    """``real``, which notes in ``tmp_path`` each process that calls it (a
+    child's lists are not the parent's)."""
+    calls = iter(range(1_000_000))
+
+    def noted(*args):  # type: ignore[no-untyped-def]
+        (tmp_path / f"{os.getpid()}.{next(calls)}.{what}").touch()
+        return real(*args)
+
+    return noted
+
+
+def test_the_run_s_own_findings_are_the_last_unit_queued(
+    small_shares: None, generated: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """With children, this process finds the findings of the run as a whole
-    before it judges any sandbox; alone, after them. Once either way, and
-    the report is the same."""
+    """With children, the findings of the run as a whole are one more unit,
+    queued after every namespace, so a child free before this process makes
+    them; made once, and the report is the one a single process writes."""
     expected = _report(generated, 1)
-    parent = os.getpid()
+    queued: list[list[object]] = []
+    real_map = checks_shares.map_units
+
+    def recording(units, *args, **options):  # type: ignore[no-untyped-def]
+        queued.extend(units)
+        return real_map(units, *args, **options)
+
+    monkeypatch.setattr(checks_shares, "map_units", recording)
+    noted = _noting(tmp_path, "whole", sandbox_checks._whole_run_findings)
+    monkeypatch.setattr(sandbox_checks, "_whole_run_findings", noted)
+    assert _report(generated, 2) == expected
+    assert queued[-1] == [checks_shares.WHOLE_RUN]
+    assert all(checks_shares.WHOLE_RUN not in unit for unit in queued[:-1])
+    assert len(_made_in(tmp_path, "whole")) == 1
+
+
+def test_alone_the_run_s_own_findings_come_after_the_sandboxes(
+    generated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _report(generated, 1)
     events: list[str] = []
     real_whole, real_plans = sandbox_checks._whole_run_findings, checks_shares.check_plans
 
@@ -167,14 +202,30 @@ def test_the_run_s_own_findings_are_found_while_children_judge(
 
     def recording(plans, namespace_of, check_one, processes, **options):  # type: ignore[no-untyped-def]
         def check(plan):  # type: ignore[no-untyped-def]
-            if os.getpid() == parent:
-                events.append("sandbox")
+            events.append("sandbox")
             return check_one(plan)
 
         return real_plans(plans, namespace_of, check, processes, **options)
 
     monkeypatch.setattr(sandbox_checks, "_whole_run_findings", whole)
     monkeypatch.setattr(sandbox_checks, "check_plans", recording)
-    assert _report(generated, jobs) == expected
-    assert events[0] == first
+    assert _report(generated, 1) == expected
+    assert events[-1] == "whole run"
     assert events.count("whole run") == 1
+    assert "sandbox" in events
+
+
+def test_a_child_that_fails_on_the_run_s_own_findings_leaves_them_to_this_process(
+    small_shares: None, generated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _report(generated, 1)
+    parent = os.getpid()
+    real_whole = sandbox_checks._whole_run_findings
+
+    def whole(*args):  # type: ignore[no-untyped-def]
+        if os.getpid() != parent:
+            raise RuntimeError("a child that breaks")
+        return real_whole(*args)
+
+    monkeypatch.setattr(sandbox_checks, "_whole_run_findings", whole)
+    assert _report(generated, 2) == expected
