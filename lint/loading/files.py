@@ -2,13 +2,17 @@
 
 A directory is walked recursively for ``.yaml``, ``.yml`` and ``.json`` files
 in sorted order, so two runs over the same tree read the same files in the
-same order. Each physical file is read once. Only regular files and
-directories are read: a pipe, socket or device named on the command line is
-a usage error (``path_refusal``), and one inside a tree is skipped with a
-note. A symbolic link inside a tree is followed only while it stays inside
-the directory that was named. Symlink loops, missing paths, unreadable files
-and files past the size limits become problems, never exceptions, and no
-read takes more than the limits allow.
+same order. Each physical file is read once: the walk takes a regular
+file's size from its status and counts it against the limits, and the
+process that loads the file reads it (``read_source``), so a run shared
+out on several processes does not read every file before it starts them.
+Only regular files and directories are read: a pipe, socket or device named
+on the command line is a usage error (``path_refusal``), and one inside a
+tree is skipped with a note. A symbolic link inside a tree is followed only
+while it stays inside the directory that was named. Symlink loops, missing
+paths, unreadable files, files past the size limits and files that grew
+after the walk become problems, never exceptions, and no read takes more
+than the limits allow.
 """
 
 from __future__ import annotations
@@ -39,13 +43,46 @@ NetworkPolicy is the kind every engine reads."""
 
 
 class SourceFile(msgspec.Struct, frozen=True):
-    """The bytes of one input, under the name reports give it."""
+    """One input, under the name reports give it: its bytes, or, for a
+    regular file the walk found, where they are and how many its status
+    gave (``read_source`` reads them, in the process that loads the file)."""
 
     name: str
     data: bytes
     chart_root: str | None = None
     """For a rendered Helm chart: the directory its ``# Source:`` paths are
     mapped into (``lint.loading.rendered``)."""
+    path: str | None = None
+    """Where the bytes are, while they are not read (``data`` is empty)."""
+    size: int = 0
+    """The size the file's status gave, set aside within the input limits
+    while it is not read."""
+
+
+def input_size(source: SourceFile) -> int:
+    """The bytes of an input, read or set aside."""
+    return len(source.data) if source.path is None else source.size
+
+
+def read_source(source: SourceFile) -> SourceFile | LoadProblem:
+    """The input with its bytes, read now when the walk left them to the
+    process that loads the file. At most one byte more than its status gave
+    is read: only that much was set aside within the limits, so a file that
+    grew since the walk is not read, and fails closed."""
+    path = source.path
+    if path is None:
+        return source
+    try:
+        data = _read_file(path, source.size)(source.size + 1)
+    except OSError as error:
+        return _problem(path, error, suspect=True)
+    if len(data) > source.size:
+        return _unread(
+            source.name,
+            f"it grew after its size was taken ({describe_size(source.size)}); "
+            "check it again once it stops changing",
+        )
+    return SourceFile(source.name, data, source.chart_root)
 
 
 def read_inputs(
@@ -199,6 +236,16 @@ class _Budget:
             )
         return None
 
+    def set_aside(self, name: str, path: str, size: int) -> SourceFile | LoadProblem:
+        """A regular file of ``size`` bytes by its status, to be read by the
+        process that loads it (``read_source``): its bytes count now, in
+        the walk's order, as they would if it were read now."""
+        refused = self.refusal(name, size)
+        if refused is not None:
+            return refused
+        self.used += size
+        return SourceFile(name, b"", path=path, size=size)
+
     def take(self, name: str, data: bytes | None, read: _Reader) -> SourceFile | LoadProblem:
         """Read at most one byte past the allowance, so that a stream of
         unknown length is bounded and still known to be too long."""
@@ -290,13 +337,12 @@ class _Walker:
             return
         name = display_name(path) if relative is None else _shown(relative)
         if stat.S_ISREG(status.st_mode):
-            refused = self.budget.refusal(name, status.st_size)
-            if refused is not None:
-                yield refused
-                return
+            yield self.budget.set_aside(name, os.fspath(path), status.st_size)
+            return
+        # Not a regular file (named on the command line): no size to set
+        # aside, so it is read now, at most one byte past the allowance.
         try:
-            expected = status.st_size if stat.S_ISREG(status.st_mode) else None
-            yield self.budget.take(name, None, _read_file(path, expected))
+            yield self.budget.take(name, None, _read_file(path))
         except OSError as error:
             yield _problem(path, error, suspect=True)
 

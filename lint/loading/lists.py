@@ -49,6 +49,8 @@ class Harvest:
     documents: list[LoadedDocument] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
+    size: int | None = None
+    """The bytes of the file, once read (None: it could not be)."""
 
 
 def keeps(value: dict[str, Any], kind: str, relevant: frozenset[str]) -> bool:

@@ -28,7 +28,7 @@ from lint.kinds import (
 )
 from lint.loading.decode import DecodeFailure, decode, decode_leniently
 from lint.loading.documents import LoadedDocument, LoadProblem, LoadResult
-from lint.loading.files import SourceFile, read_inputs
+from lint.loading.files import SourceFile, read_inputs, read_source
 from lint.loading.json_stream import JsonStream, json_stream
 from lint.loading.kinds import is_list_kind
 from lint.loading.limits import DEFAULT_LIMITS, LoadLimits, describe_size
@@ -84,9 +84,10 @@ def load(
             if isinstance(entry, LoadProblem):
                 problems.append(entry)
                 continue
-            item, found = entry
-            files += 1
-            size += len(item.data)
+            _, found = entry
+            if found.size is not None:
+                files += 1
+                size += found.size
             documents += found.documents
             problems += found.problems
             skipped.update(found.skipped)
@@ -102,8 +103,15 @@ def load(
 def load_file(
     source: SourceFile, relevant: frozenset[str], limits: LoadLimits = DEFAULT_LIMITS
 ) -> Harvest:
-    """The documents, problems and skipped kinds of one file."""
+    """The documents, problems and skipped kinds of one file, read here
+    when the walk left its bytes to the process that loads it."""
     into = Harvest()
+    read = read_source(source)
+    if isinstance(read, LoadProblem):
+        into.problems.append(read)
+        return into
+    source = read
+    into.size = len(source.data)
     text = decode(source.data)
     if isinstance(text, DecodeFailure):
         into.problems += _undecodable(source, text)

@@ -1,8 +1,11 @@
 """Loading the files of one run on several processes: which process loads
 which files.
 
-The files are read first, in order, by one process, so the input limits hold
-exactly as they do for a sequential run (``files.py``). The files are then cut
+The files are walked first, in order, by one process, and each regular
+file's size (from its status) is set aside within the input limits, so the
+limits hold exactly as they do for a sequential run (``files.py``); the
+process that loads a file reads it (``read_source``), so this one does not
+read every file before any child starts. The files are then cut
 into runs of neighbours of about equal size, many more than there are
 processes, and ``lint.parallel.shares.map_units`` has this process and each
 forked child take runs from one queue until none is left; a child sends its
@@ -16,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final
 
 from lint.loading.documents import LoadProblem
-from lint.loading.files import SourceFile
+from lint.loading.files import SourceFile, input_size
 from lint.loading.lists import Harvest
 from lint.parallel.records import Records
 from lint.parallel.shares import map_units
@@ -57,7 +60,7 @@ def harvest_inputs(
     size = 0
     for item in inputs:
         wave.append(item)
-        size += len(item.data) if isinstance(item, SourceFile) else 0
+        size += input_size(item) if isinstance(item, SourceFile) else 0
         if size >= WAVE_BYTES:
             yield from _harvest_wave(wave, load_one, jobs, meanwhile)
             wave, size, meanwhile = [], 0, None
@@ -84,7 +87,7 @@ def load_files(
 ) -> list[Harvest]:
     """The harvest of each file, in order, on at most ``jobs`` processes;
     ``meanwhile`` is called here once children start, if any do."""
-    processes = processes_for(sum(len(source.data) for source in files), jobs)
+    processes = processes_for(sum(map(input_size, files)), jobs)
     units = units_of(files, processes)
     shared = map_units(units, load_one, HARVESTS, processes, meanwhile=meanwhile)
     return [harvest for unit in shared for harvest in unit]
@@ -100,12 +103,12 @@ def units_of(files: Sequence[SourceFile], processes: int) -> list[Sequence[Sourc
     """Runs of neighbouring ``files``, in order, each of about ``UNIT_BYTES``
     or a ``UNITS_PER_PROCESS``-th of a process's part, whichever is larger
     (a file larger than that is a run of its own)."""
-    total = sum(len(source.data) for source in files)
+    total = sum(map(input_size, files))
     target = max(UNIT_BYTES, total // (processes * UNITS_PER_PROCESS))
     units: list[Sequence[SourceFile]] = []
     start = size = 0
     for index, source in enumerate(files):
-        size += len(source.data)
+        size += input_size(source)
         if size >= target:
             units.append(files[start : index + 1])
             start, size = index + 1, 0

@@ -584,6 +584,7 @@ def test_unreadable_file_is_a_problem(tree: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(files.os, "open", refuse)
     result = load(["."])
     assert [d.file for d in result.documents] == ["open.yaml"]
+    assert result.files == 1  # a file that could not be read is not counted
     (problem,) = result.problems
     assert (problem.file, problem.line, problem.message) == (
         "secret.yaml",
@@ -641,3 +642,72 @@ def test_file_names_are_relative_to_the_current_directory(
     )
     assert sorted(d.file for d in result.documents) == expected
     assert len(expected) > 1
+
+
+def _set_aside(paths: list[str]) -> list[files.SourceFile]:
+    """What the walk gives for ``paths``: files set aside, none read."""
+    walked = list(files.read_inputs(paths, None))
+    assert all(isinstance(s, files.SourceFile) and s.path is not None for s in walked)
+    return [s for s in walked if isinstance(s, files.SourceFile)]
+
+
+def test_the_walk_sets_files_aside_and_the_loader_reads_each_once(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk reads no regular file: it sets each one's size aside within
+    the limits, and the process that loads the file reads it, once."""
+    for number in range(3):
+        write(tree, f"d/f{number}.yaml", POLICY.format(name=f"p{number}"))
+    opened: list[str] = []
+    real_open = os.open
+
+    def counting(path: str | Path, *args: Any, **kwargs: Any) -> Any:
+        opened.append(Path(path).name)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(files.os, "open", counting)
+    walked = _set_aside(["d"])
+    assert opened == []
+    assert [(s.name, s.data, s.size) for s in walked] == [
+        (f"d/f{n}.yaml", b"", len(POLICY.format(name=f"p{n}"))) for n in range(3)
+    ]
+    result = load(["d"])
+    assert sorted(opened) == ["f0.yaml", "f1.yaml", "f2.yaml"]
+    assert (result.files, result.bytes) == (3, sum(s.size for s in walked))
+
+
+def test_a_file_that_grew_after_the_walk_fails_closed(tree: Path) -> None:
+    """Only its size by the walk's status was set aside within the limits:
+    what it holds now is not read, and every namespace fails closed."""
+    write(tree, "grows.yaml", POLICY.format(name="p"))
+    (walked,) = _set_aside(["grows.yaml"])
+    with (tree / "grows.yaml").open("a") as stream:
+        stream.write("# one more line\n")
+    harvest = loader.load_file(walked, RELEVANT_KINDS)
+    assert harvest.documents == [] and harvest.size is None
+    (problem,) = harvest.problems
+    assert problem.file == "grows.yaml"
+    assert problem.message.startswith("not read: it grew after its size was taken")
+    assert (problem.suspect_kind, problem.suspect_namespace) == ("NetworkPolicy", None)
+
+
+def test_a_file_that_shrank_after_the_walk_is_read_as_it_is(tree: Path) -> None:
+    write(tree, "shrinks.yaml", POLICY.format(name="first") + "# a comment to drop\n")
+    (walked,) = _set_aside(["shrinks.yaml"])
+    write(tree, "shrinks.yaml", POLICY.format(name="p"))
+    harvest = loader.load_file(walked, RELEVANT_KINDS)
+    assert names(tuple(harvest.documents)) == ["p"]
+    assert harvest.size == len(POLICY.format(name="p"))
+
+
+def test_a_file_that_vanished_after_the_walk_fails_closed(tree: Path) -> None:
+    write(tree, "gone.yaml", POLICY.format(name="p"))
+    (walked,) = _set_aside(["gone.yaml"])
+    (tree / "gone.yaml").unlink()
+    harvest = loader.load_file(walked, RELEVANT_KINDS)
+    (problem,) = harvest.problems
+    assert (problem.file, problem.message) == (
+        "gone.yaml",
+        "cannot read: No such file or directory",
+    )
+    assert problem.suspect_kind == "NetworkPolicy"

@@ -9,14 +9,15 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lint.kinds import RELEVANT_KINDS
-from lint.loading import load
+from lint.loading import files, load
 from lint.loading import shares as loading_shares
 from lint.loading.documents import LoadProblem
-from lint.loading.files import SourceFile, read_inputs
+from lint.loading.files import SourceFile, input_size, read_inputs
 from lint.loading.limits import DEFAULT_LIMITS
 from lint.loading.lists import Harvest
 from lint.loading.loader import load_file
@@ -203,7 +204,7 @@ def test_waves_read_ahead_no_further_than_a_wave(
     small_shares: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     files = _files(FIXTURES)
-    monkeypatch.setattr(loading_shares, "WAVE_BYTES", sum(len(f.data) for f in files[:3]))
+    monkeypatch.setattr(loading_shares, "WAVE_BYTES", sum(map(input_size, files[:3])))
     pulled: list[SourceFile] = []
 
     def reading() -> Iterator[SourceFile]:
@@ -215,3 +216,24 @@ def test_waves_read_ahead_no_further_than_a_wave(
     next(entries)
     assert len(pulled) == 3
     assert len(list(entries)) == len(files) - 1
+
+
+def test_each_file_is_read_once_by_the_process_that_loads_it(
+    small_shares: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The walk sets files aside; each is read where it is loaded, once,
+    whichever process that is (a child's reads are noted in files)."""
+    real_open = os.open
+    counter = iter(range(1_000_000))
+
+    def noting(path: str | Path, *args: Any, **kwargs: Any) -> Any:
+        if str(path).endswith((".yaml", ".yml", ".json")):
+            (tmp_path / f"{os.getpid()}.{next(counter)}").write_text(str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(files.os, "open", noting)
+    result = load([str(FIXTURES)], jobs=2)
+    opened = sorted(p.read_text() for p in tmp_path.iterdir())
+    walked = [str(s.path) for s in _files(FIXTURES)]
+    assert opened == sorted(walked)
+    assert result.files == len(walked)
