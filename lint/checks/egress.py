@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from typing import Final
 
 import msgspec
@@ -121,18 +121,18 @@ def judge_egress(ctx: CheckContext, given: EgressInput) -> EgressJudgement:
     tiers = None
     findings = list(named_findings)
     if given.declared.union_verified:
-        union, judged, union_findings = judge_union(ctx, given, allowance)
+        union, judged, refused = _union_judged(ctx, given, allowance)
         host_reads = given.declared.host == "namzu"
         reach_input = _reach_input(ctx, given, allowance, judged, union_reported=host_reads)
         cilium = reach_input.cilium_under_core
         reach, reach_findings = check_reach(ctx, reach_input)
         tiers = tier_input_of(ctx, reach_input)
         if host_reads:
-            findings.extend(union_findings)
+            findings.extend(_union_findings(judged, refused))
         else:
             # No namzu host asks the union: reach is the verdict (issue 25).
             union = None
-            findings.extend(_reach_verdict_findings(given, union_findings, reach_findings, reach))
+            findings.extend(_reach_verdict_findings(given, judged, refused, reach_findings, reach))
         findings.extend(reach_findings)
     expected = _expected_object(given)
     report = EgressReport(
@@ -246,7 +246,8 @@ def _cilium_under_core(ctx: CheckContext, given: EgressInput, allowance: Allowan
 
 def _reach_verdict_findings(
     given: EgressInput,
-    union_findings: list[Finding],
+    judged: Judged,
+    refused: UnionRefused | None,
     reach_findings: list[Finding],
     reach: ReachReport,
 ) -> list[Finding]:
@@ -254,18 +255,14 @@ def _reach_verdict_findings(
     culprit the union also reads keeps the union's finding (at the same
     rule; a controller policy at its template) when reach blames it too,
     and is dropped when reach does not; a refusal no document is to blame
-    for (nothing isolates the pod) is reported at the declaration."""
+    for (nothing isolates the pod) is reported at the declaration. Only the
+    union's findings that are kept are made."""
     blamed = {
         (entry.kind, entry.namespace, entry.name)
         for entry in reach.decision.examined.selecting()
         if entry.verdict in _REACH_CULPRIT_VERDICTS
     }
-    kept = [
-        finding
-        for finding in union_findings
-        if finding.culprit is not None
-        and (finding.culprit.kind, finding.culprit.namespace, finding.culprit.name) in blamed
-    ]
+    kept = _union_findings(judged, refused, blamed)
     refusal = reach.decision.refusal
     if kept or reach_findings or refusal != EgressRefusal.NO_ENFORCING_POLICY:
         return kept
@@ -322,13 +319,29 @@ def judge_union(
 ) -> tuple[DecisionReport, Judged, list[Finding]]:
     """The union decision (SEMANTICS §11) for one sandbox path, with its
     judged entries and findings."""
+    report, judged, refused = _union_judged(ctx, given, allowance)
+    return report, judged, _union_findings(judged, refused)
+
+
+class UnionRefused(msgspec.Struct, frozen=True):
+    """Why the union refuses a path, and what its findings are made with."""
+
+    summary: str | None
+    refusal: RefusalContext
+
+
+def _union_judged(
+    ctx: CheckContext, given: EgressInput, allowance: Allowance
+) -> tuple[DecisionReport, Judged, UnionRefused | None]:
+    """The union decision for one sandbox path, its judged entries, and
+    its refusal, if it refuses (``_union_findings`` makes the findings)."""
     scope = _scope(given, given.declared.engine == "cilium")
     judged = judged_entries(ctx, scope, given.subject.labels, _judging(ctx, given, allowance))
     # Only the entries that select can refuse, or be a culprit.
     refused, summary = union_refusal(examined_of(judged.selecting), allowance)
     report = decision_report(refused, summary, judged)
     if refused is None:
-        return report, judged, []
+        return report, judged, None
     rule_id = rule_for(refused).id
     refusal = RefusalContext(
         sandbox=given.sandbox,
@@ -344,7 +357,27 @@ def judge_union(
         memo=ctx.memo.scopes,
         context=_context(ctx, given.translation),
     )
-    return report, judged, refusal_findings(judged.selecting, summary, refusal)
+    return report, judged, UnionRefused(summary, refusal)
+
+
+def _union_findings(
+    judged: Judged,
+    refused: UnionRefused | None,
+    blamed: Collection[tuple[str, str | None, str]] | None = None,
+) -> list[Finding]:
+    """The union's findings; with ``blamed``, only those of its culprits
+    whose kind, namespace and name are among them, in the same order."""
+    if refused is None:
+        return []
+    if blamed is None:
+        return refusal_findings(judged.selecting, refused.summary, refused.refusal)
+    chosen = [
+        j for j in judged.selecting if (j.entry.kind, j.entry.namespace, j.entry.name) in blamed
+    ]
+    # With no culprit left, the refusal's one finding at the declaration
+    # names none: it is not kept either.
+    findings = refusal_findings(chosen, refused.summary, refused.refusal)
+    return [finding for finding in findings if finding.culprit is not None]
 
 
 def union_context(translation: Translation) -> Hashable:
