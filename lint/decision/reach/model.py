@@ -72,6 +72,10 @@ class LabelView(msgspec.Struct, frozen=True):
             return True
         return False if self.complete else UNKNOWN
 
+    def value_unknown(self, key: str) -> bool:
+        """Whether the key is known present with a value nobody can tell."""
+        return key in self.unknown_value
+
 
 def known_labels(
     labels: Mapping[str, str], unknown_value: frozenset[str] = frozenset()

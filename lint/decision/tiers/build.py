@@ -239,9 +239,10 @@ def build_tier_input(
 RECENT_READINGS: Final = 8
 """How many readings of a namespace's candidates are kept (``ReadMemo.recent``)."""
 FEWEST_KEPT: Final = 16
-"""The fewest candidates whose reading is kept: a few are read again in
-less time than their key takes to build (a generated tree's paths read
-four each; the corpus's, about 270)."""
+"""The fewest candidates whose reading is kept, whole or object by object:
+a few are read again in less time than their key takes to build, or their
+questions to note (a generated tree's paths read four each; the corpus's,
+about 270)."""
 
 
 def _read_candidates(
@@ -258,12 +259,23 @@ def _read_candidates(
     # in ``documents`` meanwhile): a tie is ordered by the content of the
     # reading, which every place of it shares.
     read_as: dict[int, TierDocument] = {}
+    # A namespace's pods differ in a few labels, and an object's selectors
+    # look at a few: each object is read once per answers it gets there
+    # (``ReadMemo.traced``), under what else decides a reading. A few
+    # candidates are read again in less time than noting the questions takes.
+    token = None
+    if memo is not None and len(candidates) >= FEWEST_KEPT:
+        token = memo.token(context.data, _context_key(context, pod=False))
     for index, candidate in enumerate(candidates):
         kind = identify(candidate.api_version, candidate.kind)
         reader = reader_for(kind)
         if reader is None or kind is CALICO_TIER:
             continue
-        read = reader(candidate, context)
+        if memo is None or token is None:
+            read = reader(candidate, context)
+        else:
+            pod_reading = partial(_read_for_pod, reader, candidate, context)
+            read = memo.traced(candidate, token, context.pod, pod_reading)
         for document in read.documents:
             placed = _placed(document, index, memo)
             documents.append(placed)
@@ -274,13 +286,20 @@ def _read_candidates(
     return ordered, tuple(undecidable), tuple(skipped)
 
 
-def _context_key(context: ReadContext) -> Hashable:
+def _read_for_pod(
+    reader: Reader, candidate: ReachCandidate, context: ReadContext, pod: LabelView
+) -> Read:
+    return reader(candidate, replace(context, pod=pod))
+
+
+def _context_key(context: ReadContext, *, pod: bool = True) -> Hashable:
     """What the readers read of the context, as plain values (its ``data``
     is held by identity; the pod's template and annotations are read only
-    for the pod's conditions, apart from the candidates)."""
+    for the pod's conditions, apart from the candidates); without the pod's
+    labels when ``pod`` is False."""
     return (
         context.namespace,
-        _view_key(context.pod),
+        _view_key(context.pod) if pod else None,
         _view_key(context.namespace_view),
         context.service_account,
         tuple(sorted(context.credits.items())),

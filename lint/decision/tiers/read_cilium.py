@@ -127,7 +127,7 @@ def identity_lookup(context: ReadContext) -> Callable[[str], LabelValue | None]:
         if key.startswith("io.cilium.k8s.policy."):
             return None
         found = context.pod.lookup(key)
-        return None if found is UNKNOWN and key not in context.pod.unknown_value else found
+        return None if found is UNKNOWN and not context.pod.value_unknown(key) else found
 
     return lookup
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, TypeAlias, TypeVar, cast
 
 import msgspec
 from msgspec.structs import replace
@@ -33,10 +33,12 @@ from lint.decision.reach.common import (
 from lint.decision.reach.model import (
     NAMESPACE_NAME_LABEL,
     DomainPeer,
+    LabelValue,
     LabelView,
     NodesPeer,
     ReachData,
     Skipped,
+    UnknownValue,
     UnreadablePeer,
     WantedPeer,
 )
@@ -81,6 +83,43 @@ CREDITED: Final = Credit(Tri.YES)
 R = TypeVar("R")
 
 
+Question: TypeAlias = tuple[Callable[[LabelView, str], object], str]
+"""One question a reader asked of the pod's label view: the method, the key."""
+
+
+class TracedView(LabelView, frozen=True):
+    """A pod's label view (``seen``) that notes each question a reader asks
+    of it, with its answer (``ReadMemo.traced``). Readers ask a view only
+    through ``lookup``, ``is_present`` and ``value_unknown``; its own fields
+    say nothing is known, so a reader that read them instead would read
+    another pod than it does without a memo, which the tests comparing the
+    two would show."""
+
+    seen: LabelView = msgspec.field(default_factory=LabelView)
+    asked: list[tuple[Question, object]] = msgspec.field(default_factory=list)
+
+    def lookup(self, key: str) -> LabelValue:
+        answer = self.seen.lookup(key)
+        self.asked.append(((LabelView.lookup, key), answer))
+        return answer
+
+    def is_present(self, key: str) -> bool | UnknownValue:
+        answer = self.seen.is_present(key)
+        self.asked.append(((LabelView.is_present, key), answer))
+        return answer
+
+    def value_unknown(self, key: str) -> bool:
+        answer = self.seen.value_unknown(key)
+        self.asked.append(((LabelView.value_unknown, key), answer))
+        return answer
+
+
+MAX_TRACES: Final = 4
+"""The most sets of questions kept for one object (``ReadMemo.traced``):
+a reader asks the same questions whatever the answers, but for a few
+branches."""
+
+
 class ReadMemo:
     """What readers read of an object that does not depend on the pod (its
     rules), kept by a caller that reads the same objects for many pods and
@@ -94,11 +133,13 @@ class ReadMemo:
     memo lives, and an equal object elsewhere is never taken for it.
     """
 
-    __slots__ = ("_known", "_recent", "lasting")
+    __slots__ = ("_known", "_recent", "_tokens", "_traced", "lasting")
 
     def __init__(self, lasting: ReadMemo | None = None) -> None:
         self._known: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
         self._recent: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
+        self._tokens: dict[Hashable, tuple[object, int]] = {}
+        self._traced: dict[tuple[int, int], tuple[object, dict[Any, dict[Any, Any]]]] = {}
         self.lasting = lasting
         """Where reads that depend on the object alone (not on the
         namespace) are kept: a caller keeps it for the whole run, since a
@@ -130,6 +171,51 @@ class ReadMemo:
         if len(recent) > keep:
             del recent[next(iter(recent))]
         return cast(R, hit[1])
+
+    def token(self, held: object, key: Hashable) -> int:
+        """A small number standing for ``held`` (by identity) and ``key``
+        while the memo lives: what a run of ``traced`` calls shares, hashed
+        once instead of once per call."""
+        full = (id(held), key)
+        hit = self._tokens.get(full)
+        if hit is None or hit[0] is not held:
+            hit = self._tokens[full] = (held, len(self._tokens))
+        return hit[1]
+
+    def traced(
+        self,
+        held: object,
+        token: int,
+        view: LabelView,
+        read: Callable[[LabelView], R],
+    ) -> R:
+        """``read(view)``, once per object ``held`` (by identity), ``token``
+        (``token``) and the answers ``view`` gives to the questions the
+        reading asked of its view. ``read`` must depend on nothing else,
+        and ask its view only what a ``TracedView`` notes: then a view that
+        answers those questions alike leads it down the same way to the
+        same result, so pods whose labels differ only where the object does
+        not look share one reading."""
+        full = (id(held), token)
+        entry = self._traced.get(full)
+        if entry is None or entry[0] is not held:
+            entry = self._traced[full] = (held, {})
+        traces = entry[1]
+        for questions, answered in traces.items():
+            found = answered.get(tuple([ask(view, label) for ask, label in questions]), _NONE)
+            if found is not _NONE:
+                return cast(R, found)
+        traced = TracedView(complete=False, seen=view)
+        value = read(traced)
+        questions = tuple(question for question, _ in traced.asked)
+        if questions in traces or len(traces) < MAX_TRACES:
+            answers = tuple(answer for _, answer in traced.asked)
+            traces.setdefault(questions, {})[answers] = value
+        return value
+
+
+_NONE: Final = object()
+"""No reading kept (``ReadMemo.traced``)."""
 
 
 class ReadContext(msgspec.Struct, frozen=True):
