@@ -93,6 +93,11 @@ writing them (a reference each, 32 MiB in all): past it, a list is looked
 up in the memo again when it is written, so a report of tens of millions
 of entries adds no more than that to memory."""
 
+KEPT_TAIL_BYTES: Final = 1 << 23
+"""The most text of the findings and the rest of the report's tail a
+writer keeps between measuring and writing it (8 MiB): past it, the tail
+is encoded again when it is written."""
+
 # Compact, so the C encoder writes it. Pipe the report through `jq` to read it.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _escape = encode_basestring  # what `_encode` writes for a str
@@ -172,28 +177,45 @@ class JsonWriter:
         characters (ASCII, nothing to escape), so a list's size is the sum
         of its texts' lengths."""
         self._measured_pieces: list[list[_Piece]] = []
+        self._measured_tail: list[str] | None = None
+        """The tail's text as ``size`` measured it, while ``KEPT_TAIL_BYTES`` allows."""
 
     def chunks(self) -> Iterator[str]:
         """The report's text, a piece at a time: each piece is at most one
         decision's examined list, so the text is never held whole."""
         measured, self._measured_pieces = self._measured_pieces, []
+        tail, self._measured_tail = self._measured_tail, None
         yield f'{_encode(_head(self.report))[:-1]},"sandboxes":['
         for index, sandbox in enumerate(self.report.sandboxes):
             if index:
                 yield ","
             yield from self._text(measured[index] if measured else self._pieces(sandbox, [0]))
-        yield from self._tail_chunks()
+        yield from self._tail_chunks() if tail is None else tail
 
     def size(self) -> int:
         """The bytes ``chunks`` writes, in UTF-8, without writing them. The
         sandboxes' pieces are kept for the ``chunks`` that follows: text of
-        their skeletons and shared lists, a small part of the report."""
+        their skeletons and shared lists, a small part of the report; so is
+        the tail's text, up to ``KEPT_TAIL_BYTES``."""
         sandboxes = self.report.sandboxes
         total = report_size(f'{_encode(_head(self.report))[:-1]},"sandboxes":[')
         total += max(len(sandboxes) - 1, 0)
         self._measured_pieces = [self._pieces(sandbox, [0]) for sandbox in sandboxes]
         total += sum(self._size(pieces)[0] for pieces in self._measured_pieces)
-        return total + sum(map(report_size, self._tail_chunks()))
+        return total + self._tail_size()
+
+    def _tail_size(self) -> int:
+        """The tail's bytes, its text kept for ``chunks`` while it is short."""
+        kept: list[str] | None = []
+        size = 0
+        for chunk in self._tail_chunks():
+            size += report_size(chunk)
+            if kept is not None:
+                kept.append(chunk)
+                if size > KEPT_TAIL_BYTES:
+                    kept = None
+        self._measured_tail = kept
+        return size
 
     def members(self) -> list[tuple[str, Any]]:
         """The report's value as top-level members in order, for

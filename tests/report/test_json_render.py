@@ -232,3 +232,31 @@ def test_lists_past_the_kept_texts_are_looked_up_again(monkeypatch: pytest.Monke
     assert any(listed.parts is None and listed.entries for listed in lists)
     assert sum(len(listed.parts or ()) for listed in lists) <= 3
     assert "".join(writer.chunks()) == whole
+
+
+@pytest.mark.parametrize(("kept_bytes", "encoded"), [(json_report.KEPT_TAIL_BYTES, 1), (8, 2)])
+def test_the_tail_measured_is_written_without_encoding_it_again(
+    monkeypatch: pytest.MonkeyPatch, kept_bytes: int, encoded: int
+) -> None:
+    """The findings and the rest of the tail are encoded once to be
+    measured and kept for the writing; past ``KEPT_TAIL_BYTES`` they are
+    encoded again instead. The same size and bytes either way."""
+    report = _report(DEMO)
+    whole = compact(report_document(report))
+    assert report.findings
+    monkeypatch.setattr(json_report, "KEPT_TAIL_BYTES", kept_bytes)
+    calls: list[object] = []
+    real = json_report._tail
+
+    def counting(*args: Any) -> Any:
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(json_report, "_tail", counting)
+    writer = JsonWriter(report)
+    assert writer.size() == len(whole.encode("utf-8"))
+    assert "".join(writer.chunks()) == whole
+    assert len(calls) == encoded
+    # A second writing encodes the tail afresh: what was kept is given once.
+    assert "".join(writer.chunks()) == whole
+    assert len(calls) == encoded + 1
