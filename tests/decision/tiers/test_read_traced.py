@@ -5,6 +5,7 @@ input is the one reading without a memo gives, for any sequence of pods."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given, settings
@@ -39,13 +40,19 @@ def _app(view: LabelView) -> object:
     return ("read", view.lookup("app"))
 
 
-def test_pods_that_answer_alike_share_one_reading() -> None:
-    memo, calls = ReadMemo(), []
+def _counted(read: Callable[[LabelView], object]) -> tuple[list[LabelView], Any]:
+    """``read``, and the views it was called with."""
+    calls: list[LabelView] = []
 
-    def read(view: LabelView) -> object:
+    def counting(view: LabelView) -> object:
         calls.append(view)
-        return _app(view)
+        return read(view)
 
+    return calls, counting
+
+
+def test_pods_that_answer_alike_share_one_reading() -> None:
+    memo, (calls, read) = ReadMemo(), _counted(_app)
     token = memo.token(HELD, "context")
     first = memo.traced(HELD, token, pod_label_view({"app": "a", "x": "1"}), read)
     second = memo.traced(HELD, token, pod_label_view({"app": "a", "x": "2"}), read)
@@ -64,27 +71,21 @@ def test_pods_that_answer_alike_share_one_reading() -> None:
 
 
 def test_a_reading_that_asks_nothing_serves_every_pod() -> None:
-    memo, calls = ReadMemo(), []
-
-    def read(view: LabelView) -> object:
-        calls.append(view)
-        return "same"
-
+    memo, (calls, read) = ReadMemo(), _counted(lambda view: "same")
     token = memo.token(HELD, "context")
     for labels in ({"app": "a"}, {"app": "b"}, {}):
         assert memo.traced(HELD, token, pod_label_view(labels), read) == "same"
     assert len(calls) == 1
 
 
+def _branching(view: LabelView) -> object:
+    if view.lookup("app") == "a":
+        return ("a", view.is_present("tier"))
+    return ("other", view.value_unknown("hash"))
+
+
 def test_a_branch_s_questions_are_their_own_set() -> None:
-    memo, calls = ReadMemo(), []
-
-    def read(view: LabelView) -> object:
-        calls.append(view)
-        if view.lookup("app") == "a":
-            return ("a", view.is_present("tier"))
-        return ("other", view.value_unknown("hash"))
-
+    memo, (calls, read) = ReadMemo(), _counted(_branching)
     token = memo.token(HELD, "context")
     pods = [
         ({"app": "a", "tier": "1"}, ("a", True)),
@@ -107,12 +108,7 @@ def test_a_branch_s_questions_are_their_own_set() -> None:
 
 
 def test_other_objects_and_contexts_are_read_apart() -> None:
-    memo, calls = ReadMemo(), []
-
-    def read(view: LabelView) -> object:
-        calls.append(view)
-        return _app(view)
-
+    memo, (calls, read) = ReadMemo(), _counted(_app)
     pod = pod_label_view({"app": "a"})
     one, two = object(), object()
     memo.traced(one, memo.token(HELD, "context"), pod, read)
