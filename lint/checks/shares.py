@@ -51,7 +51,7 @@ def check_plans(
 
     judged = map_units(grouped, check, RESULTS, processes)
     results: dict[int, PlanResult] = {}
-    for unit, checked in zip(units, judged, strict=False):
+    for unit, checked in zip(units, judged[: len(units)], strict=True):
         results.update(zip(unit, checked, strict=True))
     whole = judged[-1][0][1] if len(judged) > len(units) else whole_run()
     return [results[i] for i in range(len(plans))], whole
