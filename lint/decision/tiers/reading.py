@@ -190,8 +190,8 @@ class ReadMemo:
         read: Callable[[LabelView], R],
     ) -> R:
         """``read(view)``, once per object ``held`` (by identity), ``token``
-        (``token``) and the answers ``view`` gives to the questions the
-        reading asked of its view. ``read`` must depend on nothing else,
+        (the rest of what decides the reading, from ``token``) and the
+        answers ``view`` gives to the questions the reading asked of its view. ``read`` must depend on nothing else,
         and ask its view only what a ``TracedView`` notes: then a view that
         answers those questions alike leads it down the same way to the
         same result, so pods whose labels differ only where the object does
