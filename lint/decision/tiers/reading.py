@@ -191,11 +191,12 @@ class ReadMemo:
     ) -> R:
         """``read(view)``, once per object ``held`` (by identity), ``token``
         (the rest of what decides the reading, from ``token``) and the
-        answers ``view`` gives to the questions the reading asked of its view. ``read`` must depend on nothing else,
-        and ask its view only what a ``TracedView`` notes: then a view that
-        answers those questions alike leads it down the same way to the
-        same result, so pods whose labels differ only where the object does
-        not look share one reading."""
+        answers ``view`` gives to the questions the reading asked of its
+        view. ``read`` must depend on nothing else, and ask its view only
+        what a ``TracedView`` notes: then a view that answers those
+        questions alike leads it down the same way to the same result, so
+        pods whose labels differ only where the object does not look share
+        one reading."""
         full = (id(held), token)
         entry = self._traced.get(full)
         if entry is None or entry[0] is not held:
