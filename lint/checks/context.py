@@ -123,6 +123,10 @@ class JudgmentMemo:
     """The ``does-not-select`` report entries made so far (``origin_entries``)."""
     rule_verdicts: dict[Hashable, tuple[object, RuleVerdicts]] = field(default_factory=dict)
     """Egress rule verdicts by the context they were judged under (``rule_verdicts_of``)."""
+    judged: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
+    """Each decision's judged entries, by scope, context and the pod's
+    labels (``judging.judged_entries``): a template's pooled and warm paths
+    give the same pod the same decision."""
 
     def rule_verdicts_of(self, context: Hashable, cidr_groups: object) -> RuleVerdicts:
         """The egress rule verdicts judged under ``context`` (the union's
@@ -175,6 +179,7 @@ class JudgmentMemo:
             self.selection,
             self.quiet_entries,
             self.rule_verdicts,
+            self.judged,
         ):
             table.clear()
         self.scopes.update(kept)

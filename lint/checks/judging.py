@@ -433,6 +433,41 @@ def judged_entries(
     *,
     placeholders: bool = True,
 ) -> Judged:
+    """Every examined entry of the decision, in §5.1 order (``_judged``),
+    once per scope, judging context and pod labels while the namespace is
+    judged: the paths that differ only in name (a template's pooled and
+    warm paths) share one ``Judged``, so what reads it after them (reach)
+    can tell by identity that they were judged alike."""
+    key = (
+        scope.namespace,
+        id(scope.template),
+        scope.pooled,
+        scope.with_cilium,
+        scope.only_cilium,
+        scope.facts,
+        judging.context,
+        judging.rules_key,
+        judging.named,
+        judging.subject.namespace,
+        tuple(sorted(labels.items())),
+        placeholders,
+    )
+    hit = ctx.memo.judged.get(key)
+    if hit is not None and hit[0] is scope.template:
+        known: Judged = hit[1]
+        return known
+    judged = _judged(ctx, scope, labels, judging, placeholders)
+    ctx.memo.judged[key] = (scope.template, judged)
+    return judged
+
+
+def _judged(
+    ctx: CheckContext,
+    scope: Scope,
+    labels: Mapping[str, str],
+    judging: Judging,
+    placeholders: bool,
+) -> Judged:
     """Every examined entry of the decision, in §5.1 order, reusing what an
     earlier decision with the same context already judged.
 

@@ -169,7 +169,42 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     """The exact tier model's reach answer for the path, in the report's
     shape: every document it read, listed with its verdict, and one finding
     per culprit at its rule's line."""
+    report, searched = _reported(ctx, given)
+    return report, _findings(searched, given, reach_data_of(ctx), _namespace_table(ctx, "culprits"))
+
+
+def _reported(ctx: CheckContext, given: ReachInput) -> _Reported:
+    """``_report``, once per answer and what else the report reads of the
+    path: paths that differ only in name (a template's pooled and warm
+    paths) share it, and only their findings, which name the path, are
+    made for each."""
     asked = _asked(ctx, given)
+    held = (asked, given.union, given.cilium_under_core, given.template)
+    key = (
+        *map(id, held),
+        given.declaration,
+        given.union_reported,
+        given.subject.namespace,
+        tuple(sorted(given.claim_annotations.items())),
+    )
+    table = _namespace_table(ctx, "reach-reports")
+    hit = table.get(key)
+    if hit is not None and _the_same(hit[0], held):
+        known: _Reported = hit[1]
+        return known
+    reported = _report(ctx, given, asked)
+    table[key] = (held, reported)
+    return reported
+
+
+def _the_same(kept: Any, held: tuple[object, ...]) -> bool:
+    """Whether a memo's answer was kept with these very objects: keyed by
+    their identities, it is theirs only while they are alive."""
+    return all(map(operator.is_, kept, held))
+
+
+def _report(ctx: CheckContext, given: ReachInput, asked: _Asked) -> _Reported:
+    """The path's report, and the entries it read that may be culprits."""
     answer = asked.answer
     table = _listed_entries(ctx)
     listed = [_listed_entry(ctx, given, asked, item, table) for item in answer.listed]
@@ -215,7 +250,7 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
         and (id(obj) not in reported or obj is None)
         and id(e) not in theirs
     ]
-    return report, _findings(searched, given, reach_data_of(ctx), _namespace_table(ctx, "culprits"))
+    return report, searched
 
 
 def tier_input_of(ctx: CheckContext, given: ReachInput) -> TierInput:
@@ -238,6 +273,8 @@ def _union_culprits(given: ReachInput) -> frozenset[int]:
 
 
 _Entry = tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]
+_Reported = tuple[ReachReport, list[_Entry]]
+"""A path's reach report, and the entries it read that may be culprits."""
 
 
 _OrderKey = tuple[str, str, bytes, str]
@@ -629,7 +666,9 @@ def _skipped_location(offered: Sequence[Offered], skipped: Skipped) -> Location 
 
 def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
     """The path's tier input and reach answer, once per pod view, service
-    account, allowance, template, claim annotations and Cilium flag."""
+    account, allowance, template, claim annotations, Cilium flag and the
+    union's judgements of the path (by identity: paths judged alike share
+    them, ``judged_entries``)."""
     namespace = given.subject.namespace
     key = (
         "tiers",
@@ -639,10 +678,12 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
         id(given.template),
         tuple(sorted((k, v) for k, (_, v) in given.claim_annotations.items())),
         given.cilium,
-        given.sandbox.path,
+        id(given.union),
+        id(given.cilium_under_core),
     )
+    held = (given.template, given.union, given.cilium_under_core)
     hit = ctx.memo.reach.get(key)
-    if hit is not None and hit[0] is given.template:
+    if hit is not None and _the_same(hit[0], held):
         known: _Asked = hit[1]
         return known
     candidates = tier_candidates(ctx, namespace)
@@ -668,7 +709,7 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
     built = _split_copies(built, offered, given.union)
     model, answer = _reach_selecting(built.input, ctx.memo)
     asked = _Asked(built, answer, offered, bases, model, unselected)
-    ctx.memo.reach[key] = (given.template, asked)
+    ctx.memo.reach[key] = (held, asked)
     return asked
 
 
