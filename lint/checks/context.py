@@ -68,6 +68,10 @@ QuietEntries = dict[Hashable, tuple[KubeObject, ExaminedEntry]]
 origin, each kept with its object (``origin_entries``)."""
 
 
+JUDGED_KEPT: Final = 64
+"""How many decisions' judged entries ``JudgmentMemo.judged`` keeps: a
+sandbox's paths and pod variants, each judged for egress and ingress."""
+
 LASTING_READ_MEMO: Final = "tier-lasting-read-memo"
 """The ``scopes`` key of the tier readers' memo of the whole run."""
 
@@ -124,9 +128,18 @@ class JudgmentMemo:
     rule_verdicts: dict[Hashable, tuple[object, RuleVerdicts]] = field(default_factory=dict)
     """Egress rule verdicts by the context they were judged under (``rule_verdicts_of``)."""
     judged: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
-    """Each decision's judged entries, by scope, context and the pod's
-    labels (``judging.judged_entries``): a template's pooled and warm paths
-    give the same pod the same decision."""
+    """The latest decisions' judged entries, by scope, context and the
+    pod's labels (``judging.judged_entries``, ``remember_judged``): a
+    template's pooled and warm paths give the same pod the same decision."""
+
+    def remember_judged(self, key: Hashable, held: tuple[object, Any]) -> None:
+        """Keep a decision's judged entries, and only the ``JUDGED_KEPT``
+        latest: the paths that share them are one sandbox's, judged one
+        after another, and one namespace may hold thousands of templates."""
+        judged = self.judged
+        judged[key] = held
+        if len(judged) > JUDGED_KEPT:
+            del judged[next(iter(judged))]
 
     def rule_verdicts_of(self, context: Hashable, cidr_groups: object) -> RuleVerdicts:
         """The egress rule verdicts judged under ``context`` (the union's

@@ -457,7 +457,7 @@ def judged_entries(
         known: Judged = hit[1]
         return known
     judged = _judged(ctx, scope, labels, judging, placeholders)
-    ctx.memo.judged[key] = (scope.template, judged)
+    ctx.memo.remember_judged(key, (scope.template, judged))
     return judged
 
 

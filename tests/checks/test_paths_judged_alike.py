@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 
+from lint.checks.context import JUDGED_KEPT, JudgmentMemo
 from lint.checks.controller import controller_setting
+from lint.checks.egress import judge_egress
 from lint.checks.runner import CheckOptions, run_check
 from lint.checks.sandbox_checks import JudgedPath, check_context, judge_path, path_input
-from lint.checks.egress import judge_egress
 from lint.intake import take_in
 from lint.report.json_report import report_document
 from lint.sandboxes import declared_paths, pod_variants
@@ -201,3 +202,12 @@ def test_pods_of_one_path_with_other_labels_are_judged_apart(first: str, tmp_pat
     assert verdicts[tagged]["tier-x"] != "does-not-select"
     assert verdicts[plain]["tier-x"] == "does-not-select"
     assert judged[0].egress.union is not judged[1].egress.union
+
+
+def test_only_the_latest_judgements_are_kept() -> None:
+    """A namespace of thousands of templates keeps no judgement of each:
+    the memo holds the latest ones only, the oldest going first."""
+    memo = JudgmentMemo()
+    for number in range(JUDGED_KEPT + 5):
+        memo.remember_judged(("key", number), (None, number))
+    assert [value for _, value in memo.judged.values()] == list(range(5, JUDGED_KEPT + 5))
