@@ -638,11 +638,26 @@ _REMEDIES_BY_ID: Final[Mapping[str, Mapping[str, str]]] = {each.id: each.remedie
 def remedy_text(rule_id: str, case: str = "default", **values: str) -> str:
     """The rule's remedy for ``case``, its placeholders filled with
     ``values``. An unknown case is a programming error (KeyError): every
-    remedy a finding gives is written in this table."""
+    remedy a finding gives is written in this table. Equal remedies are
+    one string (``_REMEMBERED_REMEDIES``): thousands of findings give the
+    same few, and a child's answer then holds each once."""
+    key = (rule_id, case, *values.items())
+    known = _REMEMBERED_REMEDIES.get(key)
+    if known is not None:
+        return known
     remedies = _REMEDIES_BY_ID[rule_id]
     if case not in remedies:
         raise KeyError(f"rule {rule_id!r} has no remedy for case {case!r}")
-    return remedies[case].format(**values)
+    text = remedies[case].format(**values)
+    if len(_REMEMBERED_REMEDIES) >= _MAX_REMEMBERED_REMEDIES:
+        _REMEMBERED_REMEDIES.clear()
+    _REMEMBERED_REMEDIES[key] = text
+    return text
+
+
+_REMEMBERED_REMEDIES: dict[tuple[object, ...], str] = {}
+"""Each remedy made lately, by rule, case and values (in the order given)."""
+_MAX_REMEMBERED_REMEDIES: Final = 4096
 
 
 def level_of(rule_id: str, case: str = "default") -> Level:

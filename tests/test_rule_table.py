@@ -30,6 +30,8 @@ from lint.decision.model import (
     NamedOutcome,
 )
 from lint.rules import (
+    _MAX_REMEMBERED_REMEDIES,
+    _REMEMBERED_REMEDIES,
     RULES,
     RULES_BY_ID,
     Decision,
@@ -121,6 +123,28 @@ def test_a_case_fills_its_placeholders() -> None:
     assert (
         "`egress-lint check --helm c`" in rendered and "{name: <environment>, helm: c}" in rendered
     )
+
+
+def test_equal_remedies_are_one_string() -> None:
+    """Thousands of findings give the same remedy: each is made once and
+    shared, so a child's answer holds it once; other values make another."""
+    first = remedy_text("egress-policy-widens", "culprit", what="NetworkPolicy/x")
+    again = remedy_text("egress-policy-widens", "culprit", what="NetworkPolicy/x")
+    other = remedy_text("egress-policy-widens", "culprit", what="NetworkPolicy/y")
+    assert first is again
+    assert other != first and "NetworkPolicy/y" in other
+    assert remedy_text("parse-error") is remedy_text("parse-error")
+    # Remembering remedies never lets an unknown case through.
+    with pytest.raises(KeyError, match="no remedy for case 'controller'"):
+        remedy_text("no-enforcing-egress-policy", "controller")
+
+
+def test_remembered_remedies_are_bounded() -> None:
+    for number in range(_MAX_REMEMBERED_REMEDIES + 10):
+        remedy_text("egress-policy-widens", "culprit", what=f"NetworkPolicy/p{number}")
+        assert len(_REMEMBERED_REMEDIES) <= _MAX_REMEMBERED_REMEDIES
+    last = remedy_text("egress-policy-widens", "culprit", what="NetworkPolicy/again")
+    assert last == remedy_text("egress-policy-widens", "culprit", what="NetworkPolicy/again")
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)

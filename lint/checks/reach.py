@@ -1133,49 +1133,51 @@ def _findings(
     entries: Sequence[tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]],
     given: ReachInput,
     data: ReachData | None = None,
-    culprits: dict[Hashable, tuple[tuple[object, ...], Culprit]] | None = None,
+    culprits: dict[Hashable, tuple[tuple[object, ...], Finding]] | None = None,
 ) -> list[Finding]:
-    """One finding per culprit, at its own line. ``culprits``: those made
-    so far for the namespace's paths, which list the same entries."""
+    """One finding per culprit, at its own line. ``culprits``: the culprits'
+    findings made so far for the namespace's paths, which list the same
+    entries."""
     findings = []
+    sandbox, related = given.sandbox, (given.declaration,)
     for entry, obj, path in entries:
         if entry.verdict not in _OFFENDING or entry.location is None:
             continue
-        rule_id = _RULE_OF_VERDICT[EgressVerdict(entry.verdict)]
-        culprit = _culprit_once(culprits, entry, obj, path, data)
-        findings.append(
-            rule_finding(
-                rule_id,
-                culprit_message(culprit, 1),
-                entry.location,
-                sandbox=given.sandbox,
-                obj=obj,
-                remedy=remedy_text(rule_id, "reach"),
-                related=[given.declaration],
-                culprit=culprit,
-            )
-        )
+        found = _culprit_finding_once(culprits, entry, obj, path, data)
+        findings.append(replace(found, sandbox=sandbox, affected=(sandbox,), related=related))
     return findings
 
 
-def _culprit_once(
-    culprits: dict[Hashable, tuple[tuple[object, ...], Culprit]] | None,
+def _culprit_finding_once(
+    culprits: dict[Hashable, tuple[tuple[object, ...], Finding]] | None,
     entry: ExaminedEntry,
     obj: KubeObject | None,
     path: tuple[str | int, ...],
     data: ReachData | None,
-) -> Culprit:
-    """``_culprit``, once per entry, object, rule path and data (the first
-    three by identity, kept with the answer so no id is reused)."""
-    if culprits is None:
-        return _culprit(entry, obj, path, data)
+) -> Finding:
+    """The finding of a culprit, but for the path it is found on (``sandbox``,
+    ``affected``, ``related``): once per entry, object, rule path and data
+    (the first three by identity, kept with the answer so no id is reused).
+    Every path that meets the culprit shares its message, remedy and
+    culprit, so the merge and a child's answer hold each once."""
     held = (entry, obj, data)
     key = (*map(id, held), path)
-    hit = culprits.get(key)
+    hit = culprits.get(key) if culprits is not None else None
     if hit is not None and all(map(operator.is_, hit[0], held)):
         return hit[1]
-    found = _culprit(entry, obj, path, data)
-    culprits[key] = (held, found)
+    rule_id = _RULE_OF_VERDICT[EgressVerdict(entry.verdict)]
+    culprit = _culprit(entry, obj, path, data)
+    assert entry.location is not None
+    found = rule_finding(
+        rule_id,
+        culprit_message(culprit, 1),
+        entry.location,
+        obj=obj,
+        remedy=remedy_text(rule_id, "reach"),
+        culprit=culprit,
+    )
+    if culprits is not None:
+        culprits[key] = (held, found)
     return found
 
 

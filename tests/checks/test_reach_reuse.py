@@ -17,7 +17,7 @@ from lint.checks.candidates import location_of
 from lint.checks.context import CheckContext, precise_location
 from lint.checks.reach import (
     _culprit,
-    _culprit_once,
+    _culprit_finding_once,
     _listed_entries,
     _objects_of,
     _order_key,
@@ -171,9 +171,9 @@ def test_a_culprit_is_made_once_per_entry_object_and_rule() -> None:
     kept: dict[Any, Any] = {}
     for obj in (first, other, first):
         for path in (("spec", "egress", 0), ("spec", "egress", 1)):
-            culprit = _culprit_once(kept, entry, obj, path, None)
-            assert culprit == _culprit(entry, obj, path, None)
-            assert _culprit_once(kept, entry, obj, path, None) is culprit
+            found = _culprit_finding_once(kept, entry, obj, path, None)
+            assert found.culprit == _culprit(entry, obj, path, None)
+            assert _culprit_finding_once(kept, entry, obj, path, None) is found
     assert len(kept) == 4
     assert _culprit(entry, first, ("spec", "egress", 0), None) != _culprit(
         entry, other, ("spec", "egress", 0), None
