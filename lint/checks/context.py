@@ -74,6 +74,12 @@ sandbox's paths and pod variants, each judged for egress and ingress."""
 
 LASTING_READ_MEMO: Final = "tier-lasting-read-memo"
 """The ``scopes`` key of the tier readers' memo of the whole run."""
+CLUSTER_ENTRIES: Final = "reach-cluster-entries"
+"""The ``scopes`` key of reach's report entries of clusterwide objects and
+unparsed documents, kept for the whole run: every namespace lists them."""
+CLUSTER_CULPRITS: Final = "reach-cluster-culprits"
+"""The ``scopes`` key of reach's culprit findings of clusterwide objects and
+unparsed documents, kept for the whole run like their entries."""
 
 
 def kept_with(
@@ -168,7 +174,9 @@ class JudgmentMemo:
 
     namespace: str | None = None
     """The namespace being judged (``begin_namespace``)."""
-    kept: frozenset[Hashable] = frozenset({"reach-data", LASTING_READ_MEMO})
+    kept: frozenset[Hashable] = frozenset(
+        {"reach-data", LASTING_READ_MEMO, CLUSTER_ENTRIES, CLUSTER_CULPRITS}
+    )
     """The ``scopes`` entries of the whole run, kept across namespaces."""
 
     def begin_namespace(self, namespace: str) -> None:

@@ -22,6 +22,8 @@ from msgspec.structs import replace
 
 from lint.checks.candidates import Sourced, by_name, location_of, unparsed_placeholders
 from lint.checks.context import (
+    CLUSTER_CULPRITS,
+    CLUSTER_ENTRIES,
     LASTING_READ_MEMO,
     CheckContext,
     JudgedEntry,
@@ -170,7 +172,8 @@ def check_reach(ctx: CheckContext, given: ReachInput) -> tuple[ReachReport, list
     shape: every document it read, listed with its verdict, and one finding
     per culprit at its rule's line."""
     report, searched = _reported(ctx, given)
-    return report, _findings(searched, given, reach_data_of(ctx), _namespace_table(ctx, "culprits"))
+    culprits = (_namespace_table(ctx, "culprits"), _run_table(ctx, CLUSTER_CULPRITS))
+    return report, _findings(searched, given, reach_data_of(ctx), culprits)
 
 
 def _reported(ctx: CheckContext, given: ReachInput) -> _Reported:
@@ -223,7 +226,8 @@ def _report(ctx: CheckContext, given: ReachInput, asked: _Asked) -> _Reported:
         refusal = EgressRefusal.NOT_EVALUABLE
         summary = f"{first.kind}/{first.name} cannot be read: {first.detail}"
     kept_entries = _namespace_table(ctx, "reach-unparsed-entries")
-    unparsed_entries = [_unparsed_entry(i, kept_entries) for i in unparsed]
+    every_entry = _run_table(ctx, CLUSTER_ENTRIES)
+    unparsed_entries = [_unparsed_entry(i, kept_entries, every_entry) for i in unparsed]
     theirs = {
         id(entry[0])
         for entry, item in zip(unparsed_entries, unparsed, strict=True)
@@ -459,6 +463,14 @@ def _namespace_table(ctx: CheckContext, name: str) -> dict[Any, Any]:
     return kept_with(ctx.memo.reach, name, ctx.inventory, dict)
 
 
+def _run_table(ctx: CheckContext, name: str) -> dict[Any, Any]:
+    """A table reach fills as it goes, kept for the whole run (``name`` is
+    one of ``JudgmentMemo.kept``): what every namespace's paths list alike,
+    the clusterwide objects and the unparsed documents, is then one object
+    in every namespace's reports, and a child's answer holds it once."""
+    return kept_with(ctx.memo.scopes, name, ctx.inventory, dict)
+
+
 _Unselected = dict[int, tuple[Offered, tuple[_SortKey, _Entry]]]
 
 
@@ -520,14 +532,22 @@ def _same_entry(entry: ExaminedEntry, kind: str, name: str, obj: KubeObject) -> 
     )
 
 
-def _unparsed_entry(item: _Judged, kept: dict[Any, Any]) -> _Entry:
+def _unparsed_entry(item: _Judged, kept: dict[Any, Any], every: dict[Any, Any]) -> _Entry:
     """An unparsed document's entry, once per document while the namespace
     is judged (``_unparsed`` keeps them; the document is kept with it, so
-    its id is not reused): its paths list the same entry, so its culprit is
-    made once and it is written once in a JSON report."""
+    its id is not reused), and one object for the whole run (``every``, by
+    what the entry says: each namespace finds the document anew): its paths
+    list the same entry, so its culprit is made once and it is written
+    once in a JSON report."""
     hit = kept.get(id(item))
     if hit is None or hit[0] is not item:
-        hit = kept[id(item)] = (item, (_judged_entry(item, None), None, ()))
+        document = item.document
+        said = (document.kind, document.name, type(document.verdict), document.verdict)
+        key = ("unparsed", *said, document.detail, item.location)
+        entry = every.get(key)
+        if entry is None:
+            entry = every[key] = _judged_entry(item, None)
+        hit = kept[id(item)] = (item, (entry, None, ()))
     found: _Entry = hit[1]
     return found
 
@@ -560,6 +580,8 @@ def _listed_entry(
         if obj is not None:
             # Made once per object and what the entry says, like a
             # document's below: its culprit is then made once too.
+            if obj.namespace is None:
+                table = _run_table(ctx, CLUSTER_ENTRIES)
             return _undecidable_entry(table, obj, thing, item), obj, thing.path
         obj, location = _condition_at(ctx, given, thing)
         namespace = obj.namespace if obj is not None else None
@@ -575,6 +597,8 @@ def _listed_entry(
         path = (*base, *path[1:])
     if obj is None:
         return _listed(document, item, given.declaration), obj, path
+    if obj.namespace is None:  # every namespace lists a clusterwide object
+        table = _run_table(ctx, CLUSTER_ENTRIES)
     # The namespace's paths list the same objects alike (the policies that
     # select every pod): each such entry is made once, and written once in
     # a JSON report.
@@ -1133,23 +1157,31 @@ def _findings(
     entries: Sequence[tuple[ExaminedEntry, KubeObject | None, tuple[str | int, ...]]],
     given: ReachInput,
     data: ReachData | None = None,
-    culprits: dict[Hashable, tuple[tuple[object, ...], Finding]] | None = None,
+    culprits: tuple[_Culprits, _Culprits] | None = None,
 ) -> list[Finding]:
     """One finding per culprit, at its own line. ``culprits``: the culprits'
     findings made so far for the namespace's paths, which list the same
-    entries."""
+    entries, and for the whole run's (those of clusterwide objects and
+    unparsed documents, whose entries every namespace shares)."""
     findings = []
     sandbox, related = given.sandbox, (given.declaration,)
     for entry, obj, path in entries:
         if entry.verdict not in _OFFENDING or entry.location is None:
             continue
-        found = _culprit_finding_once(culprits, entry, obj, path, data)
+        table = None
+        if culprits is not None:
+            table = culprits[1] if obj is None or obj.namespace is None else culprits[0]
+        found = _culprit_finding_once(table, entry, obj, path, data)
         findings.append(replace(found, sandbox=sandbox, affected=(sandbox,), related=related))
     return findings
 
 
+_Culprits = dict[Hashable, tuple[tuple[object, ...], Finding]]
+"""Culprits' findings by entry, object, rule path and data (``_culprit_finding_once``)."""
+
+
 def _culprit_finding_once(
-    culprits: dict[Hashable, tuple[tuple[object, ...], Finding]] | None,
+    culprits: _Culprits | None,
     entry: ExaminedEntry,
     obj: KubeObject | None,
     path: tuple[str | int, ...],

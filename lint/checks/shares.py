@@ -49,7 +49,10 @@ def check_plans(
             return [], whole_run()
         return check_one(plan)
 
-    judged = map_units(grouped, check, RESULTS, processes)
+    # One answer per child: its namespaces' reports list the same entries
+    # of clusterwide objects and unparsed documents, and their findings the
+    # same culprits, which are then written and read back once.
+    judged = map_units(grouped, check, RESULTS, processes, answer_once=True)
     results: dict[int, PlanResult] = {}
     for unit, checked in zip(units, judged[: len(units)], strict=True):
         results.update(zip(unit, checked, strict=True))

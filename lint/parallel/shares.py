@@ -5,10 +5,12 @@ namespace). Every process, this one and each forked child, takes the next
 unit nobody has taken from one queue until none is left, so a process that
 starts late, or meets slow units, simply takes fewer: no process waits while
 another still holds a long list. A child sends each unit's results as soon
-as it has them (``children``, in the encoding of ``records``), and the parent
-reads them between its own items, so little is left to read once the queue
-is empty. The parent takes the first unit before any child starts: callers
-put the largest first, and what the parent makes is never read back.
+as it has them (``children``, in the encoding of ``records``), or, when the
+caller asks (``answer_once``), all of them in one message once the queue is
+empty, so that what its units share is written once; the parent reads them
+between its own items, so little is left to read once the queue is empty.
+The parent takes the first unit before any child starts: callers put the
+largest first, and what the parent makes is never read back.
 Results are put back in unit order, so they are the ones a single process
 gives. A child that fails, runs past its deadline, or sends
 something that cannot be read costs only time: the parent then does the
@@ -32,6 +34,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import accumulate
 from typing import Final, TypeVar
 
 from lint.parallel.children import Child, Send, collect
@@ -77,19 +80,24 @@ def map_units(
     *,
     deadline: float = CHILD_DEADLINE,
     meanwhile: Callable[[], object] | None = None,
+    answer_once: bool = False,
 ) -> list[list[Result]]:
     """``do_one`` of every item, unit by unit, in order, on at most
     ``processes`` processes, each taking units from one queue (the units
     the caller puts first are taken first, and the first by this process).
     When children start, this process first calls ``meanwhile`` (work of
     its own it would otherwise do alone afterwards), then does its units:
-    the children take more meanwhile. When this process raises, every
-    child is killed and reaped and every pipe closed before the exception
-    goes on."""
+    the children take more meanwhile. With ``answer_once``, a child sends
+    the results of all its units in one message once the queue is empty,
+    so a record its units share is written and read back once (the units
+    of a child that fails are then all done here). When this process
+    raises, every child is killed and reaped and every pipe closed before
+    the exception goes on."""
     groups = _grouped(units)
     if processes < 2 or len(groups) < 2 or not can_fork():
         return [_done_here(unit, do_one) for unit in units]
-    done = _claimed(groups, do_one, records, min(processes, len(groups)), deadline, meanwhile)
+    taking = min(processes, len(groups))
+    done = _claimed(groups, do_one, records, taking, deadline, meanwhile, answer_once)
     flat = (
         done[number] if number in done else _unit_here(groups[number], do_one)
         for number in range(len(groups))
@@ -104,6 +112,7 @@ def _claimed(
     processes: int,
     deadline: float,
     meanwhile: Callable[[], object] | None,
+    answer_once: bool = False,
 ) -> dict[int, list[Result]]:
     """The results of each group some process did, by group number. Between
     its own items, this process reads what the children sent meanwhile,
@@ -118,7 +127,7 @@ def _claimed(
         children: list[Child] = []
         try:
             for _ in range(processes - 1):
-                child = _started(queue, groups, do_one, records)
+                child = _started(queue, groups, do_one, records, answer_once)
                 if child is not None:
                     children.append(child)
             if meanwhile is not None and children:
@@ -145,9 +154,8 @@ def _read_sent(
     """Each group's results the children sent and ``done`` lacks, added."""
     for child in children:
         for message in child.messages():
-            found = _read(message, groups, records)
-            if found is not None:
-                done.setdefault(*found)
+            for number, results in _read(message, groups, records):
+                done.setdefault(number, results)
 
 
 @contextmanager
@@ -194,11 +202,13 @@ def _started(
     groups: Sequence[Sequence[Sequence[Item]]],
     do_one: Callable[[Item], Result],
     records: Records[Result],
+    answer_once: bool = False,
 ) -> Child | None:
     """A child taking groups from the queue, or None (the parent will do its
     part) when the system refuses another process or pipe."""
+    answer = functools.partial(_answered, queue, groups, do_one, records, answer_once)
     try:
-        return Child.start(functools.partial(_answered, queue, groups, do_one, records))
+        return Child.start(answer)
     except OSError:
         return None
 
@@ -208,34 +218,57 @@ def _answered(
     groups: Sequence[Sequence[Sequence[Item]]],
     do_one: Callable[[Item], Result],
     records: Records[Result],
+    answer_once: bool,
     send: Send,
 ) -> None:
     """What a child does: take groups from the queue, and send each one's
-    number and results as soon as they are made."""
+    number and results as soon as they are made, or, ``answer_once``, all
+    of them together once the queue is empty."""
+    taken: list[tuple[int, list[Result]]] = []
     for number, results in _take(queue, groups, do_one):
-        send(number.to_bytes(NUMBER_BYTES, "little") + records.dumps(results))
+        taken.append((number, results))
+        if not answer_once:
+            send(_message(taken, records))
+            taken = []
+    if taken:
+        send(_message(taken, records))
+
+
+def _message(taken: Sequence[tuple[int, list[Result]]], records: Records[Result]) -> bytes:
+    """Groups' results as one message: how many groups, their numbers, then
+    every group's results, in that order, as one list of records."""
+    numbers = [len(taken), *(number for number, _ in taken)]
+    head = b"".join(number.to_bytes(NUMBER_BYTES, "little") for number in numbers)
+    return head + records.dumps([result for _, results in taken for result in results])
 
 
 def _read(
     message: bytes,
     groups: Sequence[Sequence[Sequence[Item]]],
     records: Records[Result],
-) -> tuple[int, list[Result]] | None:
-    """A group's number and results from a child's message; None when the
-    message cannot be read, names no group, or does not hold one result per
-    item of the group (the group is then done here)."""
-    if len(message) < NUMBER_BYTES:
-        return None
-    number = int.from_bytes(message[:NUMBER_BYTES], "little")
-    if number >= len(groups):
-        return None
+) -> list[tuple[int, list[Result]]]:
+    """Each group's number and results from a child's message; none when
+    the message cannot be read, names no group, or does not hold one result
+    per item of its groups (those groups are then done here)."""
+    count = int.from_bytes(message[:NUMBER_BYTES], "little")
+    start = NUMBER_BYTES * (count + 1)
+    if count < 1 or len(message) < start:
+        return []
+    numbers = [
+        int.from_bytes(message[NUMBER_BYTES * i : NUMBER_BYTES * (i + 1)], "little")
+        for i in range(1, count + 1)
+    ]
+    if any(number >= len(groups) for number in numbers):
+        return []
     try:
-        results = records.loads(message[NUMBER_BYTES:])
+        results = records.loads(message[start:])
     except ValueError:
-        return None
-    if len(results) != sum(map(len, groups[number])):
-        return None
-    return number, results
+        return []
+    sizes = [sum(map(len, groups[number])) for number in numbers]
+    if len(results) != sum(sizes):
+        return []
+    cut = list(accumulate(sizes, initial=0))
+    return [(number, results[cut[i] : cut[i + 1]]) for i, number in enumerate(numbers)]
 
 
 def _grouped(units: Sequence[Sequence[Item]]) -> list[Sequence[Sequence[Item]]]:

@@ -256,23 +256,34 @@ def test_an_undecidable_object_s_entry_is_made_once_per_what_it_says() -> None:
 
 def test_an_unparsed_document_s_entry_is_made_once_per_document() -> None:
     """The entries of a namespace's unparsed documents are made once each:
-    the same document the same entry, another document its own."""
+    the same document the same entry, another document its own; and
+    another namespace, which finds the same documents anew, lists the same
+    entries (one object for the whole run)."""
     problems = [
         LoadProblem("a.yaml", 3, "bad", suspect_kind="AdminNetworkPolicy"),
         LoadProblem("b.yaml", 5, "bad", suspect_kind="AdminNetworkPolicy"),
     ]
     ctx = CheckContext(build_inventory([], "one"), problems)
     kept: dict[Any, Any] = {}
-    first = [
-        _unparsed_entry(item, kept)[0]
-        for item in _unparsed(ctx, "one", EgressVerdict.NOT_EVALUABLE)
-    ]
-    again = [
-        _unparsed_entry(item, kept)[0]
-        for item in _unparsed(ctx, "one", EgressVerdict.NOT_EVALUABLE)
-    ]
+    every: dict[Any, Any] = {}
+
+    def entries(namespace: str, kept: dict[Any, Any]) -> list[ExaminedEntry]:
+        found = _unparsed(ctx, namespace, EgressVerdict.NOT_EVALUABLE)
+        return [_unparsed_entry(item, kept, every)[0] for item in found]
+
+    first = entries("one", kept)
+    again = entries("one", kept)
     assert [e.location and e.location.file for e in first] == ["a.yaml", "b.yaml"]
     assert [id(e) for e in again] == [id(e) for e in first]
+    ctx.memo.begin_namespace("two")
+    elsewhere = entries("two", {})
+    assert [id(e) for e in elsewhere] == [id(e) for e in first]
+    # Another verdict says something else: an entry of its own.
+    other = [
+        _unparsed_entry(item, {}, every)[0]
+        for item in _unparsed(ctx, "two", IngressVerdict.NOT_EVALUABLE)
+    ]
+    assert not {id(e) for e in other} & {id(e) for e in first}
 
 
 def test_a_namespace_s_candidates_are_indexed_by_object_once_each() -> None:
@@ -291,3 +302,44 @@ def test_a_namespace_s_candidates_are_indexed_by_object_once_each() -> None:
             id(each.obj): [index] for index, each in enumerate(candidates)
         }
         assert {ctx.inventory.namespace(namespace).name} == {e.obj.namespace for e in candidates}
+
+
+OPEN_ADMIN = {
+    "apiVersion": "policy.networking.k8s.io/v1alpha1",
+    "kind": "AdminNetworkPolicy",
+    "metadata": {"name": "open"},
+    "spec": {
+        "priority": 10,
+        "subject": {"namespaces": {}},
+        "egress": [{"name": "all", "action": "Allow", "to": [{"networks": ["0.0.0.0/0"]}]}],
+    },
+}
+
+
+def test_a_clusterwide_object_is_one_entry_and_culprit_in_every_namespace(
+    tmp_path: Path,
+) -> None:
+    """Every namespace's paths list a clusterwide policy alike: its entry,
+    and its culprit's finding but for the path, are made once for the run
+    (a child's answer then holds them once), and each path is still named."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    documents = [OPEN_ADMIN, *(_template(namespace) for namespace in ("sbx", "second"))]
+    (tree / "all.yaml").write_text("".join(f"---\n{json.dumps(d)}\n" for d in documents))
+    config = tmp_path / "config.yaml"
+    entries = [ENTRIES[0], ENTRIES[2]]
+    config.write_text("version: 1\nsandboxes:\n" + "".join(f"  - {e}\n" for e in entries))
+    report = run_check(CheckOptions(paths=(str(tree),), config=config))
+    listed = {
+        sandbox.ref.namespace: [
+            entry
+            for entry in sandbox.egress.reach.decision.examined.whole()
+            if entry.name == "open"
+        ]
+        for sandbox in report.sandboxes
+        if sandbox.egress.reach is not None
+    }
+    (first,), (second,) = listed["sbx"], listed["second"]
+    assert first is second
+    (finding,) = [f for f in report.findings if f.culprit and f.culprit.name == "open"]
+    assert {ref.namespace for ref in finding.affected} == {"sbx", "second"}

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from lint.parallel import shares
@@ -202,29 +203,97 @@ def test_an_answer_that_cannot_be_used_has_its_units_done_here(
     assert sorted(calls.here) == ITEMS
 
 
-def _message(number: int, results: list[int]) -> bytes:
-    return number.to_bytes(shares.NUMBER_BYTES, "little") + INTS.dumps(results)
+def _message(*units: tuple[int, list[int]]) -> bytes:
+    numbers = [len(units), *(number for number, _ in units)]
+    head = b"".join(number.to_bytes(shares.NUMBER_BYTES, "little") for number in numbers)
+    return head + INTS.dumps([result for _, results in units for result in results])
 
 
 @pytest.mark.parametrize(
     ("message", "read"),
     [
-        (_message(2, [8, 10, 12]), (2, [8, 10, 12])),
-        (_message(1, [6]), (1, [6])),
-        (_message(5, [0]), None),  # no such unit
-        (_message(0, [2]), None),  # unit 0 holds two items
-        (_message(0, [2, 4, 6]), None),
-        (_message(1, [6])[:-1], None),
-        (b"\x01\x00\x00\x00garbage", None),
-        (b"\x01", None),
-        (b"", None),
+        (_message((2, [8, 10, 12])), [(2, [8, 10, 12])]),
+        (_message((1, [6])), [(1, [6])]),
+        (_message((1, [6]), (2, [8, 10, 12])), [(1, [6]), (2, [8, 10, 12])]),
+        (_message((2, [8, 10, 12]), (0, [2, 4])), [(2, [8, 10, 12]), (0, [2, 4])]),
+        (_message((5, [0])), []),  # no such unit
+        (_message((1, [6]), (5, [0])), []),
+        (_message((0, [2])), []),  # unit 0 holds two items
+        (_message((0, [2, 4, 6])), []),
+        (_message((1, [6]), (2, [8, 10]))[:-1], []),
+        (_message((1, [6]))[:-1], []),
+        (_message()[:4] + INTS.dumps([]), []),  # no unit at all
+        (b"\x02\x00\x00\x00\x01\x00\x00\x00", []),  # fewer numbers than it says
+        (b"\x01\x00\x00\x00garbage", []),
+        (b"\x01", []),
+        (b"", []),
     ],
 )
-def test_a_child_s_message_is_read_only_when_it_holds_a_unit_s_results(
-    message: bytes, read: tuple[int, list[int]] | None
+def test_a_child_s_message_is_read_only_when_it_holds_its_units_results(
+    message: bytes, read: list[tuple[int, list[int]]]
 ) -> None:
     groups = shares._grouped(UNITS)
     assert shares._read(message, groups, INTS) == read
+
+
+class _Inner(msgspec.Struct, frozen=True):
+    value: int
+
+
+class _Box(msgspec.Struct, frozen=True):
+    """A record holding a record: written once per object in an answer."""
+
+    inner: _Inner
+
+
+BOXES: Records[_Box] = Records(_Box)
+
+
+@pytest.mark.parametrize("answer_once", [False, True])
+def test_a_child_answering_once_writes_what_its_units_share_once(
+    children: list[int], answer_once: bool
+) -> None:
+    """Every unit's item gives the same record; the child sends its units'
+    results in one message, or one per unit. In one message, the record
+    comes back as one object for all the child's units."""
+    shared = _Box(_Inner(7))
+    units = [[item] for item in ITEMS]
+
+    def do_one(_: int) -> _Box:
+        if not _in_child():
+            time.sleep(0.2)  # the child takes the other units meanwhile
+        return shared
+
+    results = map_units(units, do_one, BOXES, 2, answer_once=answer_once)
+    assert results == [[shared] for _ in ITEMS]
+    sent = [unit[0] for unit in results if unit[0] is not shared]  # read back from the child
+    assert len(sent) >= 2
+    assert (len({id(box) for box in sent}) == 1) is answer_once
+
+
+def test_a_child_that_answers_once_and_fails_has_all_its_units_done_here(
+    children: list[int], tmp_path: Path
+) -> None:
+    """It answers nothing before it ends, so every unit it took is done
+    here, and the results are the ones a single process gives."""
+    units = [[item] for item in ITEMS]
+
+    def do_one(item: int) -> int:
+        if _in_child():
+            (tmp_path / str(item)).touch()
+            if len(list(tmp_path.iterdir())) == 2:
+                os._exit(3)
+        else:
+            give_up = time.monotonic() + WAIT
+            while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < give_up:
+                time.sleep(0.005)
+            here.append(item)
+        return 2 * item
+
+    here: list[int] = []
+    assert map_units(units, do_one, INTS, 2, answer_once=True) == [[2 * i] for i in ITEMS]
+    taken = sorted(int(path.name) for path in tmp_path.iterdir())
+    assert set(taken) <= set(here)
 
 
 def test_what_a_failing_child_sent_before_it_failed_is_kept(
