@@ -182,14 +182,10 @@ def _reported(ctx: CheckContext, given: ReachInput) -> _Reported:
     paths) share it, and only their findings, which name the path, are
     made for each."""
     asked = _asked(ctx, given)
-    held = (asked, given.union, given.cilium_under_core, given.template)
-    key = (
-        *map(id, held),
-        given.declaration,
-        given.union_reported,
-        given.subject.namespace,
-        tuple(sorted(given.claim_annotations.items())),
-    )
+    # The answer holds the namespace; the declaration, by identity, is
+    # the sandbox's own, alive for the run.
+    held = (asked, given.union, given.cilium_under_core, given.template, given.declaration)
+    key = (*map(id, held), given.union_reported, *given.claim_annotations.items())
     table = _namespace_table(ctx, "reach-reports")
     hit = table.get(key)
     if hit is not None and _the_same(hit[0], held):

@@ -140,7 +140,7 @@ def column_for(version: Version) -> ControllerColumn | None:
     return next((column for column in COLUMNS if column.contains(version)), None)
 
 
-class ControllerFacts(msgspec.Struct, frozen=True):
+class ControllerFacts(msgspec.Struct, frozen=True, cache_hash=True):
     """The controller assumed for one run: its version as written (or
     ``NEWEST_VERSION``), its triple, and its §8 column."""
 
