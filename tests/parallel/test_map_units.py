@@ -271,12 +271,10 @@ def test_a_child_answering_once_writes_what_its_units_share_once(
     assert (len({id(box) for box in sent}) == 1) is answer_once
 
 
-def test_a_child_that_answers_once_and_fails_has_all_its_units_done_here(
-    children: list[int], tmp_path: Path
-) -> None:
-    """It answers nothing before it ends, so every unit it took is done
-    here, and the results are the ones a single process gives."""
-    units = [[item] for item in ITEMS]
+def _failing_on_its_second_unit(tmp_path: Path, here: list[int]) -> Callable[[int], int]:
+    """Doubles an item; a child fails on its second unit, and the parent
+    waits for that before it takes any, so the child surely gets two. The
+    parent notes in ``here`` each item it did."""
 
     def do_one(item: int) -> int:
         if _in_child():
@@ -290,37 +288,29 @@ def test_a_child_that_answers_once_and_fails_has_all_its_units_done_here(
             here.append(item)
         return 2 * item
 
-    here: list[int] = []
-    assert map_units(units, do_one, INTS, 2, answer_once=True) == [[2 * i] for i in ITEMS]
-    taken = sorted(int(path.name) for path in tmp_path.iterdir())
-    assert set(taken) <= set(here)
+    return do_one
 
 
-def test_what_a_failing_child_sent_before_it_failed_is_kept(
-    children: list[int], tmp_path: Path
+@pytest.mark.parametrize("answer_once", [False, True])
+def test_a_failing_child_s_units_are_done_here(
+    children: list[int], tmp_path: Path, answer_once: bool
 ) -> None:
-    """The child fails on its second unit; the parent waits for that before
-    it takes any, so the child surely gets two."""
-    units = [[item] for item in ITEMS]
-
-    def do_one(item: int) -> int:
-        if _in_child():
-            (tmp_path / str(item)).touch()
-            if len(list(tmp_path.iterdir())) == 2:
-                os._exit(3)
-        else:
-            give_up = time.monotonic() + WAIT
-            while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < give_up:
-                time.sleep(0.005)
-            here.append(item)
-        return 2 * item
-
+    """What a failing child sent before it failed is kept; a child that
+    answers once sent nothing, so every unit it took is done here. Either
+    way the results are the ones a single process gives."""
     here: list[int] = []
-    assert map_units(units, do_one, INTS, 2) == [[2 * item] for item in ITEMS]
+    do_one = _failing_on_its_second_unit(tmp_path, here)
+    units = [[item] for item in ITEMS]
+    assert map_units(units, do_one, INTS, 2, answer_once=answer_once) == [
+        [2 * item] for item in ITEMS
+    ]
     sent, failed = sorted((int(path.name) for path in tmp_path.iterdir()), key=ITEMS.index)
-    assert sent not in here
     assert failed in here
-    assert sorted([*here, sent]) == ITEMS
+    if answer_once:
+        assert sorted(here) == ITEMS
+    else:
+        assert sent not in here
+        assert sorted([*here, sent]) == ITEMS
 
 
 def _log_reads(monkeypatch: pytest.MonkeyPatch, log: list[str]) -> None:
