@@ -182,10 +182,11 @@ def _reported(ctx: CheckContext, given: ReachInput) -> _Reported:
     paths) share it, and only their findings, which name the path, are
     made for each."""
     asked = _asked(ctx, given)
-    # The answer holds the namespace; the declaration, by identity, is
-    # the sandbox's own, alive for the run.
-    held = (asked, given.union, given.cilium_under_core, given.template, given.declaration)
-    key = (*map(id, held), given.union_reported, *given.claim_annotations.items())
+    # The answer holds the namespace. The declaration is made again for each
+    # path, so it is taken by value.
+    held = (asked, given.union, given.cilium_under_core, given.template)
+    said = (given.declaration, given.union_reported, *given.claim_annotations.items())
+    key = (*map(id, held), *said)
     table = _namespace_table(ctx, "reach-reports")
     hit = table.get(key)
     if hit is not None and _the_same(hit[0], held):

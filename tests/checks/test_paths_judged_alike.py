@@ -108,6 +108,7 @@ def test_the_pooled_and_warm_paths_share_one_judgement(tmp_path: Path) -> None:
     (direct,), (pooled,), (warm,) = judged["direct"], judged["pooled"], judged["warm"]
     assert pooled.egress.union is warm.egress.union
     assert pooled.egress.tiers is warm.egress.tiers
+    assert pooled.egress.report.reach is warm.egress.report.reach
     # The direct path's pod is not selected by the controller's policy.
     assert direct.egress.union is not pooled.egress.union
     assert direct.egress.tiers is not pooled.egress.tiers
