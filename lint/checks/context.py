@@ -3,6 +3,7 @@ the way from a judged document back to a file and line."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar, cast
@@ -98,6 +99,13 @@ def kept_with(
     value = make(*arguments)
     table[key] = (holder, value)
     return value
+
+
+def held_alike(kept: object, held: tuple[object, ...]) -> bool:
+    """Whether a memo's answer was kept with these very objects: keyed by
+    their identities, it is theirs only while they are alive (the memo
+    holds them with the answer, so no identity is reused meanwhile)."""
+    return isinstance(kept, tuple) and len(kept) == len(held) and all(map(operator.is_, kept, held))
 
 
 @dataclass

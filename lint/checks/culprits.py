@@ -20,7 +20,13 @@ import msgspec
 from msgspec.structs import replace
 
 from lint.checks.candidates import UNRENDERED_KINDS, Placeholder, Sourced, location_of
-from lint.checks.context import JudgedEntry, first_rule, precise_location, rule_finding
+from lint.checks.context import (
+    JudgedEntry,
+    first_rule,
+    held_alike,
+    precise_location,
+    rule_finding,
+)
 from lint.decision.excess import cilium_rule_excess, core_rule_excess
 from lint.decision.model import (
     Allowance,
@@ -167,7 +173,7 @@ def _culprit_of(
     key = ("culprit", *map(id, held), *said, context, refusal.rules_key, blamed)
     memo = refusal.memo if refusal.memo is not None else {}
     hit = memo.get(key)
-    if hit is not None and _same(hit[0], held):
+    if hit is not None and held_alike(hit[0], held):
         known: tuple[Culprit, str] = hit[1]
         return known
     culprit = _made_culprit(judged, refusal, blamed, template)
@@ -218,18 +224,12 @@ def _offending_rules(
     key = ("culprit-rules", *map(id, held), refusal.rules_key, synthesized, judged.entry.verdict)
     memo = refusal.memo if refusal.memo is not None else {}
     hit = memo.get(key)
-    if hit is not None and _same(hit[0], held):
+    if hit is not None and held_alike(hit[0], held):
         known: tuple[CulpritRule, ...] = hit[1]
         return known
     found = _rules_of(judged, sourced, refusal, synthesized)
     memo[key] = (held, found)
     return found
-
-
-def _same(kept: object, held: tuple[object, ...]) -> bool:
-    """Whether a kept key's objects are these (the memo holds them, so an
-    identity is never reused while it lives)."""
-    return isinstance(kept, tuple) and all(a is b for a, b in zip(kept, held, strict=True))
 
 
 def _rules_of(

@@ -15,7 +15,7 @@ import bisect
 import operator
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import chain
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import msgspec
 from msgspec.structs import replace
@@ -28,6 +28,7 @@ from lint.checks.context import (
     CheckContext,
     JudgedEntry,
     JudgmentMemo,
+    held_alike,
     kept_with,
     precise_location,
     rule_finding,
@@ -189,18 +190,12 @@ def _reported(ctx: CheckContext, given: ReachInput) -> _Reported:
     key = (*map(id, held), *said)
     table = _namespace_table(ctx, "reach-reports")
     hit = table.get(key)
-    if hit is not None and _the_same(hit[0], held):
+    if hit is not None and held_alike(hit[0], held):
         known: _Reported = hit[1]
         return known
     reported = _report(ctx, given, asked)
     table[key] = (held, reported)
     return reported
-
-
-def _the_same(kept: Any, held: tuple[object, ...]) -> bool:
-    """Whether a memo's answer was kept with these very objects: keyed by
-    their identities, it is theirs only while they are alive."""
-    return all(map(operator.is_, kept, held))
 
 
 def _report(ctx: CheckContext, given: ReachInput, asked: _Asked) -> _Reported:
@@ -704,7 +699,7 @@ def _asked(ctx: CheckContext, given: ReachInput) -> _Asked:
     )
     held = (given.template, given.union, given.cilium_under_core)
     hit = ctx.memo.reach.get(key)
-    if hit is not None and _the_same(hit[0], held):
+    if hit is not None and held_alike(hit[0], held):
         known: _Asked = hit[1]
         return known
     candidates = tier_candidates(ctx, namespace)
@@ -776,7 +771,7 @@ def _unjudged(
     held = (candidates, *(j.block for j in judgements))
     key = ("reach-unjudged", *map(id, held))
     hit = ctx.memo.reach.get(key)
-    if hit is not None and all(map(operator.is_, cast("tuple[object, ...]", hit[0]), held)):
+    if hit is not None and held_alike(hit[0], held):
         known: tuple[tuple[int, ...], Mapping[int, tuple[int, ...]]] = hit[1]
         return known
     judged = frozenset().union(*(_block_objects(ctx, j) for j in judgements))
@@ -1192,7 +1187,7 @@ def _culprit_finding_once(
     held = (entry, obj, data)
     key = (*map(id, held), path)
     hit = culprits.get(key) if culprits is not None else None
-    if hit is not None and all(map(operator.is_, hit[0], held)):
+    if hit is not None and held_alike(hit[0], held):
         return hit[1]
     rule_id = _RULE_OF_VERDICT[EgressVerdict(entry.verdict)]
     culprit = _culprit(entry, obj, path, data)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from lint.checks.candidates import location_of
-from lint.checks.context import CheckContext, precise_location
+from lint.checks.context import CheckContext, held_alike, precise_location
 from lint.checks.reach import (
     _culprit,
     _culprit_finding_once,
@@ -343,3 +343,14 @@ def test_a_clusterwide_object_is_one_entry_and_culprit_in_every_namespace(
     assert first is second
     (finding,) = [f for f in report.findings if f.culprit and f.culprit.name == "open"]
     assert {ref.namespace for ref in finding.affected} == {"sbx", "second"}
+
+
+def test_a_memo_answer_is_held_alike_only_with_the_very_objects() -> None:
+    """Memos key answers by their objects' identities: an equal object, a
+    different count of objects, or something kept that is no tuple is
+    never taken for them."""
+    first, second = ["a"], ["b"]
+    assert held_alike((first, second), (first, second))
+    assert not held_alike((first, ["b"]), (first, second))
+    assert not held_alike((first,), (first, second))
+    assert not held_alike([first, second], (first, second))
